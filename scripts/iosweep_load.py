@@ -1,0 +1,142 @@
+"""Load iosweep HDF5 results into pandas DataFrames (Debian's python3-h5py and python3-pandas).
+
+    import iosweep_load
+    runs, summary = iosweep_load.load("results/iosweep.h5")
+
+`runs` has one row per run (run_index joined with the run attributes); `summary` has one row
+per summary point of every run, with the run's attributes joined and the phase enum decoded to
+its name. `ranks(path, run_id)`, `latency(path, run_id)` and `nodes(path, run_id)` give the
+per-rank rows, the latency histograms and the per-node rows of one run.
+"""
+import sys
+
+import h5py
+import numpy as np
+import pandas as pd
+
+PHASES = ["seq_write", "seq_read", "rand_write", "rand_read", "filter_count"]
+STATUS = ["running", "complete", "aborted"]
+ENGINES = ["posix", "uring", "mpiio"]
+SCHEMA = "iosweep.results"
+
+
+class NotAResultsFile(Exception):
+    pass
+
+
+def _open(path):
+    try:
+        f = h5py.File(path, "r")
+    except OSError as e:
+        raise NotAResultsFile(f"{path}: not an HDF5 file ({e})") from None
+    if f.attrs.get("schema") != SCHEMA:
+        f.close()
+        raise NotAResultsFile(f"{path}: not an iosweep results file (schema attribute missing or different)")
+    return f
+
+
+def _attrs(group):
+    out = {}
+    for k, v in group.attrs.items():
+        if isinstance(v, bytes):
+            v = v.decode()
+        elif isinstance(v, np.ndarray):
+            v = v.tolist()
+        elif isinstance(v, np.generic):
+            v = v.item()
+        out[k] = v
+    return out
+
+
+def _table(ds):
+    df = pd.DataFrame.from_records(ds[()])
+    for col in df.columns:
+        if df[col].dtype == object:
+            df[col] = df[col].map(lambda x: x.decode() if isinstance(x, bytes) else x)
+    return df
+
+
+def load(path):
+    """Returns (runs, summary) DataFrames for every run in the file."""
+    with _open(path) as f:
+        index = _table(f["run_index"]) if "run_index" in f else pd.DataFrame()
+        run_rows, frames = [], []
+        for run_id, g in f["runs"].items():
+            attrs = _attrs(g)
+            attrs["run_id"] = run_id
+            attrs["status_name"] = STATUS[int(attrs.get("status", 0))]
+            attrs["hosts"] = [h.decode() if isinstance(h, bytes) else h for h in g["hosts"][()]]
+            run_rows.append(attrs)
+            s = _table(g["summary"])
+            if len(s):
+                s.insert(0, "run_id", run_id)
+                s.insert(2, "phase_name", [PHASES[int(p)] for p in s["phase"]])
+                s["engine_name"] = [ENGINES[int(e)] for e in s["engine"]]
+                for k in ("label", "file_size_bytes", "seq_record_bytes", "rand_record_bytes",
+                          "direct", "iodepth", "fs_type", "world_size", "n_nodes", "status_name"):
+                    s[k] = attrs.get(k)
+                frames.append(s)
+        runs = pd.DataFrame(run_rows)
+        if len(index) and len(runs):
+            runs = runs.merge(index[["run_id", "n_points"]], on="run_id", how="left")
+        summary = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        return runs, summary
+
+
+def _run_group(f, run_id):
+    if run_id is None:
+        run_id = sorted(f["runs"].keys())[-1]
+    if run_id not in f["runs"]:
+        raise NotAResultsFile(f"no run {run_id} in the file")
+    return f["runs"][run_id]
+
+
+def ranks(path, run_id=None):
+    with _open(path) as f:
+        return _table(_run_group(f, run_id)["ranks"])
+
+
+def nodes(path, run_id=None):
+    with _open(path) as f:
+        return _table(_run_group(f, run_id)["nodes"])
+
+
+def timeseries(path, run_id=None):
+    with _open(path) as f:
+        return _table(_run_group(f, run_id)["timeseries"])
+
+
+def latency(path, run_id=None):
+    """(bucket_lower_ns, bucket_upper_ns, counts[points, buckets]) as numpy arrays."""
+    with _open(path) as f:
+        g = _run_group(f, run_id)["latency"]
+        return g["bucket_lower_ns"][()], g["bucket_upper_ns"][()], g["counts"][()]
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+        print("usage: iosweep-load FILE.h5   (prints every run and its summary)", file=sys.stderr)
+        return 2
+    try:
+        runs, summary = load(argv[1])
+    except NotAResultsFile as e:
+        print(f"iosweep-load: {e}", file=sys.stderr)
+        return 2
+    pd.set_option("display.width", 200)
+    pd.set_option("display.max_columns", 20)
+    for _, r in runs.iterrows():
+        print(f"run {r['run_id']}  {r.get('status_name')}  {r.get('world_size')} ranks on "
+              f"{r.get('n_nodes')} node(s)  engine {r.get('engine_name')}  label {r.get('label')!r}")
+        s = summary[summary["run_id"] == r["run_id"]] if len(summary) else summary
+        if len(s):
+            view = s[["phase_name", "ranks", "nodes", "repetition", "wall_s"]].copy()
+            view["MiB/s"] = s["bandwidth_Bps"] / 2**20
+            view["IOPS"] = s["iops"]
+            view["p99_us"] = s["lat_p99_ns"] / 1e3
+            print(view.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

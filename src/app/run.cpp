@@ -1,0 +1,40 @@
+// Wiring of one invocation (see run.hpp).
+#include "app/run.hpp"
+
+#include <cstdio>
+
+#include "app/cli.hpp"
+#include "app/config_check.hpp"
+#include "core/errors.hpp"
+#include "mpi/topology.hpp"
+#include "sweep/plan.hpp"
+#include "sweep/runner.hpp"
+
+namespace iosweep {
+
+int run_app(int argc, char** argv, const MpiSession& mpi) {
+  const bool rank0 = mpi.rank() == 0;
+  CliResult cli = parse_cli(argc, argv);
+  if (cli.action == CliResult::Action::print) {
+    if (rank0) std::fputs(cli.text.c_str(), stdout);
+    return 0;
+  }
+  if (cli.action == CliResult::Action::usage_error) {
+    if (rank0) std::fprintf(stderr, "iosweep: %s\n", cli.text.c_str());
+    return kExitUsage;
+  }
+  Config& cfg = cli.cfg;
+  const LocalPlace place = gather_topology(MPI_COMM_WORLD, mpi.host(), cfg.placement);
+  std::vector<int> points;
+  if (auto why = validate_run(cfg, mpi, place, points); !why.empty()) {
+    if (rank0) std::fprintf(stderr, "iosweep: %s\n", why.c_str());
+    return kExitUsage;
+  }
+  if (cfg.dry_run) {
+    if (rank0) print_plan(stdout, cfg, points, place.full);
+    return 0;
+  }
+  return run_sweep(cfg, mpi, place, points);
+}
+
+}  // namespace iosweep

@@ -1,0 +1,66 @@
+// Error types and errno naming (see errors.hpp).
+#include "core/errors.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+namespace iosweep {
+
+std::string errno_name(int err) {
+  switch (err) {
+#define IOSWEEP_ERRNO(e) \
+  case e:                \
+    return #e;
+    IOSWEEP_ERRNO(EPERM)
+    IOSWEEP_ERRNO(ENOENT)
+    IOSWEEP_ERRNO(EINTR)
+    IOSWEEP_ERRNO(EIO)
+    IOSWEEP_ERRNO(ENXIO)
+    IOSWEEP_ERRNO(EBADF)
+    IOSWEEP_ERRNO(EAGAIN)
+    IOSWEEP_ERRNO(ENOMEM)
+    IOSWEEP_ERRNO(EACCES)
+    IOSWEEP_ERRNO(EFAULT)
+    IOSWEEP_ERRNO(EBUSY)
+    IOSWEEP_ERRNO(EEXIST)
+    IOSWEEP_ERRNO(ENODEV)
+    IOSWEEP_ERRNO(ENOTDIR)
+    IOSWEEP_ERRNO(EISDIR)
+    IOSWEEP_ERRNO(EINVAL)
+    IOSWEEP_ERRNO(ENFILE)
+    IOSWEEP_ERRNO(EMFILE)
+    IOSWEEP_ERRNO(EFBIG)
+    IOSWEEP_ERRNO(ENOSPC)
+    IOSWEEP_ERRNO(ESPIPE)
+    IOSWEEP_ERRNO(EROFS)
+    IOSWEEP_ERRNO(ENAMETOOLONG)
+    IOSWEEP_ERRNO(ENOSYS)
+    IOSWEEP_ERRNO(ELOOP)
+    IOSWEEP_ERRNO(ENODATA)
+    IOSWEEP_ERRNO(EOVERFLOW)
+    IOSWEEP_ERRNO(EOPNOTSUPP)
+    IOSWEEP_ERRNO(ETIMEDOUT)
+    IOSWEEP_ERRNO(ESTALE)
+    IOSWEEP_ERRNO(EDQUOT)
+    IOSWEEP_ERRNO(ECANCELED)
+#undef IOSWEEP_ERRNO
+    default:
+      return "errno " + std::to_string(err);
+  }
+}
+
+std::string describe_errno(int err) {
+  return std::string(std::strerror(err)) + " (errno " + std::to_string(err) + ", " +
+         errno_name(err) + ")";
+}
+
+IoError::IoError(const std::string& op, const std::string& path, std::uint64_t offset, int err,
+                 const std::string& detail)
+    : std::runtime_error(op + " of " + path + " at offset " + std::to_string(offset) +
+                         " failed: " + describe_errno(err) + (detail.empty() ? "" : "; " + detail)),
+      op_(op),
+      path_(path),
+      offset_(offset),
+      err_(err) {}
+
+}  // namespace iosweep

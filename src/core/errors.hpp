@@ -1,0 +1,51 @@
+// The three ways a run ends badly, each with its own exit status:
+//   UsageError  bad input, found before anything is created: one line, exit status 2
+//   IoError     an I/O call failed: names the call, file, offset and errno (the rank and host
+//               are added by the sweep, which knows them): exit status 1
+//   RunFailure  the run completed its I/O but a result is wrong (count mismatch, verification
+//               failure) or a collective decision ended it: exit status 1
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace iosweep {
+
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitFailure = 1;
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class RunFailure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class IoError : public std::runtime_error {
+ public:
+  // `op` is the failing call as a user reads it ("write", "open", "fsync"); `err` is a
+  // positive errno value.
+  IoError(const std::string& op, const std::string& path, std::uint64_t offset, int err,
+          const std::string& detail = {});
+  const std::string& op() const { return op_; }
+  const std::string& path() const { return path_; }
+  std::uint64_t offset() const { return offset_; }
+  int err() const { return err_; }
+
+ private:
+  std::string op_;
+  std::string path_;
+  std::uint64_t offset_;
+  int err_;
+};
+
+// "ENOSPC" for 28, "errno 999" for unknown values.
+std::string errno_name(int err);
+// "No space left on device (errno 28, ENOSPC)"
+std::string describe_errno(int err);
+
+}  // namespace iosweep

@@ -1,0 +1,173 @@
+// Data model implementation (see pattern.hpp for the definition of every byte).
+#include "core/pattern.hpp"
+
+#include <cstring>
+
+namespace iosweep {
+namespace {
+
+constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ull;
+
+std::uint64_t pattern_base(const DataSpec& spec, std::uint64_t file) {
+  return mix64(spec.seed ^ mix64(file * kGolden + 0x5851f42d4c957f2dull));
+}
+
+std::uint64_t word_from_base(const DataSpec& spec, std::uint64_t base, std::uint64_t i) {
+  const std::uint64_t w = mix64(base + (i + 1) * kGolden);
+  return w == spec.filter_key ? ~w : w;
+}
+
+std::uint64_t* words(std::byte* p) {
+  return reinterpret_cast<std::uint64_t*>(p);
+}
+const std::uint64_t* words(const std::byte* p) {
+  return reinterpret_cast<const std::uint64_t*>(p);
+}
+
+}  // namespace
+
+std::uint64_t pattern_word(const DataSpec& spec, std::uint64_t file, std::uint64_t i) {
+  return word_from_base(spec, pattern_base(spec, file), i);
+}
+
+std::uint64_t block_stamp(const DataSpec& spec, std::uint64_t file, std::uint64_t block) {
+  // (file, block) packed into one 64-bit value, xored with a seed constant, then a bijection:
+  // distinct (file, block) pairs give distinct stamps for a given seed.
+  const std::uint64_t packed = (file << 40) | (block & ((1ull << 40) - 1));
+  const std::uint64_t s = mix64(packed ^ mix64(spec.seed + 0x2545f4914f6cdd1dull));
+  return s == spec.filter_key ? ~s : s;
+}
+
+std::uint64_t KeyPlan::first_at_or_after(std::uint64_t word) const {
+  const std::uint64_t r = every_ - 1;
+  std::uint64_t j = word > r + 1 ? (word - r - 1) / every_ : 0;
+  while (position(j) < word)
+    ++j;
+  return j;
+}
+
+std::uint64_t expected_matches(const DataSpec& spec, std::uint64_t begin_bytes,
+                               std::uint64_t end_bytes) {
+  return KeyPlan(spec.filter_every).count_in(begin_bytes / 8, end_bytes / 8);
+}
+
+void fill_blocks(const DataSpec& spec, std::uint64_t file, std::uint64_t file_offset,
+                 std::span<std::byte> dst) {
+  const std::uint64_t base = pattern_base(spec, file);
+  const std::uint64_t first_block = file_offset / kBlockBytes;
+  const std::size_t n_blocks = dst.size() / kBlockBytes;
+  for (std::size_t i = 0; i < n_blocks; ++i) {
+    std::uint64_t* w = words(dst.data() + i * kBlockBytes);
+    const std::uint64_t b = first_block + i;
+    const std::uint64_t pw = (b % kPatternBlocks) * kWordsPerBlock;
+    w[0] = block_stamp(spec, file, b);
+    for (std::size_t k = 1; k < kWordsPerBlock; ++k)
+      w[k] = word_from_base(spec, base, pw + k);
+  }
+  const KeyPlan keys(spec.filter_every);
+  const std::uint64_t w0 = file_offset / 8, w1 = w0 + dst.size() / 8;
+  for (std::uint64_t j = keys.first_at_or_after(w0); keys.position(j) < w1; ++j)
+    words(dst.data())[keys.position(j) - w0] = spec.filter_key;
+}
+
+std::uint64_t verify_blocks(const DataSpec& spec, std::uint64_t file, std::uint64_t file_offset,
+                            std::span<const std::byte> src, Mismatch* first) {
+  const std::uint64_t base = pattern_base(spec, file);
+  const KeyPlan keys(spec.filter_every);
+  const std::uint64_t first_block = file_offset / kBlockBytes;
+  const std::size_t n_blocks = src.size() / kBlockBytes;
+  std::uint64_t bad = 0;
+  std::uint64_t j = keys.first_at_or_after(file_offset / 8);
+  for (std::size_t i = 0; i < n_blocks; ++i) {
+    const std::uint64_t* w = words(src.data() + i * kBlockBytes);
+    const std::uint64_t b = first_block + i;
+    const std::uint64_t pw = (b % kPatternBlocks) * kWordsPerBlock;
+    const std::uint64_t bw = b * kWordsPerBlock;
+    bool block_bad = false;
+    for (std::size_t k = 0; k < kWordsPerBlock; ++k) {
+      std::uint64_t expect;
+      if (keys.position(j) == bw + k) {
+        expect = spec.filter_key;
+        ++j;
+      } else {
+        expect = k == 0 ? block_stamp(spec, file, b) : word_from_base(spec, base, pw + k);
+      }
+      if (w[k] != expect) {
+        if (first != nullptr && !first->any) *first = {true, (bw + k) * 8, expect, w[k]};
+        block_bad = true;
+      }
+    }
+    if (block_bad) ++bad;
+  }
+  return bad;
+}
+
+PatternBuffer::PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size_t record_bytes,
+                             unsigned depth)
+    : spec_(spec),
+      file_(file),
+      base_(pattern_base(spec, file)),
+      keys_(spec.filter_every),
+      inflight_(depth == 0 ? 1 : depth) {
+  // Copies of the pattern, back to back, so that `depth` records fit side by side, plus a tail
+  // for records that cross the end of a copy (only when the record does not divide 16 MiB).
+  const std::size_t per_copy = kPatternBytes;
+  std::size_t copies = (inflight_.size() * record_bytes + per_copy - 1) / per_copy;
+  if (copies == 0) copies = 1;
+  const bool aligned = record_bytes <= per_copy && per_copy % record_bytes == 0;
+  const std::size_t tail = aligned ? 0 : record_bytes;
+  mem_ = AlignedBuffer(copies * per_copy + tail);
+  dirty_.assign(mem_.size() / kBlockBytes, 0);
+  std::uint64_t* w = words(mem_.data());
+  const std::size_t n = mem_.size() / 8;
+  for (std::size_t x = 0; x < n; ++x)
+    w[x] = word_from_base(spec_, base_, x % kPatternWords);
+}
+
+std::byte* PatternBuffer::acquire(std::uint64_t file_offset, std::size_t length, unsigned& slot) {
+  unsigned free_slot = 0;
+  while (free_slot < inflight_.size() && inflight_[free_slot].used)
+    ++free_slot;
+  if (free_slot == inflight_.size()) return nullptr;
+  const std::size_t s = static_cast<std::size_t>(file_offset % kPatternBytes);
+  for (std::size_t begin = s; begin + length <= mem_.size(); begin += kPatternBytes) {
+    const std::size_t end = begin + length;
+    bool clash = false;
+    for (const auto& r : inflight_)
+      if (r.used && begin < r.end && r.begin < end) {
+        clash = true;
+        break;
+      }
+    if (clash) continue;
+    inflight_[free_slot] = {begin, end, true};
+    slot = free_slot;
+    stamp(begin, file_offset, length);
+    return mem_.data() + begin;
+  }
+  return nullptr;
+}
+
+void PatternBuffer::stamp(std::size_t phys_offset, std::uint64_t file_offset, std::size_t length) {
+  const std::size_t pb0 = phys_offset / kBlockBytes;
+  const std::uint64_t fb0 = file_offset / kBlockBytes;
+  const std::size_t n = length / kBlockBytes;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t* w = words(mem_.data() + (pb0 + i) * kBlockBytes);
+    if (dirty_[pb0 + i]) {  // a key was planted here for an earlier record: restore the pattern
+      const std::uint64_t pw = ((pb0 + i) % kPatternBlocks) * kWordsPerBlock;
+      for (std::size_t k = 1; k < kWordsPerBlock; ++k)
+        w[k] = word_from_base(spec_, base_, pw + k);
+      dirty_[pb0 + i] = 0;
+    }
+    w[0] = block_stamp(spec_, file_, fb0 + i);
+  }
+  const std::uint64_t w0 = file_offset / 8, w1 = w0 + length / 8;
+  std::uint64_t* base = words(mem_.data() + phys_offset);
+  for (std::uint64_t j = keys_.first_at_or_after(w0); keys_.position(j) < w1; ++j) {
+    const std::uint64_t at = keys_.position(j) - w0;
+    base[at] = spec_.filter_key;
+    dirty_[pb0 + at / kWordsPerBlock] = 1;
+  }
+}
+
+}  // namespace iosweep

@@ -1,0 +1,120 @@
+// The data model: what every byte of every file holds, as a pure function of where it is.
+//
+// A file is a sequence of 4 KiB blocks. Block b of file f holds:
+//   word 0        stamp(seed, f, b): a bijective mix of (f, b), so no two blocks of any file
+//                 of a run are equal (defeats deduplication);
+//   words 1..511  words of f's 16 MiB pattern, taken at pattern block (b mod 4096): random
+//                 64-bit words from a counter-based generator, so the bytes are incompressible
+//                 (no compressor window finds a repeat shorter than 16 MiB);
+//   planted keys  the filter key at word positions j*N + N-1 of the file (N = --filter-every),
+//                 moved one word on when that lands on a stamp. No pattern word and no stamp
+//                 ever equals the key, so the exact number of matches in any byte range is
+//                 known without reading the data.
+// Because content depends only on position, the random-write phase rewrites blocks with the
+// same bytes, any read can be verified, and the expected filter count is plain arithmetic.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/aligned_buffer.hpp"
+
+namespace iosweep {
+
+inline constexpr std::size_t kBlockBytes = 4096;
+inline constexpr std::size_t kWordsPerBlock = kBlockBytes / 8;
+inline constexpr std::size_t kPatternBytes = 16u << 20;
+inline constexpr std::size_t kPatternWords = kPatternBytes / 8;
+inline constexpr std::size_t kPatternBlocks = kPatternBytes / kBlockBytes;
+
+// Everything that decides the bytes of a run's files.
+struct DataSpec {
+  std::uint64_t seed = 0;
+  std::uint64_t filter_key = 0;
+  std::uint64_t filter_every = 1048576;  // words between planted keys; at least 2
+};
+
+// splitmix64's finalizer: a bijection on 64-bit values.
+constexpr std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// Word i (< kPatternWords) of file f's pattern. Never equals the filter key.
+std::uint64_t pattern_word(const DataSpec& spec, std::uint64_t file, std::uint64_t i);
+// Word 0 of block b of file f. Unique over (f < 2^24, b < 2^40); never equals the filter key.
+std::uint64_t block_stamp(const DataSpec& spec, std::uint64_t file, std::uint64_t block);
+
+// Where the planted keys are, in file word positions.
+class KeyPlan {
+ public:
+  explicit KeyPlan(std::uint64_t every) : every_(every) {}
+  std::uint64_t position(std::uint64_t j) const {
+    const std::uint64_t p = j * every_ + (every_ - 1);
+    return (p % kWordsPerBlock == 0) ? p + 1 : p;
+  }
+  // Smallest j with position(j) >= word.
+  std::uint64_t first_at_or_after(std::uint64_t word) const;
+  // Number of keys in the word range [begin, end).
+  std::uint64_t count_in(std::uint64_t begin, std::uint64_t end) const {
+    return end <= begin ? 0 : first_at_or_after(end) - first_at_or_after(begin);
+  }
+
+ private:
+  std::uint64_t every_;
+};
+
+// Exact number of key words in the byte range [begin, end) of any file (8-byte aligned).
+std::uint64_t expected_matches(const DataSpec& spec, std::uint64_t begin_bytes,
+                               std::uint64_t end_bytes);
+
+// Writes the exact content of file bytes [file_offset, file_offset + dst.size()) into dst.
+// Both must be multiples of 4 KiB. Used outside timed windows (file creation, tests).
+void fill_blocks(const DataSpec& spec, std::uint64_t file, std::uint64_t file_offset,
+                 std::span<std::byte> dst);
+
+struct Mismatch {
+  bool any = false;
+  std::uint64_t offset = 0;  // byte offset in the file of the first wrong word
+  std::uint64_t expected = 0;
+  std::uint64_t found = 0;
+};
+
+// Checks whole blocks read from file bytes starting at file_offset; returns the number of bad
+// blocks and fills `first` with the first wrong word when there is one.
+std::uint64_t verify_blocks(const DataSpec& spec, std::uint64_t file, std::uint64_t file_offset,
+                            std::span<const std::byte> src, Mismatch* first);
+
+// The source of every timed write: a buffer holding one or more copies of a file's pattern, so
+// that a write of `record` bytes at any 4 KiB-aligned offset is served in place by stamping the
+// blocks (and planting the keys) of that one record - the only work inside the timed window.
+// Enough copies are kept for `depth` requests in flight; acquire() returns nullptr in the rare
+// case that every copy of the needed region is still in flight (the caller then tries another
+// offset or reaps a completion first).
+class PatternBuffer {
+ public:
+  PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size_t record_bytes, unsigned depth);
+  std::byte* acquire(std::uint64_t file_offset, std::size_t length, unsigned& slot);
+  void release(unsigned slot) { inflight_[slot].used = false; }
+  std::span<std::byte> memory() const { return mem_.span(); }
+
+ private:
+  void stamp(std::size_t phys_offset, std::uint64_t file_offset, std::size_t length);
+
+  struct Region {
+    std::size_t begin = 0, end = 0;
+    bool used = false;
+  };
+  DataSpec spec_;
+  std::uint64_t file_;
+  std::uint64_t base_;
+  KeyPlan keys_;
+  AlignedBuffer mem_;
+  std::vector<std::uint8_t> dirty_;  // per physical block: keys were planted there
+  std::vector<Region> inflight_;
+};
+
+}  // namespace iosweep

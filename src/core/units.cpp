@@ -1,0 +1,187 @@
+// Parsing and formatting of sizes, rates, durations and counts (see units.hpp).
+#include "core/units.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace iosweep {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+    s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+    s.remove_suffix(1);
+  return s;
+}
+
+// Splits "16MiB" into number "16" and unit "mib" (lower case). Accepts a decimal fraction.
+bool split_number(std::string_view text, std::string_view& number, std::string& unit) {
+  text = trim(text);
+  std::size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
+    ++i;
+  number = text.substr(0, i);
+  unit = lower(trim(text.substr(i)));
+  return !number.empty();
+}
+
+bool binary_multiplier(const std::string& unit, std::uint64_t& mult) {
+  struct Row {
+    const char* names[4];
+    std::uint64_t mult;
+  };
+  static const Row rows[] = {
+      {{"", "b", nullptr, nullptr}, 1},    {{"k", "kb", "kib", nullptr}, kKiB},
+      {{"m", "mb", "mib", nullptr}, kMiB}, {{"g", "gb", "gib", nullptr}, kGiB},
+      {{"t", "tb", "tib", nullptr}, kTiB},
+  };
+  for (const auto& r : rows)
+    for (const char* n : r.names)
+      if (n != nullptr && unit == n) {
+        mult = r.mult;
+        return true;
+      }
+  return false;
+}
+
+}  // namespace
+
+std::string parse_size(std::string_view text, std::uint64_t& out) {
+  std::string_view number;
+  std::string unit;
+  if (text.empty()) return "empty value; expected a size such as 4k, 16MiB or 1g";
+  if (trim(text).starts_with("-"))
+    return "'" + std::string(text) + "' is negative; sizes must be positive";
+  if (!split_number(text, number, unit))
+    return "'" + std::string(text) +
+           "' is not a size; expected a number with an optional unit (4k, 16MiB, 1g)";
+  std::uint64_t mult = 1;
+  if (!binary_multiplier(unit, mult))
+    return "unknown unit '" + unit + "' in '" + std::string(text) +
+           "'; use k/KiB, m/MiB, g/GiB or t/TiB (all binary)";
+  if (number.find('.') == std::string_view::npos) {
+    std::uint64_t v = 0;
+    auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+    if (ec == std::errc::result_out_of_range ||
+        (ec == std::errc() && v != 0 && mult > std::numeric_limits<std::uint64_t>::max() / v))
+      return "'" + std::string(text) + "' is too large (more than 2^64 bytes)";
+    if (ec != std::errc() || p != number.data() + number.size())
+      return "'" + std::string(text) + "' is not a size";
+    out = v * mult;
+    return {};
+  }
+  double v = 0;
+  auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+  if (ec != std::errc() || p != number.data() + number.size())
+    return "'" + std::string(text) + "' is not a size";
+  const double bytes = v * static_cast<double>(mult);
+  if (bytes >= 18446744073709551615.0)
+    return "'" + std::string(text) + "' is too large (more than 2^64 bytes)";
+  if (bytes != std::floor(bytes))
+    return "'" + std::string(text) + "' is not a whole number of bytes";
+  out = static_cast<std::uint64_t>(bytes);
+  return {};
+}
+
+std::string parse_rate(std::string_view text, double& bytes_per_s) {
+  std::string_view number;
+  std::string unit;
+  if (!split_number(text, number, unit))
+    return "'" + std::string(text) + "' is not a rate; expected e.g. 5.2GB/s, 800MiB/s";
+  if (unit.ends_with("/s")) unit.resize(unit.size() - 2);
+  if (unit.ends_with("ps")) unit.resize(unit.size() - 2);
+  static const struct {
+    const char* name;
+    double mult;
+  } rows[] = {{"", 1},
+              {"b", 1},
+              {"kb", 1e3},
+              {"mb", 1e6},
+              {"gb", 1e9},
+              {"tb", 1e12},
+              {"kib", 1024.0},
+              {"mib", 1048576.0},
+              {"gib", 1073741824.0},
+              {"tib", 1099511627776.0}};
+  double v = 0;
+  auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+  if (ec != std::errc() || p != number.data() + number.size())
+    return "'" + std::string(text) + "' is not a rate";
+  for (const auto& r : rows)
+    if (unit == r.name) {
+      if (!(v > 0)) return "'" + std::string(text) + "' must be positive";
+      bytes_per_s = v * r.mult;
+      return {};
+    }
+  return "unknown rate unit in '" + std::string(text) +
+         "'; use B/s, MB/s, GB/s (decimal) or MiB/s, GiB/s (binary)";
+}
+
+std::string parse_seconds(std::string_view text, double& seconds) {
+  std::string_view number;
+  std::string unit;
+  if (!split_number(text, number, unit))
+    return "'" + std::string(text) + "' is not a duration; expected e.g. 30, 30s, 100ms";
+  double v = 0;
+  auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+  if (ec != std::errc() || p != number.data() + number.size())
+    return "'" + std::string(text) + "' is not a duration";
+  double mult = 0;
+  if (unit.empty() || unit == "s")
+    mult = 1;
+  else if (unit == "ms")
+    mult = 1e-3;
+  else if (unit == "us")
+    mult = 1e-6;
+  else if (unit == "m" || unit == "min")
+    mult = 60;
+  else if (unit == "h")
+    mult = 3600;
+  else
+    return "unknown time unit '" + unit + "' in '" + std::string(text) +
+           "'; use s, ms, us, min or h";
+  if (!(v > 0)) return "'" + std::string(text) + "' must be positive";
+  seconds = v * mult;
+  return {};
+}
+
+std::string parse_count(std::string_view text, std::uint64_t& out) {
+  const auto t = trim(text);
+  if (t.starts_with("-")) return "'" + std::string(text) + "' is negative";
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec == std::errc::result_out_of_range) return "'" + std::string(text) + "' is too large";
+  if (ec != std::errc() || p != t.data() + t.size() || t.empty())
+    return "'" + std::string(text) + "' is not a whole number";
+  out = v;
+  return {};
+}
+
+std::string format_size(std::uint64_t bytes) {
+  static const char* names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  double v = static_cast<double>(bytes);
+  while (u < 4 && v >= 1024.0) {
+    v /= 1024.0;
+    ++u;
+  }
+  char buf[48];
+  if (v == std::floor(v))
+    std::snprintf(buf, sizeof buf, "%.0f %s", v, names[u]);
+  else
+    std::snprintf(buf, sizeof buf, "%.2f %s", v, names[u]);
+  return buf;
+}
+
+}  // namespace iosweep

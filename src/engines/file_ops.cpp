@@ -1,0 +1,152 @@
+// Untimed file-system operations (see file_ops.hpp).
+#include "engines/file_ops.hpp"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "core/errors.hpp"
+
+namespace iosweep::fsops {
+namespace {
+
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+FileIdentity identity_of(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return {};
+  return {st.st_dev, st.st_ino, true};
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+bool remove_if_same(const std::string& path, const FileIdentity& id) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (!(FileIdentity{st.st_dev, st.st_ino, true} == id)) return false;
+  return ::unlink(path.c_str()) == 0;
+}
+
+std::uint64_t size_of(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) throw IoError("stat", path, 0, errno);
+  if (!S_ISREG(st.st_mode)) throw IoError("stat", path, 0, EINVAL, "not a regular file");
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
+void drop_cache(const std::string& path) {
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)};
+  if (f.fd < 0) throw IoError("open", path, 0, errno);
+  if (::fsync(f.fd) != 0 && errno != EINVAL) throw IoError("fsync", path, 0, errno);
+  const int rc = ::posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED);
+  if (rc != 0) throw IoError("posix_fadvise", path, 0, rc);
+}
+
+FileIdentity create_preallocated(const std::string& path, std::uint64_t bytes) {
+  Fd f{::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644)};
+  if (f.fd < 0) throw IoError("open", path, 0, errno);
+  struct stat st {};
+  ::fstat(f.fd, &st);
+  const FileIdentity id{st.st_dev, st.st_ino, true};
+  if (bytes > 0) {
+    int rc = ::fallocate(f.fd, 0, 0, static_cast<off_t>(bytes));
+    if (rc != 0 && (errno == EOPNOTSUPP || errno == ENOSYS))
+      rc = ::ftruncate(f.fd, static_cast<off_t>(bytes));  // no preallocation: at least sized
+    if (rc != 0) {
+      const int err = errno;
+      ::unlink(path.c_str());
+      throw IoError("fallocate", path, 0, err);
+    }
+  }
+  return id;
+}
+
+std::string check_writable_dir(const std::string& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return "'" + dir + "' does not exist";
+  if (!S_ISDIR(st.st_mode)) return "'" + dir + "' is not a folder";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return "'" + dir + "' is not writable";
+  // Root passes access() everywhere; a read-only mount still refuses.
+  struct statvfs vfs {};
+  if (::statvfs(dir.c_str(), &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
+    return "'" + dir + "' is on a read-only file system";
+  return {};
+}
+
+std::string probe_direct(const std::string& dir, std::uint64_t& alignment) {
+  alignment = 4096;
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_DIRECT | O_CLOEXEC, 0600);
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
+    // No O_TMPFILE here: create, probe and remove a named file of our own.
+    const std::string probe = dir + "/.iosweep-direct-probe." + std::to_string(::getpid());
+    fd = ::open(probe.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) return "cannot create a probe file in '" + dir + "': " + describe_errno(errno);
+    ::unlink(probe.c_str());
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (::fcntl(fd, F_SETFL, flags | O_DIRECT) != 0) {
+      const int err = errno;
+      ::close(fd);
+      return "the file system of '" + dir + "' (" + fs_type(dir) +
+             ") refuses O_DIRECT: " + describe_errno(err);
+    }
+  }
+  if (fd < 0)
+    return "the file system of '" + dir + "' (" + fs_type(dir) +
+           ") refuses O_DIRECT: " + describe_errno(errno);
+  struct statx sx {};
+  if (::statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN)) {
+    const std::uint64_t need = std::max(sx.stx_dio_mem_align, sx.stx_dio_offset_align);
+    if (need > alignment) alignment = need;
+  }
+  ::close(fd);
+  return {};
+}
+
+std::uint64_t free_bytes(const std::string& dir) {
+  struct statvfs vfs {};
+  if (::statvfs(dir.c_str(), &vfs) != 0) return 0;
+  return static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
+}
+
+std::string fs_type(const std::string& dir) {
+  struct statfs sf {};
+  if (::statfs(dir.c_str(), &sf) != 0) return "unknown";
+  switch (static_cast<unsigned long>(sf.f_type)) {
+    case TMPFS_MAGIC:
+      return "tmpfs";
+    case RAMFS_MAGIC:
+      return "ramfs";
+    case EXT4_SUPER_MAGIC:
+      return "ext4";
+    case XFS_SUPER_MAGIC:
+      return "xfs";
+    case BTRFS_SUPER_MAGIC:
+      return "btrfs";
+    case NFS_SUPER_MAGIC:
+      return "nfs";
+    case OVERLAYFS_SUPER_MAGIC:
+      return "overlay";
+    default: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(sf.f_type));
+      return buf;
+    }
+  }
+}
+
+}  // namespace iosweep::fsops

@@ -1,0 +1,43 @@
+// File-system operations outside the timed windows: identity checks, removal of the run's own
+// files, page-cache dropping, preallocation and the checks made before a run starts. Phases
+// call these (never POSIX directly) for their untimed preparation and cleanup.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+namespace iosweep::fsops {
+
+struct FileIdentity {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool valid = false;
+  bool operator==(const FileIdentity& o) const {
+    return valid && o.valid && dev == o.dev && ino == o.ino;
+  }
+};
+
+// Identity of the object at `path` itself (symbolic links are not followed).
+FileIdentity identity_of(const std::string& path);
+bool exists(const std::string& path);
+// Removes `path` only when it is still the regular file recorded in `id`: a run never removes
+// a file it did not create. Returns true when removed.
+bool remove_if_same(const std::string& path, const FileIdentity& id);
+// Size in bytes of a regular file (not following links); throws IoError.
+std::uint64_t size_of(const std::string& path);
+// fsync and posix_fadvise(DONTNEED): later reads come from the device, not the page cache.
+void drop_cache(const std::string& path);
+// Creates `path` exclusively (never following links) and reserves `bytes` with fallocate, so
+// O_DIRECT writes do not extend the file inside a timed window. Returns its identity.
+FileIdentity create_preallocated(const std::string& path, std::uint64_t bytes);
+
+// Checks made before anything is created; each returns an empty string or a reason.
+std::string check_writable_dir(const std::string& dir);
+// Probes O_DIRECT in `dir` with an unnamed temporary file; sets the required alignment.
+std::string probe_direct(const std::string& dir, std::uint64_t& alignment);
+std::uint64_t free_bytes(const std::string& dir);
+std::string fs_type(const std::string& dir);
+
+}  // namespace iosweep::fsops

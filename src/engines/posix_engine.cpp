@@ -1,0 +1,80 @@
+// POSIX engine (see posix_engine.hpp).
+#include "engines/posix_engine.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "core/errors.hpp"
+
+namespace iosweep {
+
+PosixEngine::~PosixEngine() {
+  for (int fd : fds_)
+    if (fd >= 0) ::close(fd);
+}
+
+int PosixEngine::open(const std::string& path, OpenMode mode) {
+  int flags = O_CLOEXEC | O_NOFOLLOW | (mode.write ? O_WRONLY : O_RDONLY);
+  if (mode.create) flags |= O_CREAT | O_EXCL;
+  if (direct_) flags |= O_DIRECT;
+  int fd;
+  do {
+    fd = ::open(path.c_str(), flags, 0644);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) throw IoError("open", path, 0, errno);
+  fds_.push_back(fd);
+  paths_.push_back(path);
+  return static_cast<int>(fds_.size() - 1);
+}
+
+void PosixEngine::close(int file) {
+  auto i = static_cast<std::size_t>(file);
+  const int fd = fds_.at(i);
+  fds_[i] = -1;
+  // close() is not retried on EINTR: on Linux the descriptor is released either way.
+  if (::close(fd) != 0 && errno != EINTR) throw IoError("close", paths_[i], 0, errno);
+}
+
+void PosixEngine::sync(int file) {
+  const auto i = static_cast<std::size_t>(file);
+  int rc;
+  do {
+    rc = ::fsync(fds_.at(i));
+  } while (rc != 0 && errno == EINTR);
+  if (rc != 0) throw IoError("fsync", paths_[i], 0, errno);
+}
+
+IoCompletion PosixEngine::execute(const IoRequest& r) const {
+  const int fd = fds_[static_cast<std::size_t>(r.file)];
+  std::size_t done = 0;
+  while (done < r.length) {
+    const auto off = static_cast<off_t>(r.offset + done);
+    const ssize_t n = r.op == IoOp::read ? ::pread(fd, r.buf + done, r.length - done, off)
+                                         : ::pwrite(fd, r.buf + done, r.length - done, off);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return {r.tag, -static_cast<std::int64_t>(errno)};
+    }
+    if (n == 0) break;  // end of file on read; a zero-byte write is reported as short
+    done += static_cast<std::size_t>(n);
+  }
+  return {r.tag, static_cast<std::int64_t>(done)};
+}
+
+void PosixEngine::submit(std::span<const IoRequest> requests) {
+  for (const auto& r : requests)
+    done_.push_back(execute(r));
+}
+
+std::size_t PosixEngine::reap(std::span<IoCompletion> out, std::size_t /*min*/) {
+  std::size_t n = 0;
+  while (n < out.size() && !done_.empty()) {
+    out[n++] = done_.front();
+    done_.pop_front();
+  }
+  return n;
+}
+
+}  // namespace iosweep

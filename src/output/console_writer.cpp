@@ -1,0 +1,117 @@
+// Console table (see console_writer.hpp; README.md explains every column).
+#include "output/console_writer.hpp"
+
+#include <map>
+
+#include "core/units.hpp"
+#include "engines/registry.hpp"
+#include "phases/phase_table.hpp"
+
+namespace iosweep {
+namespace {
+
+double mib(double bps) {
+  return bps / kBytesPerMiB;
+}
+
+}  // namespace
+
+void ConsoleWriter::begin_run(const RunContext& ctx) {
+  ctx_ = ctx;
+  const Config& cfg = *ctx.cfg;
+  std::fprintf(out_, "iosweep run %s%s%s\n", ctx.run_id.c_str(),
+               cfg.label.empty() ? "" : "  label: ", cfg.label.c_str());
+  std::fprintf(out_, "  %d ranks on %zu node(s); engine %s (%s)%s; %s per rank in %s (%s)\n",
+               ctx.world_size, ctx.topology.hosts.size(), engine_name(cfg.engine),
+               ctx.engine_detail.c_str(), cfg.engine_options.direct ? ", O_DIRECT" : "",
+               format_size(cfg.file_size).c_str(), cfg.dir.c_str(), ctx.mount_type.c_str());
+  std::fprintf(out_, "  records: seq %s, rand %s, scan %s; cache %s; fsync %s; filter kernel %s\n",
+               format_size(cfg.seq_record).c_str(), format_size(cfg.rand_record).c_str(),
+               format_size(cfg.scan_record).c_str(),
+               cfg.engine_options.direct
+                   ? "bypassed (O_DIRECT)"
+                   : (cfg.cache == CacheMode::drop ? "dropped before reads" : "kept"),
+               cfg.fsync ? "timed" : "off", ctx.filter_kernel.c_str());
+  std::fprintf(out_, "placement (%s):\n", cfg.placement == Placement::spread ? "spread" : "block");
+  std::map<int, std::vector<int>> by_node;
+  for (const auto& r : ctx.topology.ranks)
+    by_node[r.node].push_back(r.rank);
+  for (const auto& [node, ranks] : by_node) {
+    std::string list;
+    for (int r : ranks)
+      list += (list.empty() ? "" : ",") + std::to_string(r);
+    std::fprintf(out_, "  node %d %-20s ranks %s\n", node,
+                 ctx.topology.hosts[static_cast<std::size_t>(node)].c_str(), list.c_str());
+  }
+  std::fflush(out_);
+}
+
+void ConsoleWriter::print_header() {
+  std::fprintf(out_, "%-12s %5s %5s %3s %9s %10s %10s %10s %9s %9s %9s %9s %9s  %s\n", "phase",
+               "ranks", "nodes", "rep", "wall_s", "MiB/s", "IOPS", "child_MiB/s", "rank_min",
+               "rank_mean", "rank_max", "p50_us", "p99_us", "notes");
+}
+
+void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) {
+  if (rows_printed_++ == 0) print_header();
+  const SummaryRow& s = p.summary;
+  const auto kind = static_cast<PhaseKind>(s.phase);
+  std::string notes;
+  if (kind == PhaseKind::filter_count) {
+    notes = "rows " + std::to_string(s.rows) + " matches " + std::to_string(s.matches) + "/" +
+            std::to_string(s.expected_matches);
+    if (s.filter_efficiency > 0) {
+      char b[48];
+      std::snprintf(b, sizeof b, " eff %.2f", s.filter_efficiency);
+      notes += b;
+    }
+    last_filter_ = p;
+  }
+  if (s.stonewalled) notes += (notes.empty() ? "" : "; ") + std::string("stonewalled");
+  if (s.bad_blocks)
+    notes += (notes.empty() ? "" : "; ") + std::to_string(s.bad_blocks) + " bad blocks";
+  std::fprintf(out_,
+               "%-12s %5u %5u %3u %9.3f %10.1f %10.0f %10.1f %9.1f %9.1f %9.1f %9.1f %9.1f  %s\n",
+               phase_cli_name(kind), s.ranks, s.nodes, s.repetition, s.wall_s, mib(s.bandwidth_Bps),
+               s.iops, mib(s.children_Bps), mib(s.rank_bw_min_Bps), mib(s.rank_bw_mean_Bps),
+               mib(s.rank_bw_max_Bps), s.lat_p50_ns / 1e3, s.lat_p99_ns / 1e3, notes.c_str());
+  std::fflush(out_);
+}
+
+void ConsoleWriter::print_final_math() {
+  if (!last_filter_) return;
+  const SummaryRow& s = last_filter_->summary;
+  const Config& cfg = *ctx_.cfg;
+  const double gbs = 1e9;
+  std::fprintf(out_, "filter-count at %u ranks on %u node(s) (the largest point):\n", s.ranks,
+               s.nodes);
+  std::fprintf(out_, "  data       %llu bytes (%.3f GB), %llu rows of 8 bytes\n",
+               static_cast<unsigned long long>(s.bytes), static_cast<double>(s.bytes) / gbs,
+               static_cast<unsigned long long>(s.rows));
+  std::fprintf(out_, "  runtime    %.3f s\n", s.wall_s);
+  std::fprintf(out_, "  aggregate  %.3f GB/s (%.1f MiB/s)\n", s.bandwidth_Bps / gbs,
+               mib(s.bandwidth_Bps));
+  for (const auto& n : last_filter_->nodes)
+    std::fprintf(out_, "  node %-3d   %.3f GB/s  (%u ranks, %s)\n", n.node, n.bandwidth_Bps / gbs,
+                 n.ranks, ctx_.topology.hosts[static_cast<std::size_t>(n.node)].c_str());
+  const double per_node = s.nodes ? s.bandwidth_Bps / s.nodes : 0;
+  const double per_rank = s.ranks ? s.bandwidth_Bps / s.ranks : 0;
+  std::fprintf(out_, "  per node   %.3f GB/s (aggregate / nodes)\n", per_node / gbs);
+  std::fprintf(out_, "  per rank   %.3f GB/s (aggregate / ranks)\n", per_rank / gbs);
+  std::fprintf(out_, "  matches    %llu found, %llu expected%s\n",
+               static_cast<unsigned long long>(s.matches),
+               static_cast<unsigned long long>(s.expected_matches),
+               s.matches == s.expected_matches ? " (exact)" : " (MISMATCH)");
+  if (cfg.rated_bw_Bps > 0)
+    std::fprintf(out_, "  rated      %.3f GB/s per rank's device: %.1f%% of rated maximum\n",
+                 cfg.rated_bw_Bps / gbs, 100.0 * per_rank / cfg.rated_bw_Bps);
+}
+
+void ConsoleWriter::end_run(RunStatus status, const std::string& message) {
+  if (status == RunStatus::complete) print_final_math();
+  if (status == RunStatus::aborted)
+    std::fprintf(out_, "run %s aborted: %s\n", ctx_.run_id.c_str(), message.c_str());
+  std::fflush(out_);
+}
+
+}  // namespace iosweep

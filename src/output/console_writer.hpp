@@ -1,0 +1,30 @@
+// The terminal report on rank 0: the run header, the placement (node -> ranks), one table row
+// per point as soon as it is reduced, and at the end the compute-adjacent "final math" for the
+// largest filter-count point. Bandwidths are MiB/s (2^20 bytes/s), latencies microseconds.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+
+#include "output/writer.hpp"
+
+namespace iosweep {
+
+class ConsoleWriter final : public ResultWriter {
+ public:
+  explicit ConsoleWriter(std::FILE* out = stdout) : out_(out) {}
+  void begin_run(const RunContext& ctx) override;
+  void append_point(const PointResult& point, const LatencyHistogram& latency) override;
+  void end_run(RunStatus status, const std::string& message) override;
+
+ private:
+  void print_header();
+  void print_final_math();
+
+  std::FILE* out_;
+  RunContext ctx_;
+  int rows_printed_ = 0;
+  std::optional<PointResult> last_filter_;
+};
+
+}  // namespace iosweep

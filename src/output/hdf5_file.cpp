@@ -1,0 +1,352 @@
+// HDF5 helpers (see hdf5_file.hpp).
+#include "output/hdf5_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "core/errors.hpp"
+
+namespace iosweep::h5 {
+
+Handle check(hid_t id, herr_t (*closer)(hid_t), const std::string& what) {
+  if (id < 0) throw std::runtime_error("HDF5: " + what + " failed");
+  return Handle(id, closer);
+}
+
+void check_status(herr_t rc, const std::string& what) {
+  if (rc < 0) throw std::runtime_error("HDF5: " + what + " failed");
+}
+
+void quiet_errors() {
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+Handle file_access() {
+  Handle fapl = check(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "H5Pcreate");
+  check_status(H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_V18), "libver bounds");
+  H5Pset_file_locking(fapl.get(), false, true);
+  return fapl;
+}
+
+Handle open_file(const std::string& path, bool create) {
+  Handle fapl = file_access();
+  if (create)
+    return check(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), H5Fclose,
+                 "creating " + path);
+  return check(H5Fopen(path.c_str(), H5F_ACC_RDWR, fapl.get()), H5Fclose, "opening " + path);
+}
+
+Handle open_read_only(const std::string& path) {
+  Handle fapl = check(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, "H5Pcreate");
+  H5Pset_file_locking(fapl.get(), false, true);
+  return Handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()), H5Fclose);
+}
+
+namespace {
+
+Handle enum_type(std::initializer_list<std::pair<const char*, std::uint8_t>> values) {
+  Handle t = check(H5Tenum_create(H5T_NATIVE_UINT8), H5Tclose, "H5Tenum_create");
+  for (const auto& [name, v] : values) {
+    const std::uint8_t value = v;
+    H5Tenum_insert(t.get(), name, &value);
+  }
+  return t;
+}
+
+Handle string_type(std::size_t size) {
+  Handle t = check(H5Tcopy(H5T_C_S1), H5Tclose, "H5Tcopy");
+  H5Tset_size(t.get(), size);
+  H5Tset_strpad(t.get(), H5T_STR_NULLTERM);
+  H5Tset_cset(t.get(), H5T_CSET_UTF8);
+  return t;
+}
+
+Handle vlen_string_type() {
+  return string_type(H5T_VARIABLE);
+}
+
+Handle field_type(FieldType t) {
+  switch (t) {
+    case FieldType::u8:
+      return check(H5Tcopy(H5T_NATIVE_UINT8), H5Tclose, "type");
+    case FieldType::i32:
+      return check(H5Tcopy(H5T_NATIVE_INT32), H5Tclose, "type");
+    case FieldType::u32:
+      return check(H5Tcopy(H5T_NATIVE_UINT32), H5Tclose, "type");
+    case FieldType::u64:
+      return check(H5Tcopy(H5T_NATIVE_UINT64), H5Tclose, "type");
+    case FieldType::f64:
+      return check(H5Tcopy(H5T_NATIVE_DOUBLE), H5Tclose, "type");
+    case FieldType::phase_enum:
+      return phase_enum_type();
+    case FieldType::status_enum:
+      return status_enum_type();
+    case FieldType::engine_enum:
+      return engine_enum_type();
+    case FieldType::str64:
+      return string_type(64);
+  }
+  throw std::logic_error("unknown field type");
+}
+
+}  // namespace
+
+Handle phase_enum_type() {
+  return enum_type({{"seq_write", 0},
+                    {"seq_read", 1},
+                    {"rand_write", 2},
+                    {"rand_read", 3},
+                    {"filter_count", 4}});
+}
+Handle status_enum_type() {
+  return enum_type({{"running", 0}, {"complete", 1}, {"aborted", 2}});
+}
+Handle engine_enum_type() {
+  return enum_type({{"posix", 0}, {"uring", 1}, {"mpiio", 2}});
+}
+
+Handle compound_type(const TableDesc& table) {
+  Handle t = check(H5Tcreate(H5T_COMPOUND, table.row_bytes), H5Tclose, "H5Tcreate");
+  for (const auto& f : table.fields) {
+    Handle ft = field_type(f.type);
+    check_status(H5Tinsert(t.get(), f.name, f.offset, ft.get()), std::string("field ") + f.name);
+  }
+  return t;
+}
+
+void create_table(hid_t parent, const TableDesc& table, hsize_t chunk_rows) {
+  Handle type = compound_type(table);
+  const hsize_t dims[1] = {0}, maxdims[1] = {H5S_UNLIMITED}, chunk[1] = {chunk_rows};
+  Handle space = check(H5Screate_simple(1, dims, maxdims), H5Sclose, "dataspace");
+  Handle dcpl = check(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "dcpl");
+  H5Pset_chunk(dcpl.get(), 1, chunk);
+  Handle ds = check(
+      H5Dcreate2(parent, table.name, type.get(), space.get(), H5P_DEFAULT, dcpl.get(), H5P_DEFAULT),
+      H5Dclose, std::string("creating table ") + table.name);
+  set_attr(ds.get(), "description", std::string(table.description));
+  for (const auto& f : table.fields) {
+    set_attr(ds.get(), (std::string(f.name) + ".unit").c_str(), std::string(f.unit));
+    set_attr(ds.get(), (std::string(f.name) + ".reduction").c_str(), std::string(f.reduction));
+  }
+}
+
+hsize_t table_rows(hid_t parent, const char* name) {
+  Handle ds = check(H5Dopen2(parent, name, H5P_DEFAULT), H5Dclose, std::string("opening ") + name);
+  Handle space = check(H5Dget_space(ds.get()), H5Sclose, "space");
+  hsize_t dims[2] = {0, 0};
+  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  return dims[0];
+}
+
+void append_rows(hid_t parent, const TableDesc& table, const void* rows, std::size_t n) {
+  if (n == 0) return;
+  Handle ds = check(H5Dopen2(parent, table.name, H5P_DEFAULT), H5Dclose,
+                    std::string("opening ") + table.name);
+  Handle type = compound_type(table);
+  Handle space = check(H5Dget_space(ds.get()), H5Sclose, "space");
+  hsize_t old[1] = {0};
+  H5Sget_simple_extent_dims(space.get(), old, nullptr);
+  const hsize_t grown[1] = {old[0] + n}, count[1] = {n};
+  check_status(H5Dset_extent(ds.get(), grown), "extending table");
+  Handle fspace = check(H5Dget_space(ds.get()), H5Sclose, "space");
+  H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, old, nullptr, count, nullptr);
+  Handle mspace = check(H5Screate_simple(1, count, nullptr), H5Sclose, "mspace");
+  check_status(H5Dwrite(ds.get(), type.get(), mspace.get(), fspace.get(), H5P_DEFAULT, rows),
+               std::string("writing ") + table.name);
+}
+
+void write_row(hid_t parent, const TableDesc& table, hsize_t index, const void* row) {
+  Handle ds = check(H5Dopen2(parent, table.name, H5P_DEFAULT), H5Dclose,
+                    std::string("opening ") + table.name);
+  Handle type = compound_type(table);
+  Handle fspace = check(H5Dget_space(ds.get()), H5Sclose, "space");
+  const hsize_t start[1] = {index}, count[1] = {1};
+  H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr);
+  Handle mspace = check(H5Screate_simple(1, count, nullptr), H5Sclose, "mspace");
+  check_status(H5Dwrite(ds.get(), type.get(), mspace.get(), fspace.get(), H5P_DEFAULT, row),
+               std::string("updating ") + table.name);
+}
+
+void create_matrix_u64(hid_t parent, const char* name, hsize_t width) {
+  const hsize_t dims[2] = {0, width}, maxdims[2] = {H5S_UNLIMITED, width}, chunk[2] = {1, width};
+  Handle space = check(H5Screate_simple(2, dims, maxdims), H5Sclose, "dataspace");
+  Handle dcpl = check(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, "dcpl");
+  H5Pset_chunk(dcpl.get(), 2, chunk);
+  H5Pset_deflate(dcpl.get(), 1);  // mostly-zero histogram rows shrink well
+  check(H5Dcreate2(parent, name, H5T_NATIVE_UINT64, space.get(), H5P_DEFAULT, dcpl.get(),
+                   H5P_DEFAULT),
+        H5Dclose, std::string("creating ") + name);
+}
+
+void append_matrix_u64(hid_t parent, const char* name, const std::vector<std::uint64_t>& row) {
+  Handle ds = check(H5Dopen2(parent, name, H5P_DEFAULT), H5Dclose, std::string("opening ") + name);
+  Handle space = check(H5Dget_space(ds.get()), H5Sclose, "space");
+  hsize_t dims[2] = {0, 0};
+  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+  const hsize_t grown[2] = {dims[0] + 1, dims[1]}, start[2] = {dims[0], 0}, count[2] = {1, dims[1]};
+  check_status(H5Dset_extent(ds.get(), grown), "extending matrix");
+  Handle fspace = check(H5Dget_space(ds.get()), H5Sclose, "space");
+  H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start, nullptr, count, nullptr);
+  Handle mspace = check(H5Screate_simple(2, count, nullptr), H5Sclose, "mspace");
+  check_status(
+      H5Dwrite(ds.get(), H5T_NATIVE_UINT64, mspace.get(), fspace.get(), H5P_DEFAULT, row.data()),
+      std::string("writing ") + name);
+}
+
+void write_vector_u64(hid_t parent, const char* name, const std::vector<std::uint64_t>& v) {
+  const hsize_t dims[1] = {v.size()};
+  Handle space = check(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
+  Handle ds = check(H5Dcreate2(parent, name, H5T_NATIVE_UINT64, space.get(), H5P_DEFAULT,
+                               H5P_DEFAULT, H5P_DEFAULT),
+                    H5Dclose, std::string("creating ") + name);
+  check_status(H5Dwrite(ds.get(), H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()),
+               name);
+}
+
+void write_strings(hid_t parent, const char* name, const std::vector<std::string>& v) {
+  Handle type = vlen_string_type();
+  const hsize_t dims[1] = {v.size()};
+  Handle space = check(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
+  Handle ds = check(
+      H5Dcreate2(parent, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+      H5Dclose, std::string("creating ") + name);
+  std::vector<const char*> ptrs;
+  for (const auto& s : v)
+    ptrs.push_back(s.c_str());
+  if (!ptrs.empty())
+    check_status(H5Dwrite(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()), name);
+}
+
+namespace {
+
+void write_attr(hid_t obj, const char* name, hid_t type, hid_t space, const void* data) {
+  if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
+  Handle a = check(H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+                   std::string("attribute ") + name);
+  check_status(H5Awrite(a.get(), type, data), std::string("attribute ") + name);
+}
+
+Handle scalar_space() {
+  return check(H5Screate(H5S_SCALAR), H5Sclose, "scalar");
+}
+
+}  // namespace
+
+void set_attr(hid_t obj, const char* name, const std::string& value) {
+  Handle type = vlen_string_type();
+  const char* p = value.c_str();
+  write_attr(obj, name, type.get(), scalar_space().get(), &p);
+}
+
+void set_attr(hid_t obj, const char* name, std::int64_t value) {
+  write_attr(obj, name, H5T_NATIVE_INT64, scalar_space().get(), &value);
+}
+
+void set_attr_u64(hid_t obj, const char* name, std::uint64_t value) {
+  write_attr(obj, name, H5T_NATIVE_UINT64, scalar_space().get(), &value);
+}
+
+void set_attr(hid_t obj, const char* name, double value) {
+  write_attr(obj, name, H5T_NATIVE_DOUBLE, scalar_space().get(), &value);
+}
+
+void set_attr(hid_t obj, const char* name, const std::vector<std::int64_t>& values) {
+  const hsize_t dims[1] = {values.size()};
+  Handle space = check(H5Screate_simple(1, dims, nullptr), H5Sclose, "dataspace");
+  write_attr(obj, name, H5T_NATIVE_INT64, space.get(), values.data());
+}
+
+void set_attr_enum(hid_t obj, const char* name, const Handle& type, std::uint8_t value) {
+  write_attr(obj, name, type.get(), scalar_space().get(), &value);
+}
+
+bool read_attr(hid_t obj, const char* name, std::string& value) {
+  if (H5Aexists(obj, name) <= 0) return false;
+  Handle a(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+  if (!a) return false;
+  Handle ftype(H5Aget_type(a.get()), H5Tclose);
+  if (H5Tget_class(ftype.get()) != H5T_STRING) return false;
+  if (H5Tis_variable_str(ftype.get()) > 0) {
+    Handle type = vlen_string_type();
+    char* p = nullptr;
+    if (H5Aread(a.get(), type.get(), &p) < 0) return false;
+    value = p ? p : "";
+    Handle space = scalar_space();
+    H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, &p);
+    return true;
+  }
+  std::vector<char> buf(H5Tget_size(ftype.get()) + 1, '\0');
+  if (H5Aread(a.get(), ftype.get(), buf.data()) < 0) return false;
+  value = buf.data();
+  return true;
+}
+
+bool read_attr(hid_t obj, const char* name, std::int64_t& value) {
+  if (H5Aexists(obj, name) <= 0) return false;
+  Handle a(H5Aopen(obj, name, H5P_DEFAULT), H5Aclose);
+  return a && H5Aread(a.get(), H5T_NATIVE_INT64, &value) >= 0;
+}
+
+FileLock::FileLock(const std::string& path) {
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd_ < 0) throw IoError("open", path, 0, errno, "results file");
+  struct flock fl {};
+  fl.l_type = F_WRLCK;
+  fl.l_whence = SEEK_SET;
+  // Another run appending to the same file holds the lock for one point's worth of writing;
+  // wait for it.
+  while (::fcntl(fd_, F_OFD_SETLKW, &fl) != 0) {
+    if (errno != EINTR) {
+      const int err = errno;
+      ::close(fd_);
+      throw IoError("lock", path, 0, err, "results file");
+    }
+  }
+  struct stat st {};
+  ::fstat(fd_, &st);
+  was_empty_ = st.st_size == 0;
+}
+
+FileLock::~FileLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the OFD lock
+}
+
+std::string check_results_file(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const auto slash = path.find_last_of('/');
+    const std::string parent =
+        slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+    struct stat pst {};
+    if (::stat(parent.c_str(), &pst) != 0 || !S_ISDIR(pst.st_mode))
+      return "the folder '" + parent + "' of '" + path + "' does not exist";
+    if (::access(parent.c_str(), W_OK | X_OK) != 0)
+      return "the folder '" + parent + "' is not writable";
+    return {};
+  }
+  if (S_ISDIR(st.st_mode)) return "'" + path + "' is a folder, not a results file";
+  if (!S_ISREG(st.st_mode)) return "'" + path + "' is not a regular file";
+  if (st.st_size == 0) return {};
+  if (::access(path.c_str(), R_OK | W_OK) != 0) return "'" + path + "' is not writable";
+  if (H5Fis_hdf5(path.c_str()) <= 0) return "'" + path + "' is not an HDF5 file";
+  Handle f = open_read_only(path);
+  if (!f) return "'" + path + "' cannot be opened as an HDF5 file";
+  std::string schema;
+  if (!read_attr(f.get(), "schema", schema) || schema != kSchemaName)
+    return "'" + path + "' is an HDF5 file of another schema" +
+           (schema.empty() ? std::string(" (no 'schema' attribute)") : " ('" + schema + "')") +
+           "; iosweep only appends to its own results files";
+  std::int64_t version = 0;
+  if (!read_attr(f.get(), "schema_version", version) || version > kSchemaVersion)
+    return "'" + path + "' has results schema version " + std::to_string(version) +
+           ", newer than this iosweep's " + std::to_string(kSchemaVersion) +
+           "; use a newer iosweep or another --output";
+  return {};
+}
+
+}  // namespace iosweep::h5

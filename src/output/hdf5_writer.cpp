@@ -1,0 +1,225 @@
+// HDF5 results writer (see hdf5_writer.hpp).
+#include "output/hdf5_writer.hpp"
+
+#include <cstring>
+#include <ctime>
+
+#include "build_info.hpp"
+#include "core/clock.hpp"
+#include "core/pattern.hpp"
+#include "core/units.hpp"
+#include "engines/registry.hpp"
+#include "output/hdf5_file.hpp"
+#include "phases/phase_kind.hpp"
+
+namespace iosweep {
+namespace {
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string join_argv(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) {
+    const bool plain = !a.empty() && a.find_first_of(" \t'\"\\$`*?") == std::string::npos;
+    std::string q = plain ? a : "'" + a + "'";
+    s += (s.empty() ? "" : " ") + q;
+  }
+  return s;
+}
+
+void write_run_attributes(hid_t g, const RunContext& ctx) {
+  const Config& c = *ctx.cfg;
+  using h5::set_attr;
+  set_attr(g, "run_id", ctx.run_id);
+  set_attr(g, "label", c.label);
+  set_attr(g, "argv", join_argv(c.argv));
+  set_attr(g, "config", c.config_toml);
+  set_attr(g, "versions", ctx.versions_toml);
+  set_attr(g, "slurm_job_id", ctx.slurm_job_id);
+  set_attr(g, "slurm_nodelist", ctx.slurm_nodelist);
+  h5::set_attr_u64(g, "t_start_unix_ns", ctx.t_start_unix_ns);
+  h5::set_attr_u64(g, "t_end_unix_ns", 0);
+  h5::set_attr_enum(g, "status", h5::status_enum_type(),
+                    static_cast<std::uint8_t>(RunStatus::running));
+  set_attr(g, "status_message", std::string());
+  set_attr(g, "world_size", static_cast<std::int64_t>(ctx.world_size));
+  set_attr(g, "n_nodes", static_cast<std::int64_t>(ctx.topology.hosts.size()));
+  // The typed workload: everything a script needs to interpret the figures.
+  set_attr(g, "dir", c.dir);
+  set_attr(g, "fs_type", ctx.mount_type);
+  h5::set_attr_u64(g, "file_size_bytes", c.file_size);
+  h5::set_attr_u64(g, "seq_record_bytes", c.seq_record);
+  h5::set_attr_u64(g, "rand_record_bytes", c.rand_record);
+  h5::set_attr_u64(g, "scan_record_bytes", c.scan_record);
+  h5::set_attr_u64(g, "pattern_bytes", kPatternBytes);
+  std::string phases;
+  for (auto p : c.phases)
+    phases += (phases.empty() ? "" : ",") + std::string(phase_cli_name(p));
+  set_attr(g, "phases", phases);
+  std::vector<std::int64_t> points(ctx.points.begin(), ctx.points.end());
+  set_attr(g, "points", points);
+  set_attr(g, "placement", std::string(c.placement == Placement::spread ? "spread" : "block"));
+  set_attr(g, "repetitions", static_cast<std::int64_t>(c.repetitions));
+  h5::set_attr_enum(g, "engine", h5::engine_enum_type(), static_cast<std::uint8_t>(c.engine));
+  set_attr(g, "engine_name", std::string(engine_name(c.engine)));
+  set_attr(g, "engine_detail", ctx.engine_detail);
+  set_attr(g, "engines_compiled", compiled_engines());
+  set_attr(g, "iodepth", static_cast<std::int64_t>(c.engine_options.iodepth));
+  set_attr(g, "direct", static_cast<std::int64_t>(c.engine_options.direct));
+  set_attr(g, "direct_alignment_bytes", static_cast<std::int64_t>(c.direct_alignment));
+  set_attr(g, "cache", std::string(c.cache == CacheMode::drop ? "drop" : "keep"));
+  set_attr(g, "read_shift", static_cast<std::int64_t>(c.read_shift));
+  set_attr(g, "read_shift_auto", static_cast<std::int64_t>(c.read_shift_auto));
+  std::string hints;
+  for (const auto& [k, v] : c.engine_options.mpiio_hints)
+    hints += (hints.empty() ? "" : ",") + k + "=" + v;
+  set_attr(g, "mpiio_hints", hints);
+  set_attr(g, "fsync", static_cast<std::int64_t>(c.fsync));
+  set_attr(g, "keep", static_cast<std::int64_t>(c.keep));
+  h5::set_attr_u64(g, "seed", c.seed);
+  h5::set_attr_u64(g, "filter_key", c.filter_key);
+  h5::set_attr_u64(g, "filter_every_words", c.filter_every);
+  set_attr(g, "filter_kernel", ctx.filter_kernel);
+  set_attr(g, "rated_bw_Bps", c.rated_bw_Bps);
+  set_attr(g, "stonewall_s", c.stonewall_s);
+  set_attr(g, "stonewall_wearout", static_cast<std::int64_t>(c.stonewall_wearout));
+  set_attr(g, "timeseries_bin_s", c.timeseries_bin_s);
+  set_attr(g, "verify", static_cast<std::int64_t>(c.verify));
+  set_attr(g, "reuse_run", c.reuse_run);
+}
+
+}  // namespace
+
+void Hdf5Writer::begin_run(const RunContext& ctx) {
+  std::lock_guard guard(mu_);
+  h5::quiet_errors();
+  run_id_ = ctx.run_id;
+  t_start_ = ctx.t_start_unix_ns;
+  h5::FileLock lock(path_);
+  h5::Handle f = h5::open_file(path_, lock.was_empty());
+  if (lock.was_empty()) {
+    h5::set_attr(f.get(), "schema", std::string(kSchemaName));
+    h5::set_attr(f.get(), "schema_version", static_cast<std::int64_t>(kSchemaVersion));
+    h5::set_attr(f.get(), "created_utc", utc_now());
+    h5::set_attr(f.get(), "created_by",
+                 std::string("iosweep ") + build::kVersion + " (git " + build::kGitRevision + ")");
+    h5::create_table(f.get(), run_index_table(), 16);
+    h5::check(H5Gcreate2(f.get(), "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "runs");
+  }
+  h5::Handle runs = h5::check(H5Gopen2(f.get(), "runs", H5P_DEFAULT), H5Gclose, "opening /runs");
+  h5::Handle g =
+      h5::check(H5Gcreate2(runs.get(), run_id_.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                H5Gclose, "creating run group " + run_id_);
+  write_run_attributes(g.get(), ctx);
+  h5::write_strings(g.get(), "hosts", ctx.topology.hosts);
+  std::vector<RankMapRow> map;
+  for (const auto& r : ctx.topology.ranks)
+    map.push_back({r.rank, r.node, r.local_index, r.position});
+  h5::create_table(g.get(), rank_map_table(), 1024);
+  h5::append_rows(g.get(), rank_map_table(), map.data(), map.size());
+  h5::create_table(g.get(), summary_table(), 64);
+  h5::create_table(g.get(), ranks_table(), 1024);
+  h5::create_table(g.get(), nodes_table(), 256);
+  h5::create_table(g.get(), timeseries_table(), 4096);
+  h5::Handle lat = h5::check(H5Gcreate2(g.get(), "latency", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                             H5Gclose, "latency group");
+  std::vector<std::uint64_t> lower, upper;
+  for (std::size_t i = 0; i < LatencyHistogram::kBuckets; ++i) {
+    lower.push_back(LatencyHistogram::bucket_lower(i));
+    upper.push_back(LatencyHistogram::bucket_upper(i));
+  }
+  h5::write_vector_u64(lat.get(), "bucket_lower_ns", lower);
+  h5::write_vector_u64(lat.get(), "bucket_upper_ns", upper);
+  h5::create_matrix_u64(lat.get(), "counts", LatencyHistogram::kBuckets);
+  h5::set_attr(lat.get(), "description",
+               std::string("counts: one row per summary point (row i = summary point i); bucket j "
+                           "holds latencies in [bucket_lower_ns[j], bucket_upper_ns[j]) ns; the "
+                           "last bucket also holds everything above"));
+
+  RunIndexRow row{};
+  std::strncpy(row.run_id, run_id_.c_str(), sizeof row.run_id - 1);
+  row.t_start_unix_ns = ctx.t_start_unix_ns;
+  row.world_size = static_cast<std::uint32_t>(ctx.world_size);
+  row.n_nodes = static_cast<std::uint32_t>(ctx.topology.hosts.size());
+  row.status = static_cast<std::uint8_t>(RunStatus::running);
+  run_index_row_ = h5::table_rows(f.get(), run_index_table().name);
+  h5::append_rows(f.get(), run_index_table(), &row, 1);
+  H5Fflush(f.get(), H5F_SCOPE_GLOBAL);
+  begun_ = true;
+}
+
+void Hdf5Writer::append_point(const PointResult& p, const LatencyHistogram& latency) {
+  std::lock_guard guard(mu_);
+  if (!begun_ || ended_) return;
+  h5::FileLock lock(path_);
+  h5::Handle f = h5::open_file(path_, false);
+  h5::Handle g = h5::check(H5Gopen2(f.get(), ("runs/" + run_id_).c_str(), H5P_DEFAULT), H5Gclose,
+                           "opening run " + run_id_);
+  h5::append_rows(g.get(), summary_table(), &p.summary, 1);
+  h5::append_rows(g.get(), ranks_table(), p.ranks.data(), p.ranks.size());
+  h5::append_rows(g.get(), nodes_table(), p.nodes.data(), p.nodes.size());
+  h5::append_rows(g.get(), timeseries_table(), p.series.data(), p.series.size());
+  h5::Handle lat = h5::check(H5Gopen2(g.get(), "latency", H5P_DEFAULT), H5Gclose, "latency");
+  std::vector<std::uint64_t> counts(latency.counts().begin(), latency.counts().end());
+  h5::append_matrix_u64(lat.get(), "counts", counts);
+  ++points_;
+  RunIndexRow row{};
+  std::strncpy(row.run_id, run_id_.c_str(), sizeof row.run_id - 1);
+  // Re-read the row so that only n_points changes.
+  {
+    h5::Handle ds =
+        h5::check(H5Dopen2(f.get(), run_index_table().name, H5P_DEFAULT), H5Dclose, "run_index");
+    h5::Handle type = h5::compound_type(run_index_table());
+    h5::Handle fs = h5::check(H5Dget_space(ds.get()), H5Sclose, "space");
+    const hsize_t start[1] = {run_index_row_}, count[1] = {1};
+    H5Sselect_hyperslab(fs.get(), H5S_SELECT_SET, start, nullptr, count, nullptr);
+    h5::Handle ms = h5::check(H5Screate_simple(1, count, nullptr), H5Sclose, "mspace");
+    H5Dread(ds.get(), type.get(), ms.get(), fs.get(), H5P_DEFAULT, &row);
+  }
+  row.n_points = points_;
+  h5::write_row(f.get(), run_index_table(), run_index_row_, &row);
+  H5Fflush(f.get(), H5F_SCOPE_GLOBAL);
+}
+
+void Hdf5Writer::finish(RunStatus status, const std::string& message) {
+  if (!begun_ || ended_) return;
+  ended_ = true;
+  h5::FileLock lock(path_);
+  h5::Handle f = h5::open_file(path_, false);
+  h5::Handle g = h5::check(H5Gopen2(f.get(), ("runs/" + run_id_).c_str(), H5P_DEFAULT), H5Gclose,
+                           "opening run " + run_id_);
+  const std::uint64_t t_end = unix_now_ns();
+  h5::set_attr_u64(g.get(), "t_end_unix_ns", t_end);
+  h5::set_attr_enum(g.get(), "status", h5::status_enum_type(), static_cast<std::uint8_t>(status));
+  h5::set_attr(g.get(), "status_message", message);
+  RunIndexRow row{};
+  std::strncpy(row.run_id, run_id_.c_str(), sizeof row.run_id - 1);
+  row.t_start_unix_ns = t_start_;
+  row.t_end_unix_ns = t_end;
+  int world = 0;
+  std::int64_t v = 0;
+  if (h5::read_attr(g.get(), "world_size", v)) world = static_cast<int>(v);
+  row.world_size = static_cast<std::uint32_t>(world);
+  if (h5::read_attr(g.get(), "n_nodes", v)) row.n_nodes = static_cast<std::uint32_t>(v);
+  row.n_points = points_;
+  row.status = static_cast<std::uint8_t>(status);
+  h5::write_row(f.get(), run_index_table(), run_index_row_, &row);
+  H5Fflush(f.get(), H5F_SCOPE_GLOBAL);
+}
+
+void Hdf5Writer::end_run(RunStatus status, const std::string& message) {
+  std::lock_guard guard(mu_);
+  finish(status, message);
+}
+
+void Hdf5Writer::abort_from_signal(const std::string& message) {
+  std::lock_guard guard(mu_);
+  finish(RunStatus::aborted, message);
+}
+
+}  // namespace iosweep

@@ -1,0 +1,37 @@
+// The HDF5 results writer (schema 1, see results/README.md). The file is opened, appended to
+// and closed again for every point, under an exclusive lock, so that it is complete and
+// readable between points (a killed writer loses at most the point being written), and so that
+// several runs may append to one file at the same time. Runs are appended, never rewritten;
+// only the run's own run_index row and status attributes are updated as it progresses.
+#pragma once
+
+#include <mutex>
+#include <string>
+
+#include "output/writer.hpp"
+
+namespace iosweep {
+
+class Hdf5Writer final : public ResultWriter {
+ public:
+  explicit Hdf5Writer(std::string path) : path_(std::move(path)) {}
+  void begin_run(const RunContext& ctx) override;
+  void append_point(const PointResult& point, const LatencyHistogram& latency) override;
+  void end_run(RunStatus status, const std::string& message) override;
+  // Marks the run aborted from the signal watcher thread; safe while the main thread writes.
+  void abort_from_signal(const std::string& message);
+
+ private:
+  void finish(RunStatus status, const std::string& message);
+
+  std::string path_;
+  std::string run_id_;
+  std::mutex mu_;
+  bool begun_ = false;
+  bool ended_ = false;
+  unsigned long long run_index_row_ = 0;
+  std::uint32_t points_ = 0;
+  std::uint64_t t_start_ = 0;
+};
+
+}  // namespace iosweep

@@ -1,0 +1,177 @@
+// Field tables of results schema 1 (see schema.hpp).
+#include "output/schema.hpp"
+
+#include <cstddef>
+
+namespace iosweep {
+namespace {
+
+#define F(S, f, T, unit, red)                   \
+  FieldDesc {                                   \
+#f, offsetof(S, f), FieldType::T, unit, red \
+  }
+
+const FieldDesc kSummary[] = {
+    F(SummaryRow, point, u32, "1", "row index within the run"),
+    F(SummaryRow, phase, phase_enum, "enum",
+      "seq_write=0 seq_read=1 rand_write=2 rand_read=3 filter_count=4"),
+    F(SummaryRow, engine, engine_enum, "enum", "posix=0 uring=1 mpiio=2"),
+    F(SummaryRow, stonewalled, u8, "bool", "1 when --stonewall stopped any rank early"),
+    F(SummaryRow, ranks, u32, "ranks", "active ranks at this point"),
+    F(SummaryRow, nodes, u32, "nodes", "distinct nodes among the active ranks"),
+    F(SummaryRow, repetition, u32, "1", "repetition index, from 0"),
+    F(SummaryRow, bytes, u64, "bytes", "sum over ranks, timed window only"),
+    F(SummaryRow, ops, u64, "ops", "sum over ranks"),
+    F(SummaryRow, wall_s, f64, "s", "max over ranks of elapsed (open to close)"),
+    F(SummaryRow, bandwidth_Bps, f64, "bytes/s", "bytes / wall_s (IOR's figure)"),
+    F(SummaryRow, iops, f64, "ops/s", "ops / wall_s"),
+    F(SummaryRow, children_Bps, f64, "bytes/s",
+      "sum over ranks of bytes_i / elapsed_i (IOzone's 'Children see')"),
+    F(SummaryRow, rank_bw_min_Bps, f64, "bytes/s", "min over ranks of bytes_i / elapsed_i"),
+    F(SummaryRow, rank_bw_max_Bps, f64, "bytes/s", "max over ranks of bytes_i / elapsed_i"),
+    F(SummaryRow, rank_bw_mean_Bps, f64, "bytes/s", "mean over ranks of bytes_i / elapsed_i"),
+    F(SummaryRow, rank_bw_std_Bps, f64, "bytes/s",
+      "population standard deviation over ranks of bytes_i / elapsed_i"),
+    F(SummaryRow, rank_time_min_s, f64, "s", "min over ranks of elapsed"),
+    F(SummaryRow, rank_time_max_s, f64, "s", "max over ranks of elapsed"),
+    F(SummaryRow, rank_time_mean_s, f64, "s", "mean over ranks of elapsed"),
+    F(SummaryRow, rank_time_std_s, f64, "s", "population standard deviation over ranks of elapsed"),
+    F(SummaryRow, first_done_s, f64, "s", "elapsed of the first rank to finish"),
+    F(SummaryRow, last_done_s, f64, "s", "elapsed of the last rank to finish"),
+    F(SummaryRow, first_done_Bps, f64, "bytes/s",
+      "bytes all ranks had moved when the first finished / first_done_s (time series, interpolated "
+      "within a bin)"),
+    F(SummaryRow, last_done_Bps, f64, "bytes/s", "bytes / last_done_s"),
+    F(SummaryRow, iozone_children_Bps, f64, "bytes/s",
+      "sum over ranks of bytes_i moved by first_done_s / first_done_s (IOzone's stonewalled "
+      "'Children see')"),
+    F(SummaryRow, rows, u64, "rows", "filter-count: 64-bit words scanned, sum over ranks"),
+    F(SummaryRow, matches, u64, "rows", "filter-count: words equal to the key, MPI_Reduce sum"),
+    F(SummaryRow, expected_matches, u64, "rows",
+      "filter-count: exact expected matches over the scanned ranges"),
+    F(SummaryRow, io_wait_mean_s, f64, "s",
+      "filter-count: mean over ranks of time in the read loop not spent counting"),
+    F(SummaryRow, compute_mean_s, f64, "s", "filter-count: mean over ranks of time spent counting"),
+    F(SummaryRow, filter_efficiency, f64, "1",
+      "filter-count bandwidth_Bps / seq-read bandwidth_Bps at the same point and repetition; 0 "
+      "when seq-read did not run"),
+    F(SummaryRow, lat_mean_ns, f64, "ns", "mean operation latency, all ranks"),
+    F(SummaryRow, lat_p50_ns, f64, "ns",
+      "median latency from the merged histogram (bucket midpoint)"),
+    F(SummaryRow, lat_p90_ns, f64, "ns", "90th percentile latency, merged histogram"),
+    F(SummaryRow, lat_p99_ns, f64, "ns", "99th percentile latency, merged histogram"),
+    F(SummaryRow, lat_p999_ns, f64, "ns", "99.9th percentile latency, merged histogram"),
+    F(SummaryRow, lat_p9999_ns, f64, "ns", "99.99th percentile latency, merged histogram"),
+    F(SummaryRow, lat_max_ns, f64, "ns", "max over ranks of the largest latency"),
+    F(SummaryRow, wearout_bytes, u64, "bytes",
+      "sum over ranks of bytes moved untimed after the stonewall"),
+    F(SummaryRow, wearout_max_s, f64, "s", "max over ranks of the untimed wear-out time"),
+    F(SummaryRow, verify_max_s, f64, "s",
+      "max over ranks of time spent verifying (inside the timed window)"),
+    F(SummaryRow, bad_blocks, u64, "blocks",
+      "sum over ranks of 4 KiB blocks that failed verification"),
+};
+
+const FieldDesc kRanks[] = {
+    F(RankRow, point, u32, "1", "summary row this sample belongs to"),
+    F(RankRow, rank, i32, "1", "world rank"),
+    F(RankRow, position, i32, "1", "position in the activation order"),
+    F(RankRow, node, i32, "1", "node id (index into hosts)"),
+    F(RankRow, file, i32, "1", "position of the file the rank read or wrote"),
+    F(RankRow, stonewalled, u8, "bool", "1 when --stonewall stopped this rank early"),
+    F(RankRow, bytes, u64, "bytes", "moved inside the timed window"),
+    F(RankRow, ops, u64, "ops", "operations completed inside the timed window"),
+    F(RankRow, elapsed_s, f64, "s", "open + io + sync + close"),
+    F(RankRow, open_s, f64, "s", "open (and create for seq-write)"),
+    F(RankRow, io_s, f64, "s", "the I/O loop"),
+    F(RankRow, sync_s, f64, "s", "fsync (--fsync, writes)"),
+    F(RankRow, close_s, f64, "s", "close"),
+    F(RankRow, rows, u64, "rows", "filter-count: words scanned"),
+    F(RankRow, matches, u64, "rows", "filter-count: words equal to the key"),
+    F(RankRow, expected_matches, u64, "rows",
+      "filter-count: exact expected count for the scanned range"),
+    F(RankRow, io_wait_s, f64, "s", "filter-count: read loop time not spent counting"),
+    F(RankRow, compute_s, f64, "s", "filter-count: time spent counting"),
+    F(RankRow, verify_s, f64, "s", "--verify: time spent verifying"),
+    F(RankRow, bad_blocks, u64, "blocks", "--verify: blocks that failed"),
+    F(RankRow, wearout_bytes, u64, "bytes", "untimed wear-out after the stonewall"),
+    F(RankRow, wearout_ops, u64, "ops", "untimed wear-out operations"),
+    F(RankRow, wearout_s, f64, "s", "untimed wear-out time"),
+    F(RankRow, latency_max_ns, u64, "ns", "largest operation latency"),
+};
+
+const FieldDesc kRankMap[] = {
+    F(RankMapRow, rank, i32, "1", "world rank"),
+    F(RankMapRow, node, i32, "1", "node id (index into hosts)"),
+    F(RankMapRow, local_index, i32, "1", "index of the rank among the ranks of its node"),
+    F(RankMapRow, position, i32, "1", "position in the activation order (--placement)"),
+};
+
+const FieldDesc kRunIndex[] = {
+    F(RunIndexRow, run_id, str64, "text", "group name under /runs"),
+    F(RunIndexRow, t_start_unix_ns, u64, "ns", "start, unix time"),
+    F(RunIndexRow, t_end_unix_ns, u64, "ns", "end, unix time; 0 while running"),
+    F(RunIndexRow, world_size, u32, "ranks", "MPI world size"),
+    F(RunIndexRow, n_nodes, u32, "nodes", "distinct nodes"),
+    F(RunIndexRow, n_points, u32, "rows", "summary rows written so far"),
+    F(RunIndexRow, status, status_enum, "enum", "running=0 complete=1 aborted=2"),
+};
+
+const FieldDesc kNodes[] = {
+    F(NodeRow, point, u32, "1", "summary row"),
+    F(NodeRow, node, i32, "1", "node id"),
+    F(NodeRow, ranks, u32, "ranks", "active ranks on this node"),
+    F(NodeRow, bytes, u64, "bytes", "sum over the node's ranks"),
+    F(NodeRow, seconds, f64, "s", "max elapsed over the node's ranks"),
+    F(NodeRow, bandwidth_Bps, f64, "bytes/s", "bytes / seconds"),
+};
+
+const FieldDesc kTimeSeries[] = {
+    F(TimeSeriesRow, point, u32, "1", "summary row"),
+    F(TimeSeriesRow, rank, i32, "1", "world rank"),
+    F(TimeSeriesRow, bin, u32, "1", "bin index from the rank's start"),
+    F(TimeSeriesRow, t_start_s, f64, "s", "bin start, from the rank's exit of the phase barrier"),
+    F(TimeSeriesRow, bytes, u64, "bytes", "completed in the bin"),
+    F(TimeSeriesRow, ops, u64, "ops", "completed in the bin"),
+};
+
+#undef F
+
+const TableDesc kSummaryT{"summary", sizeof(SummaryRow), kSummary,
+                          "one row per (phase, active ranks, repetition)"};
+const TableDesc kRanksT{"ranks", sizeof(RankRow), kRanks,
+                        "one row per (summary point, active rank)"};
+const TableDesc kRankMapT{"rank_map", sizeof(RankMapRow), kRankMap, "one row per world rank"};
+const TableDesc kRunIndexT{"run_index", sizeof(RunIndexRow), kRunIndex,
+                           "one row per run in the file"};
+const TableDesc kNodesT{"nodes", sizeof(NodeRow), kNodes, "one row per (summary point, node used)"};
+const TableDesc kTimeSeriesT{"timeseries", sizeof(TimeSeriesRow), kTimeSeries,
+                             "one row per (summary point, rank, time bin)"};
+const TableDesc* const kAll[] = {&kRunIndexT, &kRankMapT, &kSummaryT,
+                                 &kRanksT,    &kNodesT,   &kTimeSeriesT};
+
+}  // namespace
+
+const TableDesc& summary_table() {
+  return kSummaryT;
+}
+const TableDesc& ranks_table() {
+  return kRanksT;
+}
+const TableDesc& rank_map_table() {
+  return kRankMapT;
+}
+const TableDesc& run_index_table() {
+  return kRunIndexT;
+}
+const TableDesc& nodes_table() {
+  return kNodesT;
+}
+const TableDesc& timeseries_table() {
+  return kTimeSeriesT;
+}
+std::span<const TableDesc* const> all_tables() {
+  return kAll;
+}
+
+}  // namespace iosweep

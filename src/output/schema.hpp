@@ -1,0 +1,155 @@
+// Results schema 1: the row types of every table iosweep stores, and a field table for each
+// (name, type, unit, how the value was reduced). The HDF5 writer builds its compound types and
+// unit attributes from these tables, and results/README.md documents the same fields (a test
+// checks the two agree). Fields may be added; none is ever renamed or renumbered.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+namespace iosweep {
+
+inline constexpr const char* kSchemaName = "iosweep.results";
+inline constexpr int kSchemaVersion = 1;
+
+enum class RunStatus : std::uint8_t { running = 0, complete = 1, aborted = 2 };
+
+enum class FieldType { u8, i32, u32, u64, f64, phase_enum, status_enum, engine_enum, str64 };
+
+struct FieldDesc {
+  const char* name;
+  std::size_t offset;
+  FieldType type;
+  const char* unit;       // "bytes", "s", "bytes/s", "ops/s", "ns", "1", ...
+  const char* reduction;  // how the value was obtained from per-rank samples
+};
+
+struct TableDesc {
+  const char* name;
+  std::size_t row_bytes;
+  std::span<const FieldDesc> fields;
+  const char* description;
+};
+
+// One row per (phase, active ranks, repetition).
+struct SummaryRow {
+  std::uint32_t point;  // row index within the run
+  std::uint8_t phase;
+  std::uint8_t engine;
+  std::uint8_t stonewalled;
+  std::uint32_t ranks;
+  std::uint32_t nodes;
+  std::uint32_t repetition;
+  std::uint64_t bytes;
+  std::uint64_t ops;
+  double wall_s;
+  double bandwidth_Bps;
+  double iops;
+  double children_Bps;
+  double rank_bw_min_Bps;
+  double rank_bw_max_Bps;
+  double rank_bw_mean_Bps;
+  double rank_bw_std_Bps;
+  double rank_time_min_s;
+  double rank_time_max_s;
+  double rank_time_mean_s;
+  double rank_time_std_s;
+  double first_done_s;
+  double last_done_s;
+  double first_done_Bps;
+  double last_done_Bps;
+  double iozone_children_Bps;
+  std::uint64_t rows;
+  std::uint64_t matches;
+  std::uint64_t expected_matches;
+  double io_wait_mean_s;
+  double compute_mean_s;
+  double filter_efficiency;
+  double lat_mean_ns;
+  double lat_p50_ns;
+  double lat_p90_ns;
+  double lat_p99_ns;
+  double lat_p999_ns;
+  double lat_p9999_ns;
+  double lat_max_ns;
+  std::uint64_t wearout_bytes;
+  double wearout_max_s;
+  double verify_max_s;
+  std::uint64_t bad_blocks;
+};
+
+// One row per (point, active rank): the raw per-rank sample.
+struct RankRow {
+  std::uint32_t point;
+  std::int32_t rank;
+  std::int32_t position;
+  std::int32_t node;
+  std::int32_t file;
+  std::uint8_t stonewalled;
+  std::uint64_t bytes;
+  std::uint64_t ops;
+  double elapsed_s;
+  double open_s;
+  double io_s;
+  double sync_s;
+  double close_s;
+  std::uint64_t rows;
+  std::uint64_t matches;
+  std::uint64_t expected_matches;
+  double io_wait_s;
+  double compute_s;
+  double verify_s;
+  std::uint64_t bad_blocks;
+  std::uint64_t wearout_bytes;
+  std::uint64_t wearout_ops;
+  double wearout_s;
+  std::uint64_t latency_max_ns;
+};
+
+struct RankMapRow {
+  std::int32_t rank;
+  std::int32_t node;
+  std::int32_t local_index;
+  std::int32_t position;
+};
+
+struct RunIndexRow {
+  char run_id[64];
+  std::uint64_t t_start_unix_ns;
+  std::uint64_t t_end_unix_ns;
+  std::uint32_t world_size;
+  std::uint32_t n_nodes;
+  std::uint32_t n_points;
+  std::uint8_t status;
+};
+
+// One row per (point, node): what the ranks of one node moved together.
+struct NodeRow {
+  std::uint32_t point;
+  std::int32_t node;
+  std::uint32_t ranks;
+  std::uint64_t bytes;
+  double seconds;
+  double bandwidth_Bps;
+};
+
+// One row per (point, rank, time bin).
+struct TimeSeriesRow {
+  std::uint32_t point;
+  std::int32_t rank;
+  std::uint32_t bin;
+  double t_start_s;
+  std::uint64_t bytes;
+  std::uint64_t ops;
+};
+
+const TableDesc& summary_table();
+const TableDesc& ranks_table();
+const TableDesc& rank_map_table();
+const TableDesc& run_index_table();
+const TableDesc& nodes_table();
+const TableDesc& timeseries_table();
+std::span<const TableDesc* const> all_tables();
+
+}  // namespace iosweep

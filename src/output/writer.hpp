@@ -1,0 +1,63 @@
+// The ResultWriter interface (Google Benchmark's reporter shape): begin_run with the context,
+// append_point for every reduced point, end_run with the final status. Only world rank 0 owns
+// real writers: the console table, the IOzone-style blocks and the HDF5 file.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/config.hpp"
+#include "core/histogram.hpp"
+#include "mpi/topology.hpp"
+#include "output/schema.hpp"
+#include "sweep/reducer.hpp"
+
+namespace iosweep {
+
+struct RunContext {
+  std::string run_id;
+  const Config* cfg = nullptr;
+  int world_size = 1;
+  Topology topology;
+  std::vector<int> points;  // active rank counts
+  std::uint64_t t_start_unix_ns = 0;
+  std::string engine_detail;
+  std::string filter_kernel;  // resolved path
+  std::string versions_toml;  // iosweep, git, MPI, HDF5, liburing, kernel
+  std::string slurm_job_id, slurm_nodelist;
+  std::string mount_type;
+};
+
+class ResultWriter {
+ public:
+  virtual ~ResultWriter() = default;
+  virtual void begin_run(const RunContext& ctx) = 0;
+  virtual void append_point(const PointResult& point, const LatencyHistogram& latency) = 0;
+  // status: complete or aborted; `message` says why a run was aborted.
+  virtual void end_run(RunStatus status, const std::string& message) = 0;
+};
+
+// Fan-out to several writers, in order.
+class WriterList final : public ResultWriter {
+ public:
+  void add(std::unique_ptr<ResultWriter> w) { writers_.push_back(std::move(w)); }
+  void begin_run(const RunContext& ctx) override {
+    for (auto& w : writers_)
+      w->begin_run(ctx);
+  }
+  void append_point(const PointResult& p, const LatencyHistogram& l) override {
+    for (auto& w : writers_)
+      w->append_point(p, l);
+  }
+  void end_run(RunStatus s, const std::string& m) override {
+    for (auto& w : writers_)
+      w->end_run(s, m);
+  }
+
+ private:
+  std::vector<std::unique_ptr<ResultWriter>> writers_;
+};
+
+}  // namespace iosweep

@@ -1,0 +1,34 @@
+// Run-owned files (see file_set.hpp).
+#include "phases/file_set.hpp"
+
+namespace iosweep {
+
+FileSet::FileSet(std::string dir, std::string run_id, std::string source_run, int position)
+    : dir_(std::move(dir)),
+      run_id_(std::move(run_id)),
+      source_run_(std::move(source_run)),
+      position_(position) {}
+
+std::string FileSet::path(int position) const {
+  return dir_ + "/iosweep." + source_run_ + "." + std::to_string(position);
+}
+
+void FileSet::note_created(const fsops::FileIdentity& id) {
+  std::lock_guard lock(mu_);
+  created_ = id;
+}
+
+bool FileSet::own_exists() const {
+  std::lock_guard lock(mu_);
+  if (reusing()) return fsops::exists(path(position_));
+  return created_.valid && fsops::identity_of(path(position_)) == created_;
+}
+
+void FileSet::remove_own() {
+  std::lock_guard lock(mu_);
+  if (created_.valid) fsops::remove_if_same(path(position_), created_);
+  created_ = {};
+  valid_bytes_ = 0;
+}
+
+}  // namespace iosweep

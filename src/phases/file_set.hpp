@@ -1,0 +1,42 @@
+// The files of one run, as seen from one rank. File names carry the run id and the position
+// (<dir>/iosweep.<run-id>.<position>), so a run never takes another run's or another program's
+// file for its own. The rank records the identity (device, inode) of every file it creates and
+// removes only files whose identity still matches; the same records let the signal watcher
+// remove them when the run is interrupted.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "engines/file_ops.hpp"
+
+namespace iosweep {
+
+class FileSet {
+ public:
+  // `source_run` is the run whose files are read (the run itself, or --reuse RUN).
+  FileSet(std::string dir, std::string run_id, std::string source_run, int position);
+
+  std::string path(int position) const;
+  int own_position() const { return position_; }
+  bool reusing() const { return source_run_ != run_id_; }
+
+  // The rank's own file: created by this run (identity recorded) and how much of it holds
+  // valid data (a stonewalled sequential write leaves a prefix).
+  void note_created(const fsops::FileIdentity& id);
+  bool own_exists() const;
+  std::uint64_t valid_bytes() const { return valid_bytes_; }
+  void set_valid_bytes(std::uint64_t b) { valid_bytes_ = b; }
+  // Removes the own file if (and only if) this run created it. Safe from another thread.
+  void remove_own();
+
+ private:
+  std::string dir_, run_id_, source_run_;
+  int position_;
+  mutable std::mutex mu_;
+  fsops::FileIdentity created_;
+  std::uint64_t valid_bytes_ = 0;
+};
+
+}  // namespace iosweep

@@ -1,0 +1,40 @@
+// The filter-count phase: each active rank scans its file as 64-bit integers and counts the
+// words equal to --filter-key, in situ; only the 8-byte count travels to rank 0 (one
+// MPI_Reduce), which compares the total with the exact expected count.
+//
+// Reads overlap with counting: the next records are in flight while the current one is
+// counted (io_uring or MPI-IO at depth >= 2, or posix with a read-ahead thread). Records are
+// --scan-record bytes (1 MiB by default) so that a buffer just read is counted while it is
+// still in the L2 cache.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "core/aligned_buffer.hpp"
+#include "core/filter_kernel.hpp"
+#include "core/permutation.hpp"
+#include "engines/engine.hpp"
+#include "phases/phase.hpp"
+
+namespace iosweep {
+
+class FilterCount final : public Phase {
+ public:
+  PhaseKind kind() const override { return PhaseKind::filter_count; }
+  std::string validate(const Config& cfg) const override;
+  void prepare(PhaseContext& ctx) override;
+  void run(PhaseContext& ctx, RankSample& sample) override;
+  void cleanup(PhaseContext& ctx) override;
+
+ private:
+  std::unique_ptr<Engine> engine_;
+  AlignedBuffer buffers_;
+  std::optional<RecordOrder> order_;
+  std::string path_;
+  std::uint64_t record_ = 0;
+  std::uint64_t data_bytes_ = 0;
+  CountFn count_ = nullptr;
+};
+
+}  // namespace iosweep

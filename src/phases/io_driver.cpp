@@ -1,0 +1,138 @@
+// The I/O loop shared by every phase and engine (see io_driver.hpp).
+//
+// Timing: an operation's latency runs from just before submit() to just after the reap() that
+// returned it. For a synchronous engine that is the system call itself; for an asynchronous one
+// it includes time queued in the engine, as fio's completion latency does. The clock is read
+// once per loop turn after reaping, and that reading also serves as the issue time of the next
+// batch unless a consumer (verification, counting) ran in between.
+#include "phases/io_driver.hpp"
+
+#include <cerrno>
+#include <optional>
+#include <vector>
+
+#include "core/clock.hpp"
+#include "core/errors.hpp"
+
+namespace iosweep {
+namespace {
+
+struct Flight {
+  std::uint64_t offset = 0;
+  std::byte* buf = nullptr;
+  std::uint64_t issue_ns = 0;
+  unsigned source_slot = 0;
+};
+
+}  // namespace
+
+DriverResult run_driver(const DriverJob& job) {
+  DriverResult res;
+  const unsigned depth = job.depth == 0 ? 1 : job.depth;
+  const bool writing = job.op == IoOp::write;
+  std::vector<Flight> flights(depth);
+  std::vector<unsigned> free_tags;
+  for (unsigned i = depth; i > 0; --i)
+    free_tags.push_back(i - 1);
+  std::vector<IoRequest> batch;
+  batch.reserve(depth);
+  std::vector<IoCompletion> done(depth);
+  std::vector<std::uint64_t> deferred;  // random writes whose pattern region was busy
+
+  std::uint64_t next = job.begin;
+  unsigned in_flight = 0;
+  std::uint64_t t_now = now_ns();
+  bool fresh_clock = true;
+  std::optional<IoError> failure;
+
+  for (;;) {
+    // Issue as many records as the depth allows.
+    batch.clear();
+    bool stop_issuing = failure.has_value();
+    if (!stop_issuing && job.deadline_ns != 0 && t_now >= job.deadline_ns) {
+      res.stonewalled = next < job.end || !deferred.empty();
+      stop_issuing = true;
+    }
+    if (!stop_issuing && job.stop != nullptr && job.stop->load(std::memory_order_relaxed))
+      stop_issuing = true;
+    std::size_t deferred_tries = deferred.size();
+    while (!stop_issuing && in_flight + batch.size() < depth &&
+           (next < job.end || deferred_tries > 0)) {
+      std::uint64_t index;
+      if (deferred_tries > 0) {
+        index = deferred.front();
+        deferred.erase(deferred.begin());
+        --deferred_tries;
+      } else {
+        index = (*job.order)[next++];
+      }
+      const std::uint64_t offset = index * job.record_bytes;
+      const unsigned tag = free_tags.back();
+      Flight& f = flights[tag];
+      f.offset = offset;
+      if (writing) {
+        f.buf = job.source->acquire(offset, job.record_bytes, f.source_slot);
+        if (f.buf == nullptr) {  // every copy of this region is in flight
+          if (job.reorder_ok) {
+            deferred.push_back(index);
+            continue;
+          }
+          --next;  // sequential: wait for a completion, then retry the same record
+          break;
+        }
+      } else {
+        f.buf = job.read_buffers.data() + static_cast<std::size_t>(tag) * job.record_bytes;
+      }
+      free_tags.pop_back();
+      batch.push_back({job.file, job.op, offset, job.record_bytes, f.buf, tag});
+    }
+    if (!batch.empty()) {
+      if (!fresh_clock) t_now = now_ns();
+      for (const auto& r : batch)
+        flights[r.tag].issue_ns = t_now;
+      job.engine->submit(batch);
+      in_flight += static_cast<unsigned>(batch.size());
+    }
+    if (in_flight == 0) break;
+
+    const std::size_t n = job.engine->reap(done, 1);
+    t_now = now_ns();
+    fresh_clock = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto tag = static_cast<unsigned>(done[i].tag);
+      Flight& f = flights[tag];
+      --in_flight;
+      free_tags.push_back(tag);
+      if (writing) job.source->release(f.source_slot);
+      const std::int64_t r = done[i].result;
+      if (r != static_cast<std::int64_t>(job.record_bytes)) {
+        if (!failure) {
+          const char* op = writing ? "write" : "read";
+          if (r < 0)
+            failure.emplace(op, job.path, f.offset, static_cast<int>(-r));
+          else
+            failure.emplace(op, job.path, f.offset + static_cast<std::uint64_t>(r), ENODATA,
+                            "short " + std::string(op) + ": the file ends before the " +
+                                std::to_string(job.record_bytes) + "-byte record at offset " +
+                                std::to_string(f.offset) + " does");
+        }
+        continue;
+      }
+      if (job.latency != nullptr) job.latency->record(t_now - f.issue_ns);
+      if (job.series != nullptr) job.series->add(t_now - job.t0_ns, job.record_bytes);
+      res.bytes += job.record_bytes;
+      res.ops += 1;
+      if (job.consume) {
+        job.consume(f.buf, f.offset, job.record_bytes);
+        fresh_clock = false;
+      }
+    }
+    if (job.progress_bytes != nullptr)
+      job.progress_bytes->store(res.bytes, std::memory_order_relaxed);
+  }
+  res.next = next;
+  if (failure) throw *failure;
+  return res;
+}
+
+}  // namespace iosweep

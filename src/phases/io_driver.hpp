@@ -1,0 +1,55 @@
+// The one loop that drives every engine through a list of records (fio's submit/complete
+// contract): keep up to `depth` requests in flight, reap at least one completion at a time,
+// time every operation from issue to completion, bin completions in the time series, and stop
+// issuing at the stonewall deadline or on an interrupt. Writes are served in place from the
+// PatternBuffer (only stamping happens here); reads land in per-slot buffers and are handed to
+// an optional consumer (verification, counting) as they complete.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+
+#include "core/histogram.hpp"
+#include "core/pattern.hpp"
+#include "core/permutation.hpp"
+#include "core/timeseries.hpp"
+#include "engines/engine.hpp"
+
+namespace iosweep {
+
+struct DriverJob {
+  Engine* engine = nullptr;
+  int file = -1;
+  std::string path;  // for error messages
+  IoOp op = IoOp::read;
+  std::uint64_t record_bytes = 0;
+  const RecordOrder* order = nullptr;
+  std::uint64_t begin = 0, end = 0;  // range of positions in `order` to perform
+  bool reorder_ok = false;  // random order: a record whose buffer is busy may be taken later
+  unsigned depth = 1;
+  PatternBuffer* source = nullptr;    // writes
+  std::span<std::byte> read_buffers;  // reads: depth * record_bytes
+  std::function<void(const std::byte*, std::uint64_t offset, std::size_t len)> consume;
+
+  std::uint64_t t0_ns = 0;        // start of the timed window
+  std::uint64_t deadline_ns = 0;  // 0: none
+  LatencyHistogram* latency = nullptr;
+  TimeSeries* series = nullptr;
+  std::atomic<std::uint64_t>* progress_bytes = nullptr;
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct DriverResult {
+  std::uint64_t bytes = 0;
+  std::uint64_t ops = 0;
+  std::uint64_t next = 0;  // first position in `order` not issued (all before it completed)
+  bool stonewalled = false;
+};
+
+// Throws IoError after draining what is in flight when an operation fails or comes back short.
+DriverResult run_driver(const DriverJob& job);
+
+}  // namespace iosweep

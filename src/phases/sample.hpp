@@ -1,0 +1,52 @@
+// What one rank measured in one phase at one point: trivially copyable, gathered to rank 0
+// with one MPI_Gather per phase and point. Times are seconds from the rank's exit from the
+// phase's starting barrier.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+namespace iosweep {
+
+struct RankSample {
+  std::int32_t rank = -1;        // world rank
+  std::int32_t position = -1;    // position in the activation order
+  std::int32_t node = -1;        // node id
+  std::int32_t file = -1;        // position of the file this rank read or wrote
+  std::int32_t error_errno = 0;  // 0 when the phase succeeded
+  std::int32_t stonewalled = 0;  // 1 when --stonewall stopped the phase early
+
+  std::uint64_t bytes = 0;  // moved inside the timed window
+  std::uint64_t ops = 0;
+  double elapsed_s = 0;  // open + io + sync + close
+  double open_s = 0;
+  double io_s = 0;
+  double sync_s = 0;
+  double close_s = 0;
+
+  // filter-count
+  std::uint64_t rows = 0;
+  std::uint64_t matches = 0;
+  std::uint64_t expected_matches = 0;
+  double io_wait_s = 0;  // waiting for reads to complete
+  double compute_s = 0;  // counting
+
+  // --verify (inside the timed window, reported separately)
+  double verify_s = 0;
+  std::uint64_t bad_blocks = 0;
+  std::uint64_t mismatch_offset = 0;
+  std::uint64_t mismatch_expected = 0;
+  std::uint64_t mismatch_found = 0;
+
+  // --stonewall-wearout (after the timed window)
+  std::uint64_t wearout_bytes = 0;
+  std::uint64_t wearout_ops = 0;
+  double wearout_s = 0;
+
+  std::uint64_t latency_max_ns = 0;
+  char error[400] =
+      {};  // "rank R (host H): write of FILE at offset O failed: ... (errno N, ENAME)"
+};
+static_assert(std::is_trivially_copyable_v<RankSample>);
+
+}  // namespace iosweep

@@ -1,0 +1,104 @@
+// Sweep planning (see plan.hpp).
+#include "sweep/plan.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <random>
+
+#include "core/units.hpp"
+#include "engines/registry.hpp"
+#include "phases/phase_table.hpp"
+
+namespace iosweep {
+
+std::string resolve_points(const Config& cfg, int world_size, std::vector<int>& points) {
+  points.clear();
+  if (!cfg.ranks.empty()) {
+    int prev = 0;
+    for (int r : cfg.ranks) {
+      if (r < 1) return "--ranks: " + std::to_string(r) + " is not a positive rank count";
+      if (r > world_size)
+        return "--ranks: " + std::to_string(r) + " is more than the " + std::to_string(world_size) +
+               " ranks the job was started with";
+      if (r <= prev)
+        return "--ranks: counts must be strictly increasing (" + std::to_string(r) + " after " +
+               std::to_string(prev) + ")";
+      points.push_back(r);
+      prev = r;
+    }
+    return {};
+  }
+  if (cfg.sweep_min < 1) return "--sweep: MIN must be at least 1";
+  const int cap = cfg.sweep_max == 0 ? world_size : std::min(cfg.sweep_max, world_size);
+  if (cfg.sweep_max != 0 && cfg.sweep_max < cfg.sweep_min)
+    return "--sweep: MAX " + std::to_string(cfg.sweep_max) + " is below MIN " +
+           std::to_string(cfg.sweep_min);
+  if (cfg.sweep_min > world_size)
+    return "--sweep: MIN " + std::to_string(cfg.sweep_min) + " is more than the " +
+           std::to_string(world_size) + " ranks the job was started with";
+  // MIN itself, then the powers of two above it, then the cap when it is not one of them.
+  points.push_back(cfg.sweep_min);
+  int p = 1;
+  while (p <= cfg.sweep_min)
+    p *= 2;
+  for (; p <= cap; p *= 2)
+    points.push_back(p);
+  if (points.back() != cap) points.push_back(cap);
+  return {};
+}
+
+std::string make_run_id() {
+  const std::time_t t = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&t));
+  std::uint32_t r = 0;
+  const int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::read(fd, &r, sizeof r) != static_cast<ssize_t>(sizeof r))
+    r = static_cast<std::uint32_t>(std::random_device{}());
+  if (fd >= 0) ::close(fd);
+  char id[64];
+  std::snprintf(id, sizeof id, "%s-%08x", stamp, r);
+  return id;
+}
+
+std::uint64_t planned_bytes_of_rank0(const Config& cfg, const std::vector<int>& points) {
+  return static_cast<std::uint64_t>(points.size()) * static_cast<std::uint64_t>(cfg.repetitions) *
+         cfg.phases.size() * cfg.file_size;
+}
+
+void print_plan(std::FILE* out, const Config& cfg, const std::vector<int>& points,
+                const Topology& topo) {
+  std::fprintf(out, "iosweep dry run: nothing is created, written or removed.\n");
+  std::fprintf(out, "  engine %s%s, %s per rank, records seq %s / rand %s / scan %s\n",
+               engine_name(cfg.engine), cfg.engine_options.direct ? " (O_DIRECT)" : "",
+               format_size(cfg.file_size).c_str(), format_size(cfg.seq_record).c_str(),
+               format_size(cfg.rand_record).c_str(), format_size(cfg.scan_record).c_str());
+  std::string phases;
+  for (auto p : cfg.phases)
+    phases += (phases.empty() ? "" : ", ") + std::string(phase_cli_name(p));
+  std::fprintf(out, "  phases (in this order): %s; %d repetition(s)\n", phases.c_str(),
+               cfg.repetitions);
+  std::fprintf(out, "  files: %s/iosweep.<run-id>.<position>, removed at the end%s\n",
+               cfg.dir.c_str(), cfg.keep ? " unless kept (--keep: kept)" : "");
+  std::fprintf(out, "  results: appended to %s\n", cfg.output.c_str());
+  std::fprintf(out, "%6s %6s %6s %14s %16s\n", "ranks", "nodes", "files", "bytes/phase",
+               "bytes/point");
+  std::uint64_t total = 0;
+  for (int k : points) {
+    const std::uint64_t per_phase = static_cast<std::uint64_t>(k) * cfg.file_size;
+    const std::uint64_t per_point =
+        per_phase * cfg.phases.size() * static_cast<std::uint64_t>(cfg.repetitions);
+    total += per_point;
+    std::fprintf(out, "%6d %6d %6d %14s %16s\n", k, topo.nodes_used(k), k,
+                 format_size(per_phase).c_str(), format_size(per_point).c_str());
+  }
+  std::fprintf(
+      out, "  total: %zu point(s), %s moved; largest footprint %s on disk\n", points.size(),
+      format_size(total).c_str(),
+      format_size(static_cast<std::uint64_t>(points.empty() ? 0 : points.back()) * cfg.file_size)
+          .c_str());
+}
+
+}  // namespace iosweep

@@ -1,0 +1,27 @@
+// The sweep plan: which active-rank counts run (--ranks or --sweep against the world size),
+// the run id, the bytes each point moves, and the --dry-run report.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app/config.hpp"
+#include "mpi/topology.hpp"
+
+namespace iosweep {
+
+// Empty on success (points filled), otherwise "--option: problem".
+std::string resolve_points(const Config& cfg, int world_size, std::vector<int>& points);
+
+// "20261130T045512Z-3fa9c1d2": UTC start time and 32 random bits; a valid file and group name.
+std::string make_run_id();
+
+// Bytes rank 0 itself moves over the whole run (its share of every point), for progress.
+std::uint64_t planned_bytes_of_rank0(const Config& cfg, const std::vector<int>& points);
+
+void print_plan(std::FILE* out, const Config& cfg, const std::vector<int>& points,
+                const Topology& topo);
+
+}  // namespace iosweep

@@ -1,0 +1,162 @@
+// Point reduction (see reducer.hpp).
+#include "sweep/reducer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace iosweep {
+namespace {
+
+struct Stats {
+  double min = 0, max = 0, mean = 0, std = 0;
+};
+
+Stats stats_of(const std::vector<double>& v) {
+  Stats s;
+  if (v.empty()) return s;
+  s.min = *std::min_element(v.begin(), v.end());
+  s.max = *std::max_element(v.begin(), v.end());
+  double sum = 0;
+  for (double x : v)
+    sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  double sq = 0;
+  for (double x : v)
+    sq += (x - s.mean) * (x - s.mean);
+  s.std = std::sqrt(sq / static_cast<double>(v.size()));
+  return s;
+}
+
+double safe_div(double a, double b) {
+  return b > 0 ? a / b : 0.0;
+}
+
+}  // namespace
+
+double bytes_by(const std::vector<std::uint64_t>& bins, double bin_s, double elapsed_s, double t) {
+  double total = 0;
+  for (std::size_t b = 0; b < bins.size(); ++b) {
+    const double lo = static_cast<double>(b) * bin_s;
+    const double hi = std::min(lo + bin_s, std::max(elapsed_s, lo));
+    if (t >= hi) {
+      total += static_cast<double>(bins[b]);
+    } else if (t > lo) {
+      total += static_cast<double>(bins[b]) * (t - lo) / (hi - lo);
+    }
+  }
+  return total;
+}
+
+PointResult reduce_point(const PointInput& in) {
+  PointResult out;
+  SummaryRow& s = out.summary;
+  s.point = in.point;
+  s.phase = static_cast<std::uint8_t>(in.phase);
+  s.engine = static_cast<std::uint8_t>(in.engine);
+  s.ranks = static_cast<std::uint32_t>(in.ranks);
+  s.nodes = static_cast<std::uint32_t>(in.nodes);
+  s.repetition = static_cast<std::uint32_t>(in.repetition);
+
+  std::vector<double> rates, times;
+  double io_wait = 0, compute = 0;
+  for (const auto& r : in.samples) {
+    s.bytes += r.bytes;
+    s.ops += r.ops;
+    s.rows += r.rows;
+    s.expected_matches += r.expected_matches;
+    s.stonewalled = static_cast<std::uint8_t>(s.stonewalled | (r.stonewalled ? 1 : 0));
+    s.wearout_bytes += r.wearout_bytes;
+    s.wearout_max_s = std::max(s.wearout_max_s, r.wearout_s);
+    s.verify_max_s = std::max(s.verify_max_s, r.verify_s);
+    s.bad_blocks += r.bad_blocks;
+    s.lat_max_ns = std::max(s.lat_max_ns, static_cast<double>(r.latency_max_ns));
+    rates.push_back(safe_div(static_cast<double>(r.bytes), r.elapsed_s));
+    times.push_back(r.elapsed_s);
+    io_wait += r.io_wait_s;
+    compute += r.compute_s;
+    out.ranks.push_back({in.point,        r.rank,
+                         r.position,      r.node,
+                         r.file,          static_cast<std::uint8_t>(r.stonewalled),
+                         r.bytes,         r.ops,
+                         r.elapsed_s,     r.open_s,
+                         r.io_s,          r.sync_s,
+                         r.close_s,       r.rows,
+                         r.matches,       r.expected_matches,
+                         r.io_wait_s,     r.compute_s,
+                         r.verify_s,      r.bad_blocks,
+                         r.wearout_bytes, r.wearout_ops,
+                         r.wearout_s,     r.latency_max_ns});
+  }
+  s.matches = in.total_matches;
+  const auto n = static_cast<double>(in.samples.size());
+  const Stats rs = stats_of(rates), ts = stats_of(times);
+  s.wall_s = ts.max;
+  s.bandwidth_Bps = safe_div(static_cast<double>(s.bytes), s.wall_s);
+  s.iops = safe_div(static_cast<double>(s.ops), s.wall_s);
+  for (double r : rates)
+    s.children_Bps += r;
+  s.rank_bw_min_Bps = rs.min;
+  s.rank_bw_max_Bps = rs.max;
+  s.rank_bw_mean_Bps = rs.mean;
+  s.rank_bw_std_Bps = rs.std;
+  s.rank_time_min_s = ts.min;
+  s.rank_time_max_s = ts.max;
+  s.rank_time_mean_s = ts.mean;
+  s.rank_time_std_s = ts.std;
+  s.first_done_s = ts.min;
+  s.last_done_s = ts.max;
+  s.last_done_Bps = safe_div(static_cast<double>(s.bytes), s.last_done_s);
+  s.io_wait_mean_s = n > 0 ? io_wait / n : 0;
+  s.compute_mean_s = n > 0 ? compute / n : 0;
+
+  // What every rank had moved when the first rank finished.
+  double moved_at_first = 0;
+  const bool have_series = in.series_bytes.size() == in.samples.size();
+  for (std::size_t i = 0; i < in.samples.size(); ++i) {
+    const auto& r = in.samples[i];
+    if (r.elapsed_s <= s.first_done_s || !have_series) {
+      moved_at_first +=
+          static_cast<double>(r.bytes) * std::min(1.0, safe_div(s.first_done_s, r.elapsed_s));
+    } else {
+      moved_at_first +=
+          std::min(static_cast<double>(r.bytes),
+                   bytes_by(in.series_bytes[i], in.bin_s, r.elapsed_s, s.first_done_s));
+    }
+  }
+  s.first_done_Bps = safe_div(moved_at_first, s.first_done_s);
+  s.iozone_children_Bps = s.first_done_Bps;
+
+  s.lat_mean_ns = in.latency.mean_ns();
+  s.lat_p50_ns = in.latency.percentile_ns(0.50);
+  s.lat_p90_ns = in.latency.percentile_ns(0.90);
+  s.lat_p99_ns = in.latency.percentile_ns(0.99);
+  s.lat_p999_ns = in.latency.percentile_ns(0.999);
+  s.lat_p9999_ns = in.latency.percentile_ns(0.9999);
+
+  std::map<int, NodeRow> nodes;
+  for (const auto& r : in.samples) {
+    auto& row = nodes[r.node];
+    row.point = in.point;
+    row.node = r.node;
+    row.ranks += 1;
+    row.bytes += r.bytes;
+    row.seconds = std::max(row.seconds, r.elapsed_s);
+  }
+  for (auto& [id, row] : nodes) {
+    row.bandwidth_Bps = safe_div(static_cast<double>(row.bytes), row.seconds);
+    out.nodes.push_back(row);
+  }
+
+  if (have_series) {
+    for (std::size_t i = 0; i < in.samples.size(); ++i)
+      for (std::size_t b = 0; b < in.series_bytes[i].size(); ++b)
+        out.series.push_back({in.point, in.samples[i].rank, static_cast<std::uint32_t>(b),
+                              static_cast<double>(b) * in.bin_s, in.series_bytes[i][b],
+                              in.series_ops[i][b]});
+  }
+  return out;
+}
+
+}  // namespace iosweep

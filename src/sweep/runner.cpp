@@ -1,0 +1,408 @@
+// The sweep (see runner.hpp).
+#include "sweep/runner.hpp"
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+
+#include "app/version.hpp"
+#include "core/clock.hpp"
+#include "core/errors.hpp"
+#include "core/units.hpp"
+#include "engines/file_ops.hpp"
+#include "engines/registry.hpp"
+#include "mpi/topology.hpp"
+#include "output/console_writer.hpp"
+#include "output/hdf5_writer.hpp"
+#include "output/iozone_writer.hpp"
+#include "phases/io_phase.hpp"
+#include "phases/phase_table.hpp"
+#include "sweep/plan.hpp"
+#include "sweep/progress.hpp"
+#include "sweep/reducer.hpp"
+#include "sweep/signals.hpp"
+
+namespace iosweep {
+
+int auto_read_shift(const std::vector<int>& node_of_position, int k, bool& all_remote) {
+  all_remote = false;
+  for (int shift = 1; shift < k; ++shift) {
+    bool ok = true;
+    for (int i = 0; i < k && ok; ++i)
+      ok = node_of_position[static_cast<std::size_t>(i)] !=
+           node_of_position[static_cast<std::size_t>((i + shift) % k)];
+    if (ok) {
+      all_remote = true;
+      return shift;
+    }
+  }
+  return k > 1 ? 1 : 0;
+}
+
+namespace {
+
+constexpr int kMessageBytes = 512;
+
+class SweepRunner {
+ public:
+  SweepRunner(const Config& cfg, const MpiSession& mpi, LocalPlace place, std::vector<int> points)
+      : cfg_(cfg),
+        mpi_(mpi),
+        points_(std::move(points)),
+        rank0_(mpi.rank() == 0),
+        place_(std::move(place)) {}
+  int run();
+
+ private:
+  bool checkpoint(const std::string& mine);
+  bool run_phase(PhaseKind kind, std::size_t point_index, int k, int rep, MPI_Comm comm, int shift);
+  std::string check_point(const PointResult& p, const std::vector<RankSample>& samples);
+  int shift_for(int k);
+  std::string who() const {
+    return "rank " + std::to_string(mpi_.rank()) + " (host " + mpi_.host() + ")";
+  }
+  int fail();
+
+  const Config& cfg_;
+  const MpiSession& mpi_;
+  std::vector<int> points_;
+  bool rank0_;
+  LocalPlace place_;
+  std::string run_id_;
+  DataSpec spec_;
+  std::unique_ptr<FileSet> files_;
+  WriterList writers_;
+  Hdf5Writer* hdf5_ = nullptr;
+  std::unique_ptr<Progress> progress_;
+  std::unique_ptr<SignalWatcher> watcher_;
+  std::string failure_;                                // on rank 0: why the run stops
+  std::map<std::pair<int, int>, double> seq_read_bw_;  // (ranks, repetition) -> bytes/s
+  std::uint32_t next_point_ = 0;
+};
+
+// Every rank says whether it is fine; when one is not, rank 0 collects the messages. Returns
+// true when all ranks are fine.
+bool SweepRunner::checkpoint(const std::string& mine) {
+  int bad = mine.empty() ? 0 : 1, any = 0;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!any) return true;
+  char buf[kMessageBytes] = {};
+  std::strncpy(buf, mine.c_str(), kMessageBytes - 1);
+  std::vector<char> all(rank0_ ? static_cast<std::size_t>(mpi_.size()) * kMessageBytes : 0);
+  MPI_Gather(buf, kMessageBytes, MPI_CHAR, all.data(), kMessageBytes, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (rank0_) {
+    int shown = 0, more = 0;
+    for (int r = 0; r < mpi_.size(); ++r) {
+      const char* m = &all[static_cast<std::size_t>(r) * kMessageBytes];
+      if (*m == '\0') continue;
+      if (shown++ < 8) {
+        failure_ += (failure_.empty() ? "" : "\n") + std::string(m);
+      } else {
+        ++more;
+      }
+    }
+    if (more > 0) failure_ += "\n(and " + std::to_string(more) + " more ranks failed)";
+  }
+  return false;
+}
+
+int SweepRunner::fail() {
+  if (rank0_) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "iosweep: %s\n", failure_.c_str());
+    try {
+      writers_.end_run(RunStatus::aborted, failure_);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "iosweep: could not mark the run aborted in %s: %s\n",
+                   cfg_.output.c_str(), e.what());
+    }
+  }
+  if (files_ && !cfg_.keep) files_->remove_own();
+  return kExitFailure;
+}
+
+int SweepRunner::shift_for(int k) {
+  if (!cfg_.read_shift_auto) return k > 0 ? cfg_.read_shift % k : 0;
+  int shift = 0;
+  if (rank0_) {
+    std::vector<int> nodes;
+    for (int p = 0; p < k; ++p)
+      nodes.push_back(
+          place_.full
+              .ranks[static_cast<std::size_t>(place_.full.order[static_cast<std::size_t>(p)])]
+              .node);
+    bool all_remote = false;
+    shift = auto_read_shift(nodes, k, all_remote);
+    if (!all_remote && k > 1)
+      std::fprintf(stderr,
+                   "iosweep: warning: --read-shift auto: at %d ranks no shift moves every read to "
+                   "another node (%d node(s) in use); using %d\n",
+                   k, place_.full.nodes_used(k), shift);
+  }
+  MPI_Bcast(&shift, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return shift;
+}
+
+std::string SweepRunner::check_point(const PointResult& p, const std::vector<RankSample>& samples) {
+  const SummaryRow& s = p.summary;
+  std::string why;
+  if (static_cast<PhaseKind>(s.phase) == PhaseKind::filter_count &&
+      s.matches != s.expected_matches) {
+    why = "filter-count: " + std::to_string(s.matches) + " matches in total, expected exactly " +
+          std::to_string(s.expected_matches);
+    for (const auto& r : samples)
+      if (r.matches != r.expected_matches)
+        why += "\n  rank " + std::to_string(r.rank) + " (host " +
+               place_.full.hosts[static_cast<std::size_t>(r.node)] + ") counted " +
+               std::to_string(r.matches) + " in " + files_->path(r.file) + ", expected " +
+               std::to_string(r.expected_matches);
+  }
+  if (s.bad_blocks > 0) {
+    why += (why.empty() ? "" : "\n") + std::string("--verify: ") + std::to_string(s.bad_blocks) +
+           " bad 4 KiB block(s) in " + phase_cli_name(static_cast<PhaseKind>(s.phase));
+    for (const auto& r : samples)
+      if (r.bad_blocks > 0) {
+        char b[160];
+        std::snprintf(b, sizeof b, " at offset %llu: expected 0x%016llx, found 0x%016llx",
+                      static_cast<unsigned long long>(r.mismatch_offset),
+                      static_cast<unsigned long long>(r.mismatch_expected),
+                      static_cast<unsigned long long>(r.mismatch_found));
+        why += "\n  rank " + std::to_string(r.rank) + " (host " +
+               place_.full.hosts[static_cast<std::size_t>(r.node)] +
+               "): " + std::to_string(r.bad_blocks) + " bad block(s) in " + files_->path(r.file) +
+               "; first mismatch" + b;
+      }
+  }
+  return why;
+}
+
+bool SweepRunner::run_phase(PhaseKind kind, std::size_t point_index, int k, int rep, MPI_Comm comm,
+                            int shift) {
+  const bool active = comm != MPI_COMM_NULL;
+  const int pos = place_.self.position;
+  std::unique_ptr<Phase> phase = phase_entry(kind).make();
+  PhaseContext ctx(cfg_, spec_, *files_, place_.self, mpi_.host());
+  ctx.active = comm;
+  ctx.k = k;
+  ctx.repetition = rep;
+  ctx.read_position = active ? (pos + shift) % k : pos;
+  ctx.series = TimeSeries(static_cast<std::uint64_t>(cfg_.timeseries_bin_s * 1e9));
+  ctx.stop = watcher_->stop_flag();
+  RankSample s;
+  s.rank = mpi_.rank();
+  s.position = pos;
+  s.node = place_.self.node;
+  auto guarded = [&](auto&& step) -> std::string {
+    if (!active) return {};
+    try {
+      step();
+      return {};
+    } catch (const IoError& e) {
+      s.error_errno = e.err();
+      return who() + ": " + e.what();
+    } catch (const std::exception& e) {
+      return who() + ": " + e.what();
+    }
+  };
+
+  // Untimed: the rank's own file exists, and every reader knows how much of its file is valid.
+  if (!checkpoint(guarded([&] {
+        if (kind != PhaseKind::seq_write) ensure_own_file(ctx);
+      })))
+    return false;
+  if (active) {
+    std::uint64_t mine = files_->valid_bytes(), theirs = 0;
+    MPI_Sendrecv(&mine, 1, MPI_UINT64_T, (pos - shift % k + k) % k, 0, &theirs, 1, MPI_UINT64_T,
+                 ctx.read_position, 0, comm, MPI_STATUS_IGNORE);
+    ctx.read_valid_bytes = theirs;
+  }
+  if (!checkpoint(guarded([&] { phase->prepare(ctx); }))) return false;
+
+  // Timed.
+  const bool random = phase_random(kind);
+  if (rank0_) {
+    progress_->begin_phase(static_cast<int>(point_index) + 1, static_cast<int>(points_.size()), k,
+                           phase_cli_name(kind), ctx.progress_total, random ? cfg_.rand_record : 0);
+    ctx.progress_bytes = progress_->counter();
+  }
+  if (active) MPI_Barrier(comm);
+  const std::string run_error = guarded([&] { phase->run(ctx, s); });
+  if (rank0_) progress_->end_phase();
+  if (!checkpoint(run_error)) return false;
+  if (!checkpoint(guarded([&] { phase->finish(ctx, s); }))) return false;
+
+  // Gather: samples, one reduce of the histograms, one of the filter count, the time series.
+  std::vector<RankSample> samples;
+  PointInput in;
+  if (active) {
+    std::vector<std::uint64_t> lat(LatencyHistogram::kBuckets + 1),
+        lat_sum(rank0_ ? lat.size() : 0);
+    std::copy(ctx.latency.counts().begin(), ctx.latency.counts().end(), lat.begin());
+    lat.back() = ctx.latency.sum_ns();
+    MPI_Reduce(lat.data(), lat_sum.data(), static_cast<int>(lat.size()), MPI_UINT64_T, MPI_SUM, 0,
+               comm);
+    std::uint64_t matches = s.matches, total = 0;
+    if (kind == PhaseKind::filter_count)
+      MPI_Reduce(&matches, &total, 1, MPI_UINT64_T, MPI_SUM, 0, comm);
+    if (rank0_) samples.resize(static_cast<std::size_t>(k));
+    MPI_Gather(&s, sizeof(RankSample), MPI_BYTE, samples.data(), sizeof(RankSample), MPI_BYTE, 0,
+               comm);
+    int nbins = static_cast<int>(ctx.series.bytes().size());
+    std::vector<int> counts(rank0_ ? static_cast<std::size_t>(k) : 0), displs(counts.size());
+    MPI_Gather(&nbins, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
+    int all_bins = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+      displs[i] = all_bins;
+      all_bins += counts[i];
+    }
+    std::vector<std::uint64_t> bytes(static_cast<std::size_t>(all_bins)), ops(bytes.size());
+    MPI_Gatherv(ctx.series.bytes().data(), nbins, MPI_UINT64_T, bytes.data(), counts.data(),
+                displs.data(), MPI_UINT64_T, 0, comm);
+    MPI_Gatherv(ctx.series.ops().data(), nbins, MPI_UINT64_T, ops.data(), counts.data(),
+                displs.data(), MPI_UINT64_T, 0, comm);
+    phase->cleanup(ctx);
+    if (rank0_) {
+      std::copy(lat_sum.begin(), lat_sum.end() - 1, in.latency.counts().begin());
+      in.latency.sum_ns() = lat_sum.back();
+      for (const auto& r : samples)
+        in.latency.max_ns_ref() = std::max(in.latency.max_ns_ref(), r.latency_max_ns);
+      in.total_matches = total;
+      for (std::size_t i = 0; i < counts.size(); ++i) {
+        const auto b = bytes.begin() + displs[i], o = ops.begin() + displs[i];
+        in.series_bytes.emplace_back(b, b + counts[i]);
+        in.series_ops.emplace_back(o, o + counts[i]);
+      }
+    }
+  }
+
+  // Rank 0: reduce, check, write; then everyone learns whether the run goes on.
+  std::string verdict;
+  if (rank0_) {
+    in.point = next_point_++;
+    in.phase = kind;
+    in.engine = cfg_.engine;
+    in.ranks = k;
+    in.nodes = place_.full.nodes_used(k);
+    in.repetition = rep;
+    in.bin_s = cfg_.timeseries_bin_s;
+    in.samples = samples;
+    PointResult p = reduce_point(in);
+    if (kind == PhaseKind::seq_read) seq_read_bw_[{k, rep}] = p.summary.bandwidth_Bps;
+    if (kind == PhaseKind::filter_count) {
+      const auto it = seq_read_bw_.find({k, rep});
+      if (it != seq_read_bw_.end() && it->second > 0)
+        p.summary.filter_efficiency = p.summary.bandwidth_Bps / it->second;
+    }
+    try {
+      writers_.append_point(p, in.latency);
+    } catch (const std::exception& e) {
+      verdict = std::string("writing the results failed: ") + e.what();
+    }
+    const std::string wrong = check_point(p, samples);
+    if (!wrong.empty()) verdict += (verdict.empty() ? "" : "\n") + wrong;
+  }
+  int len = static_cast<int>(verdict.size());
+  MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (len > 0) {
+    if (rank0_) failure_ = verdict;
+    return false;
+  }
+  return true;
+}
+
+int SweepRunner::run() {
+  char id[64] = {};
+  if (rank0_) std::strncpy(id, make_run_id().c_str(), sizeof id - 1);
+  MPI_Bcast(id, sizeof id, MPI_CHAR, 0, MPI_COMM_WORLD);
+  run_id_ = id;
+  spec_ = {cfg_.seed, cfg_.filter_key, cfg_.filter_every};
+  files_ = std::make_unique<FileSet>(
+      cfg_.dir, run_id_, cfg_.reuse_run.empty() ? run_id_ : cfg_.reuse_run, place_.self.position);
+
+  std::string err;
+  if (rank0_) {
+    try {
+      RunContext rc;
+      rc.run_id = run_id_;
+      rc.cfg = &cfg_;
+      rc.world_size = mpi_.size();
+      rc.topology = place_.full;
+      rc.points = points_;
+      rc.t_start_unix_ns = unix_now_ns();
+      rc.engine_detail = make_engine(cfg_.engine, cfg_.engine_options)->info().detail;
+      rc.filter_kernel = filter_kernel_name(resolve_filter_kernel(cfg_.filter_kernel));
+      rc.versions_toml = versions_toml();
+      if (const char* j = std::getenv("SLURM_JOB_ID")) rc.slurm_job_id = j;
+      if (const char* n = std::getenv("SLURM_JOB_NODELIST")) rc.slurm_nodelist = n;
+      rc.mount_type = fsops::fs_type(cfg_.dir);
+      writers_.add(std::make_unique<ConsoleWriter>(stdout));
+      if (cfg_.format == "iozone") writers_.add(std::make_unique<IozoneWriter>(stdout));
+      auto h = std::make_unique<Hdf5Writer>(cfg_.output);
+      hdf5_ = h.get();
+      writers_.add(std::move(h));
+      writers_.begin_run(rc);
+    } catch (const std::exception& e) {
+      err = "rank 0: starting the results in " + cfg_.output + " failed: " + e.what();
+    }
+  }
+  if (!checkpoint(err)) return fail();
+
+  progress_ = std::make_unique<Progress>(rank0_ && !cfg_.quiet, stderr);
+  progress_->begin_run(planned_bytes_of_rank0(cfg_, points_));
+  watcher_ = std::make_unique<SignalWatcher>([this](int sig) {
+    const char* name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+    if (!cfg_.keep) files_->remove_own();
+    if (rank0_) {
+      const std::string msg = std::string("interrupted by ") + name;
+      try {
+        if (hdf5_ != nullptr) hdf5_->abort_from_signal(msg);
+      } catch (...) {
+      }
+      std::fprintf(stderr, "\niosweep: %s; run %s marked aborted in %s%s\n", msg.c_str(),
+                   run_id_.c_str(), cfg_.output.c_str(), cfg_.keep ? "" : ", its files removed");
+    }
+  });
+
+  for (std::size_t pi = 0; pi < points_.size(); ++pi) {
+    const int k = points_[pi];
+    const bool active = place_.self.position < k;
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, active ? 0 : MPI_UNDEFINED, place_.self.position, &comm);
+    const int shift = shift_for(k);
+    bool ok = true;
+    for (int rep = 0; rep < cfg_.repetitions && ok; ++rep)
+      for (PhaseKind kind : cfg_.phases)
+        if (!(ok = run_phase(kind, pi, k, rep, comm, shift))) break;
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+    if (!ok) {
+      watcher_.reset();
+      return fail();
+    }
+  }
+  watcher_.reset();
+  progress_.reset();
+  if (!cfg_.keep) files_->remove_own();
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank0_) {
+    try {
+      writers_.end_run(RunStatus::complete, {});
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "iosweep: finishing the results in %s failed: %s\n", cfg_.output.c_str(),
+                   e.what());
+      return kExitFailure;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_sweep(const Config& cfg, const MpiSession& mpi, const LocalPlace& place,
+              const std::vector<int>& points) {
+  SweepRunner runner(cfg, mpi, place, points);
+  return runner.run();
+}
+
+}  // namespace iosweep

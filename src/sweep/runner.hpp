@@ -1,0 +1,25 @@
+// SweepRunner: the MPI glue of one run. For every point k it splits the active communicator
+// (the first k ranks of the activation order), then for every repetition and phase: untimed
+// preparation, a barrier on the active ranks, the timed phase, one gather of the per-rank
+// samples, one MPI_Reduce of the latency histograms (and of the filter count), and on rank 0
+// the reduction and the writers. Ranks outside the point only join the world-level decisions.
+// Every failure is agreed on collectively, so that no rank is left waiting in a collective.
+#pragma once
+
+#include <vector>
+
+#include "app/config.hpp"
+#include "mpi/session.hpp"
+#include "mpi/topology.hpp"
+
+namespace iosweep {
+
+// Runs the sweep over `points` (already validated) and returns the process exit status.
+int run_sweep(const Config& cfg, const MpiSession& mpi, const LocalPlace& place,
+              const std::vector<int>& points);
+
+// The smallest shift K that moves every read of a k-rank point to another node, given the node
+// of every position; 1 (or 0 for one rank) with `all_remote` false when there is none.
+int auto_read_shift(const std::vector<int>& node_of_position, int k, bool& all_remote);
+
+}  // namespace iosweep

@@ -1,0 +1,50 @@
+// Signal watcher (see signals.hpp).
+#include "sweep/signals.hpp"
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+namespace iosweep {
+namespace {
+
+sigset_t handled_set() {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGINT);
+  sigaddset(&s, SIGTERM);
+  sigaddset(&s, SIGHUP);
+  sigaddset(&s, SIGUSR2);  // internal: wakes the watcher when the run ends normally
+  return s;
+}
+
+}  // namespace
+
+void SignalWatcher::block_signals() {
+  const sigset_t s = handled_set();
+  pthread_sigmask(SIG_BLOCK, &s, nullptr);
+}
+
+SignalWatcher::SignalWatcher(std::function<void(int)> on_signal)
+    : on_signal_(std::move(on_signal)) {
+  thread_ = std::thread([this] {
+    const sigset_t s = handled_set();
+    for (;;) {
+      int sig = 0;
+      if (sigwait(&s, &sig) != 0) continue;
+      if (quitting_.load()) return;
+      if (sig == SIGUSR2) continue;
+      stop_.store(true);
+      on_signal_(sig);
+      _exit(128 + sig);
+    }
+  });
+}
+
+SignalWatcher::~SignalWatcher() {
+  quitting_.store(true);
+  pthread_kill(thread_.native_handle(), SIGUSR2);
+  thread_.join();
+}
+
+}  // namespace iosweep

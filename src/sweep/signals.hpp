@@ -1,0 +1,33 @@
+// Interrupts: SIGINT, SIGTERM and SIGHUP are blocked in every thread (before MPI starts its
+// own threads) and taken by one watcher thread with sigwait(). On a signal the watcher stops
+// new I/O, removes this rank's files, lets rank 0 mark the run aborted in the results file,
+// and exits with 128 + the signal number (130 for SIGINT, 143 for SIGTERM). Nothing of this
+// runs in a signal handler, so it may take locks and call HDF5.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <thread>
+
+namespace iosweep {
+
+class SignalWatcher {
+ public:
+  // Blocks the handled signals in the calling thread; threads created later inherit the mask.
+  static void block_signals();
+
+  explicit SignalWatcher(std::function<void(int)> on_signal);
+  ~SignalWatcher();
+  SignalWatcher(const SignalWatcher&) = delete;
+  SignalWatcher& operator=(const SignalWatcher&) = delete;
+
+  const std::atomic<bool>* stop_flag() const { return &stop_; }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> quitting_{false};
+  std::function<void(int)> on_signal_;
+  std::thread thread_;
+};
+
+}  // namespace iosweep

@@ -1,0 +1,64 @@
+"""Shared helpers for iosweep's Python test layers (mpi, scripts, cluster).
+
+Tests run the real binary under the real mpiexec and read the real HDF5 file with h5py.
+The binary comes from $IOSWEEP_BIN (set by CTest), else build/iosweep.
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import h5py
+import pytest
+
+SOURCE_DIR = Path(os.environ.get("IOSWEEP_SOURCE_DIR", Path(__file__).resolve().parents[1]))
+BIN = os.environ.get("IOSWEEP_BIN", str(SOURCE_DIR / "build" / "iosweep"))
+
+MPI_ENV = {
+    "OMPI_ALLOW_RUN_AS_ROOT": "1",
+    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+    "OMPI_MCA_mpi_yield_when_idle": "1",
+    "OMPI_MCA_rmaps_base_oversubscribe": "1",
+}
+
+PHASES = ["seq_write", "seq_read", "rand_write", "rand_read", "filter_count"]
+
+
+def mpi_env(extra=None):
+    env = dict(os.environ)
+    env.update(MPI_ENV)
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run_iosweep(n, args, timeout=300, env=None, check=None):
+    """Runs `mpiexec --oversubscribe -n N iosweep ARGS`; returns the CompletedProcess."""
+    cmd = ["mpiexec", "--oversubscribe", "-n", str(n), BIN] + [str(a) for a in args]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=mpi_env(env))
+    if check is not None and p.returncode != check:
+        sys.stderr.write(p.stdout + p.stderr)
+        raise AssertionError(f"exit {p.returncode}, expected {check}: {' '.join(cmd)}")
+    return p
+
+
+def runs_of(path):
+    with h5py.File(path, "r") as f:
+        return list(f["runs"].keys())
+
+
+def latest_run(f):
+    """The newest run group of an open h5py file (run ids sort by start time)."""
+    rid = sorted(f["runs"].keys())[-1]
+    return f["runs"][rid]
+
+
+def dir_listing(path):
+    return sorted(os.listdir(path))
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    d = tmp_path / "data"
+    d.mkdir()
+    return d

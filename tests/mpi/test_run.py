@@ -1,0 +1,116 @@
+"""The whole benchmark end to end under mpiexec -n 2 and -n 4, checked through the HDF5 file."""
+import hashlib
+import os
+
+import h5py
+import numpy as np
+import pytest
+
+from conftest import PHASES, dir_listing, latest_run, run_iosweep
+
+
+@pytest.mark.parametrize("n,points", [(2, [1, 2]), (4, [1, 2, 4])])
+def test_all_five_phases_sweep(workdir, tmp_path, n, points):
+    out = tmp_path / "r.h5"
+    p = run_iosweep(n, ["run", "--dir", workdir, "--file-size", "8MiB", "--seq-record", "1MiB",
+                        "--filter-every", "1000", "--output", out, "--quiet"], check=0)
+    assert "placement (spread)" in p.stdout
+    for phase in ["seq-write", "seq-read", "rand-write", "rand-read", "filter-count"]:
+        assert phase in p.stdout
+    assert dir_listing(workdir) == [], "the run's files must be removed at its end"
+    with h5py.File(out, "r") as f:
+        assert f.attrs["schema"] == "iosweep.results"
+        assert f.attrs["schema_version"] == 1
+        g = latest_run(f)
+        s = g["summary"][:]
+        assert len(s) == 5 * len(points)
+        # One row per (phase, point), phases in table order within each point.
+        assert list(s["ranks"]) == [k for k in points for _ in PHASES]
+        assert list(s["phase"]) == list(range(5)) * len(points)
+        assert all(s["bytes"] == s["ranks"] * 8 * 2**20)
+        assert all(s["bandwidth_Bps"] > 0) and all(s["wall_s"] > 0)
+        fc = s[s["phase"] == 4]
+        assert all(fc["matches"] == fc["expected_matches"])
+        assert all(fc["expected_matches"] == fc["ranks"] * ((8 * 2**20 // 8) // 1000))
+        rm = g["rank_map"][:]
+        assert sorted(rm["rank"]) == list(range(n))
+        assert sorted(rm["position"]) == list(range(n))
+        assert list(g["hosts"].asstr()[:]) == [os.uname().nodename] or len(g["hosts"]) == 1
+        ranks = g["ranks"][:]
+        assert len(ranks) == 5 * sum(points)
+        assert g.attrs["status"] == 1  # complete
+        assert "--file-size" in g.attrs["argv"]
+        assert 'file-size="8MiB"' in g.attrs["config"]
+        assert "hdf5" in g.attrs["versions"] and "mpi" in g.attrs["versions"]
+        idx = f["run_index"][:]
+        assert idx[-1]["n_points"] == len(s) and idx[-1]["status"] == 1
+
+
+def _dump(group):
+    """Every dataset and attribute of a group, as bytes, for a byte-for-byte comparison."""
+    h = hashlib.sha256()
+
+    def visit(name, obj):
+        h.update(name.encode())
+        for k in sorted(obj.attrs):
+            h.update(k.encode() + repr(obj.attrs[k]).encode())
+        if isinstance(obj, h5py.Dataset):
+            data = obj[()]
+            if data.dtype.kind == "O":  # variable-length strings: compare the values
+                h.update(repr(list(data)).encode())
+            else:
+                h.update(np.ascontiguousarray(data).tobytes())
+
+    for k in sorted(group.attrs):
+        h.update(k.encode() + repr(group.attrs[k]).encode())
+    group.visititems(visit)
+    return h.hexdigest()
+
+
+def test_second_run_appends_and_leaves_the_first_intact(workdir, tmp_path):
+    out = tmp_path / "r.h5"
+    args = ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB",
+            "--output", out, "--quiet", "--phases", "seq-write,seq-read"]
+    run_iosweep(2, args, check=0)
+    with h5py.File(out, "r") as f:
+        (first,) = list(f["runs"].keys())
+        before = _dump(f["runs"][first])
+    run_iosweep(2, args + ["--label", "second"], check=0)
+    with h5py.File(out, "r") as f:
+        ids = sorted(f["runs"].keys())
+        assert len(ids) == 2 and first in ids
+        assert _dump(f["runs"][first]) == before
+        assert f["runs"][ids[1]].attrs["label"] == "second"
+        assert len(f["run_index"]) == 2
+
+
+def test_reading_phases_alone_create_their_files_untimed(workdir, tmp_path):
+    out = tmp_path / "r.h5"
+    run_iosweep(2, ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB",
+                    "--output", out, "--quiet", "--phases", "rand-read,filter-count"], check=0)
+    with h5py.File(out, "r") as f:
+        s = latest_run(f)["summary"][:]
+        assert list(s["phase"]) == [3, 4, 3, 4]
+        assert all(s["bytes"] == s["ranks"] * 4 * 2**20)
+    assert dir_listing(workdir) == []
+
+
+def test_keep_leaves_the_files_and_dry_run_touches_nothing(workdir, tmp_path):
+    out = tmp_path / "r.h5"
+    p = run_iosweep(2, ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB",
+                        "--output", out, "--dry-run"], check=0)
+    assert "dry run" in p.stdout and "bytes/phase" in p.stdout
+    assert dir_listing(workdir) == [] and not out.exists()
+    run_iosweep(2, ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB",
+                    "--output", out, "--quiet", "--phases", "seq-write", "--keep"], check=0)
+    files = dir_listing(workdir)
+    assert len(files) == 2 and all(f.startswith("iosweep.") for f in files)
+    assert all(os.path.getsize(workdir / f) == 4 * 2**20 for f in files)
+
+
+def test_uneven_world_size_appends_the_world_size(workdir, tmp_path):
+    out = tmp_path / "r.h5"
+    run_iosweep(3, ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB",
+                    "--output", out, "--quiet", "--phases", "seq-write"], check=0)
+    with h5py.File(out, "r") as f:
+        assert list(latest_run(f)["summary"]["ranks"]) == [1, 2, 3]

@@ -1,0 +1,139 @@
+// The data model: stamps unique, key count exact, data incompressible, in-place write source
+// equal to the reference content, verification catching corruption.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <set>
+#include <unordered_set>
+
+#include "core/aligned_buffer.hpp"
+#include "core/pattern.hpp"
+
+using namespace iosweep;
+
+namespace {
+
+std::uint64_t count_key(std::span<const std::byte> b, std::uint64_t key) {
+  std::uint64_t n = 0;
+  const auto* w = reinterpret_cast<const std::uint64_t*>(b.data());
+  for (std::size_t i = 0; i < b.size() / 8; ++i)
+    n += w[i] == key;
+  return n;
+}
+
+}  // namespace
+
+TEST(Pattern, StampsAreUniqueOverAWholeFileAndAcrossFiles) {
+  const DataSpec spec{7, 0x1234, 1048576};
+  const std::uint64_t blocks = (1ull << 30) / kBlockBytes;  // a 1 GiB file
+  std::unordered_set<std::uint64_t> seen;
+  seen.reserve(blocks * 2);
+  for (std::uint64_t f = 0; f < 2; ++f)
+    for (std::uint64_t b = 0; b < blocks; ++b)
+      ASSERT_TRUE(seen.insert(block_stamp(spec, f, b)).second);
+}
+
+TEST(Pattern, ExpectedKeyCountIsExactForManyPeriods) {
+  AlignedBuffer buf(8u << 20);
+  for (std::uint64_t every : {2ull, 3ull, 511ull, 512ull, 513ull, 1000ull, 4096ull, 1048576ull}) {
+    const DataSpec spec{3, 0xfeedfacecafebeefull, every};
+    std::uint64_t found = 0;
+    const std::uint64_t file_bytes = 24u << 20;
+    for (std::uint64_t off = 0; off < file_bytes; off += buf.size()) {
+      fill_blocks(spec, 5, off, buf.span());
+      found += count_key(buf.span(), spec.filter_key);
+    }
+    EXPECT_EQ(found, expected_matches(spec, 0, file_bytes)) << "every " << every;
+    EXPECT_GT(found, 0u);
+  }
+}
+
+TEST(Pattern, ExpectedCountOfAnyRangeMatchesAScan) {
+  const DataSpec spec{1, 99, 700};
+  AlignedBuffer buf(1u << 20);
+  fill_blocks(spec, 0, 0, buf.span());
+  std::mt19937_64 rng(1);
+  for (int i = 0; i < 200; ++i) {
+    std::uint64_t a = rng() % (buf.size() / 8), b = rng() % (buf.size() / 8);
+    if (a > b) std::swap(a, b);
+    EXPECT_EQ(count_key(buf.span().subspan(a * 8, (b - a) * 8), 99),
+              expected_matches(spec, a * 8, b * 8));
+  }
+}
+
+TEST(Pattern, DataIsNotCompressibleByGzip) {
+  // 64 MiB of one file through `gzip -1`: at least 99% of the size must remain.
+  const DataSpec spec{11, 0xabc, 1048576};
+  AlignedBuffer buf(64u << 20);
+  fill_blocks(spec, 3, 0, buf.span());
+  char path[] = "/tmp/iosweep-gzip-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, buf.data(), buf.size()), static_cast<ssize_t>(buf.size()));
+  close(fd);
+  const std::string cmd = std::string("gzip -1 -c ") + path + " | wc -c";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  unsigned long long compressed = 0;
+  ASSERT_EQ(fscanf(p, "%llu", &compressed), 1);
+  pclose(p);
+  unlink(path);
+  EXPECT_GE(static_cast<double>(compressed), 0.99 * static_cast<double>(buf.size()));
+}
+
+TEST(Pattern, PatternBufferServesExactlyTheReferenceContent) {
+  const DataSpec spec{5, 0x77, 3000};
+  for (std::size_t record :
+       {std::size_t{4096}, std::size_t{65536}, std::size_t{16u << 20}, std::size_t{12288}}) {
+    PatternBuffer src(spec, 9, record, 4);
+    AlignedBuffer want(record);
+    std::mt19937_64 rng(record);
+    for (int i = 0; i < 24; ++i) {
+      const std::uint64_t off = (rng() % 4096) * record;
+      unsigned slot = 0;
+      std::byte* p = src.acquire(off, record, slot);
+      ASSERT_NE(p, nullptr);
+      fill_blocks(spec, 9, off, want.span());
+      ASSERT_EQ(std::memcmp(p, want.data(), record), 0) << "record " << record << " offset " << off;
+      src.release(slot);
+    }
+  }
+}
+
+TEST(Pattern, PatternBufferKeepsInFlightRegionsApart) {
+  const DataSpec spec{5, 0x77, 1048576};
+  PatternBuffer src(spec, 1, 16u << 20, 3);
+  unsigned s[3];
+  std::set<std::byte*> ptrs;
+  for (unsigned i = 0; i < 3; ++i) {
+    std::byte* p = src.acquire(i * (16ull << 20), 16u << 20, s[i]);
+    ASSERT_NE(p, nullptr);
+    ptrs.insert(p);
+  }
+  EXPECT_EQ(ptrs.size(), 3u);  // three records in flight, three distinct buffers
+  unsigned extra = 0;
+  EXPECT_EQ(src.acquire(3 * (16ull << 20), 16u << 20, extra), nullptr);  // depth exhausted
+  src.release(s[1]);
+  EXPECT_NE(src.acquire(3 * (16ull << 20), 16u << 20, extra), nullptr);
+}
+
+TEST(Pattern, VerifyFindsTheFirstCorruptWord) {
+  const DataSpec spec{2, 0x55, 1000};
+  AlignedBuffer buf(64 * 1024);
+  fill_blocks(spec, 4, 1u << 20, buf.span());
+  Mismatch m;
+  EXPECT_EQ(verify_blocks(spec, 4, 1u << 20, buf.span(), &m), 0u);
+  EXPECT_FALSE(m.any);
+  auto* w = reinterpret_cast<std::uint64_t*>(buf.data());
+  w[1000] ^= 1;
+  w[5000] ^= 1;
+  EXPECT_EQ(verify_blocks(spec, 4, 1u << 20, buf.span(), &m), 2u);
+  ASSERT_TRUE(m.any);
+  EXPECT_EQ(m.offset, (1u << 20) + 1000 * 8);
+  EXPECT_EQ(m.found ^ m.expected, 1u);
+  // Another file's content is wrong everywhere: the file id is part of the data.
+  Mismatch other;
+  EXPECT_EQ(verify_blocks(spec, 5, 1u << 20, buf.span(), &other), 16u);
+}

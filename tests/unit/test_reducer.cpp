@@ -1,0 +1,87 @@
+// Reduction arithmetic from per-rank samples to the summary row.
+#include <gtest/gtest.h>
+
+#include "sweep/reducer.hpp"
+
+using namespace iosweep;
+
+namespace {
+RankSample sample(int rank, int node, std::uint64_t bytes, double elapsed) {
+  RankSample s;
+  s.rank = rank;
+  s.position = rank;
+  s.node = node;
+  s.file = rank;
+  s.bytes = bytes;
+  s.ops = bytes / 4096;
+  s.elapsed_s = elapsed;
+  return s;
+}
+}  // namespace
+
+TEST(Reducer, WallChildrenAndPerRankFigures) {
+  PointInput in;
+  in.ranks = 2;
+  in.nodes = 2;
+  in.samples = {sample(0, 0, 100 << 20, 1.0), sample(1, 1, 100 << 20, 2.0)};
+  const auto r = reduce_point(in);
+  const double mib = 1 << 20;
+  EXPECT_EQ(r.summary.bytes, 200u << 20);
+  EXPECT_DOUBLE_EQ(r.summary.wall_s, 2.0);
+  EXPECT_DOUBLE_EQ(r.summary.bandwidth_Bps, 100 * mib);  // 200 MiB / 2 s
+  EXPECT_DOUBLE_EQ(r.summary.children_Bps, 150 * mib);   // 100 + 50 MiB/s
+  EXPECT_DOUBLE_EQ(r.summary.rank_bw_min_Bps, 50 * mib);
+  EXPECT_DOUBLE_EQ(r.summary.rank_bw_max_Bps, 100 * mib);
+  EXPECT_DOUBLE_EQ(r.summary.rank_bw_mean_Bps, 75 * mib);
+  EXPECT_DOUBLE_EQ(r.summary.rank_bw_std_Bps, 25 * mib);
+  EXPECT_DOUBLE_EQ(r.summary.iops, (200.0 * 256) / 2.0);
+  EXPECT_DOUBLE_EQ(r.summary.first_done_s, 1.0);
+  EXPECT_DOUBLE_EQ(r.summary.last_done_s, 2.0);
+  ASSERT_EQ(r.ranks.size(), 2u);
+  ASSERT_EQ(r.nodes.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.nodes[1].bandwidth_Bps, 50 * mib);
+}
+
+TEST(Reducer, FirstDoneFromTimeSeries) {
+  // Rank 0 moves 10 units in 1 s; rank 1 moves 1 unit per 0.1 s bin for 2 s. When rank 0
+  // finishes, rank 1 has moved 10 bins' worth.
+  PointInput in;
+  in.ranks = 2;
+  in.bin_s = 0.1;
+  in.samples = {sample(0, 0, 10, 1.0), sample(1, 0, 20, 2.0)};
+  in.series_bytes = {std::vector<std::uint64_t>(10, 1), std::vector<std::uint64_t>(20, 1)};
+  in.series_ops = in.series_bytes;
+  const auto r = reduce_point(in);
+  EXPECT_NEAR(r.summary.first_done_Bps, 20.0, 1e-9);  // (10 + 10) / 1 s
+  EXPECT_NEAR(r.summary.last_done_Bps, 15.0, 1e-9);   // 30 / 2 s
+  EXPECT_EQ(r.series.size(), 30u);
+}
+
+TEST(Reducer, SingleRankIozoneRateEqualsWallRate) {
+  PointInput in;
+  in.bin_s = 0.1;
+  in.samples = {sample(0, 0, 1000, 0.35)};
+  in.series_bytes = {{300, 300, 300, 100}};
+  in.series_ops = in.series_bytes;
+  const auto r = reduce_point(in);
+  EXPECT_DOUBLE_EQ(r.summary.iozone_children_Bps, r.summary.bandwidth_Bps);
+}
+
+TEST(Reducer, BytesByInterpolatesWithinABin) {
+  const std::vector<std::uint64_t> bins{100, 100, 50};
+  EXPECT_DOUBLE_EQ(bytes_by(bins, 0.1, 0.25, 0.05), 50);
+  EXPECT_DOUBLE_EQ(bytes_by(bins, 0.1, 0.25, 0.2), 200);
+  EXPECT_DOUBLE_EQ(bytes_by(bins, 0.1, 0.25, 0.25), 250);  // the last bin ends at the rank's end
+  EXPECT_DOUBLE_EQ(bytes_by(bins, 0.1, 0.25, 9.0), 250);
+}
+
+TEST(Reducer, LatencyPercentilesComeFromTheMergedHistogram) {
+  PointInput in;
+  in.samples = {sample(0, 0, 4096, 1.0)};
+  for (int i = 1; i <= 100; ++i)
+    in.latency.record(static_cast<std::uint64_t>(i) * 1000);
+  const auto r = reduce_point(in);
+  EXPECT_NEAR(r.summary.lat_p50_ns, 50000, 500);
+  EXPECT_NEAR(r.summary.lat_p99_ns, 99000, 990);
+  EXPECT_NEAR(r.summary.lat_mean_ns, 50500, 1);
+}

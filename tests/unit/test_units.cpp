@@ -1,0 +1,60 @@
+// Size, rate, duration and count parsing: one feature per test.
+#include <gtest/gtest.h>
+
+#include "core/units.hpp"
+
+using namespace iosweep;
+
+TEST(Units, SizesAcceptShortAndIecSuffixesAsBinary) {
+  const std::pair<const char*, std::uint64_t> cases[] = {
+      {"4096", 4096},       {"4k", 4096},       {"4K", 4096},         {"4KiB", 4096},
+      {"4kb", 4096},        {"16m", 16u << 20}, {"16MiB", 16u << 20}, {"1g", 1ull << 30},
+      {"1GiB", 1ull << 30}, {"2t", 2ull << 40}, {"1.5k", 1536},       {" 8 MiB ", 8u << 20}};
+  for (const auto& [text, want] : cases) {
+    std::uint64_t got = 0;
+    EXPECT_EQ(parse_size(text, got), "") << text;
+    EXPECT_EQ(got, want) << text;
+  }
+}
+
+TEST(Units, SizesRejectGarbageNegativeUnknownUnitAndOverflow) {
+  for (const char* bad :
+       {"", "abc", "-4k", "4q", "k", "1.3b", "99999999999TiB", "18446744073709551616", "4 k b"}) {
+    std::uint64_t got = 7;
+    EXPECT_NE(parse_size(bad, got), "") << bad;
+    EXPECT_EQ(got, 7u) << bad;
+  }
+  std::uint64_t v = 0;
+  EXPECT_NE(parse_size("99999999999TiB", v).find("too large"), std::string::npos);
+}
+
+TEST(Units, RatesFollowVendorDecimalAndIecBinary) {
+  double r = 0;
+  EXPECT_EQ(parse_rate("5.2GB/s", r), "");
+  EXPECT_DOUBLE_EQ(r, 5.2e9);
+  EXPECT_EQ(parse_rate("800MiB/s", r), "");
+  EXPECT_DOUBLE_EQ(r, 800.0 * 1048576.0);
+  EXPECT_NE(parse_rate("fast", r), "");
+  EXPECT_NE(parse_rate("0GB/s", r), "");
+}
+
+TEST(Units, DurationsAndCounts) {
+  double s = 0;
+  EXPECT_EQ(parse_seconds("100ms", s), "");
+  EXPECT_DOUBLE_EQ(s, 0.1);
+  EXPECT_EQ(parse_seconds("2", s), "");
+  EXPECT_DOUBLE_EQ(s, 2.0);
+  EXPECT_NE(parse_seconds("2 fortnights", s), "");
+  std::uint64_t n = 0;
+  EXPECT_EQ(parse_count("32", n), "");
+  EXPECT_EQ(n, 32u);
+  EXPECT_NE(parse_count("-1", n), "");
+  EXPECT_NE(parse_count("3x", n), "");
+}
+
+TEST(Units, FormatSize) {
+  EXPECT_EQ(format_size(16u << 20), "16 MiB");
+  EXPECT_EQ(format_size(4096), "4 KiB");
+  EXPECT_EQ(format_size(1536), "1.50 KiB");
+  EXPECT_EQ(format_size(12), "12 B");
+}
