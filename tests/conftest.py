@@ -19,6 +19,9 @@ MPI_ENV = {
     "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
     "OMPI_MCA_mpi_yield_when_idle": "1",
     "OMPI_MCA_rmaps_base_oversubscribe": "1",
+    # When a rank exits non-zero, mpirun waits this long before SIGKILL; the tests that send
+    # signals set it back to mpirun's default of 1 s.
+    "OMPI_MCA_odls_base_sigkill_timeout": "0",
 }
 
 PHASES = ["seq_write", "seq_read", "rand_write", "rand_read", "filter_count"]

@@ -34,6 +34,7 @@ struct IoRequest {
 struct IoCompletion {
   std::uint64_t tag = 0;
   std::int64_t result = 0;  // bytes transferred, or -errno
+  std::uint64_t done = 0;   // on error: bytes transferred before it (the error's offset)
 };
 
 struct OpenMode {

@@ -80,11 +80,10 @@ std::string check_writable_dir(const std::string& dir) {
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0) return "'" + dir + "' does not exist";
   if (!S_ISDIR(st.st_mode)) return "'" + dir + "' is not a folder";
-  if (::access(dir.c_str(), W_OK | X_OK) != 0) return "'" + dir + "' is not writable";
-  // Root passes access() everywhere; a read-only mount still refuses.
   struct statvfs vfs {};
   if (::statvfs(dir.c_str(), &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
     return "'" + dir + "' is on a read-only file system";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return "'" + dir + "' is not writable";
   return {};
 }
 

@@ -136,7 +136,7 @@ std::size_t MpiioEngine::reap(std::span<IoCompletion> out, std::size_t min) {
       const MPI_Status& st = statuses_[static_cast<std::size_t>(i)];
       int err = rc == MPI_ERR_IN_STATUS ? st.MPI_ERROR : MPI_SUCCESS;
       if (err != MPI_SUCCESS) {
-        out[n_out++] = {s.req.tag, -static_cast<std::int64_t>(errno_from_mpi(err))};
+        out[n_out++] = {s.req.tag, -static_cast<std::int64_t>(errno_from_mpi(err)), s.done};
         free_.push_back(slot);
         continue;
       }
@@ -148,7 +148,7 @@ std::size_t MpiioEngine::reap(std::span<IoCompletion> out, std::size_t min) {
         start(slot);
         continue;
       }
-      out[n_out++] = {s.req.tag, static_cast<std::int64_t>(done)};
+      out[n_out++] = {s.req.tag, static_cast<std::int64_t>(done), done};
       free_.push_back(slot);
     }
     if (n_out == out.size()) break;

@@ -55,12 +55,12 @@ IoCompletion PosixEngine::execute(const IoRequest& r) const {
                                          : ::pwrite(fd, r.buf + done, r.length - done, off);
     if (n < 0) {
       if (errno == EINTR || errno == EAGAIN) continue;
-      return {r.tag, -static_cast<std::int64_t>(errno)};
+      return {r.tag, -static_cast<std::int64_t>(errno), done};
     }
     if (n == 0) break;  // end of file on read; a zero-byte write is reported as short
     done += static_cast<std::size_t>(n);
   }
-  return {r.tag, static_cast<std::int64_t>(done)};
+  return {r.tag, static_cast<std::int64_t>(done), done};
 }
 
 void PosixEngine::submit(std::span<const IoRequest> requests) {

@@ -239,7 +239,7 @@ std::size_t UringEngine::reap(std::span<IoCompletion> out, std::size_t min) {
         continue;
       }
       const std::int64_t result = res < 0 ? res : static_cast<std::int64_t>(s.done) + res;
-      out[n_out++] = {s.req.tag, result};
+      out[n_out++] = {s.req.tag, result, s.done};
       free_.push_back(slot);
     }
     io_uring_cq_advance(&ring_, got);

@@ -13,9 +13,15 @@ std::string FileSet::path(int position) const {
   return dir_ + "/iosweep." + source_run_ + "." + std::to_string(position);
 }
 
+void FileSet::note_pending_create() {
+  std::lock_guard lock(mu_);
+  pending_ = true;
+}
+
 void FileSet::note_created(const fsops::FileIdentity& id) {
   std::lock_guard lock(mu_);
   created_ = id;
+  pending_ = false;
 }
 
 bool FileSet::own_exists() const {
@@ -26,8 +32,13 @@ bool FileSet::own_exists() const {
 
 void FileSet::remove_own() {
   std::lock_guard lock(mu_);
-  if (created_.valid) fsops::remove_if_same(path(position_), created_);
+  if (created_.valid) {
+    fsops::remove_if_same(path(position_), created_);
+  } else if (pending_ && !reusing()) {
+    fsops::remove_if_same(path(position_), fsops::identity_of(path(position_)));
+  }
   created_ = {};
+  pending_ = false;
   valid_bytes_ = 0;
 }
 

@@ -24,6 +24,10 @@ class FileSet {
 
   // The rank's own file: created by this run (identity recorded) and how much of it holds
   // valid data (a stonewalled sequential write leaves a prefix).
+  // Before an exclusive create inside a timed window: if the run stops before note_created,
+  // remove_own still removes the file (its name carries this run's id, and the create was
+  // exclusive, so a file found there is this rank's own).
+  void note_pending_create();
   void note_created(const fsops::FileIdentity& id);
   bool own_exists() const;
   std::uint64_t valid_bytes() const { return valid_bytes_; }
@@ -36,6 +40,7 @@ class FileSet {
   int position_;
   mutable std::mutex mu_;
   fsops::FileIdentity created_;
+  bool pending_ = false;
   std::uint64_t valid_bytes_ = 0;
 };
 

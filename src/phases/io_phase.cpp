@@ -117,6 +117,7 @@ DriverJob IoPhase::job(PhaseContext& ctx, int handle) {
 
 void IoPhase::run(PhaseContext& ctx, RankSample& s) {
   Verifier verifier(ctx.data, static_cast<std::uint64_t>(file_position_));
+  if (create_in_window_) ctx.files.note_pending_create();
   const std::uint64_t t0 = now_ns();
   const int h = engine_->open(path_, {writes(), create_in_window_});
   const std::uint64_t t1 = now_ns();

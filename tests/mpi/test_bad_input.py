@@ -1,0 +1,193 @@
+"""Bad input through the real binary under mpiexec: exit status 2, one line from rank 0 naming
+the option and the problem, nothing created on disk, the results file untouched."""
+import hashlib
+import os
+import subprocess
+
+import h5py
+import pytest
+
+from conftest import run_iosweep
+
+GOOD = ["--file-size", "32MiB", "--seq-record", "4MiB"]
+
+
+def snapshot(root):
+    """Every path under root with its size and modification time, and content hashes of files."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            digest = ""
+            if os.path.isfile(p) and not os.path.islink(p):
+                with open(p, "rb") as fh:
+                    digest = hashlib.sha256(fh.read()).hexdigest()
+            out[p] = (st.st_size, st.st_mtime_ns, st.st_mode, digest)
+    return out
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    """A work folder, an existing results file with one run, and a few traps (shared by the
+    cases, which must leave all of it untouched)."""
+    tmp_path = tmp_path_factory.mktemp("bad")
+    work = tmp_path / "work"
+    work.mkdir()
+    out = tmp_path / "results.h5"
+    run_iosweep(1, ["run", "--dir", work, "--file-size", "1MiB", "--seq-record", "1MiB",
+                    "--phases", "seq-write", "--output", out, "--quiet"], check=0)
+    (tmp_path / "a-file").write_text("not a folder\n")
+    (tmp_path / "notes.txt").write_text("a text file, not HDF5\n")
+    with h5py.File(tmp_path / "other.h5", "w") as f:
+        f.attrs["schema"] = "someone.else"
+    with h5py.File(tmp_path / "newer.h5", "w") as f:
+        f.attrs["schema"] = "iosweep.results"
+        f.attrs["schema_version"] = 2
+    (tmp_path / "unknown-key.toml").write_text('file-size = "1m"\nno-such-option = 3\n')
+    (tmp_path / "folder.h5").mkdir()
+    return tmp_path, work, out
+
+
+CASES = [
+    # (id, extra arguments, option the message must name)
+    ("size-not-numeric", ["--file-size", "abc"], "--file-size"),
+    ("size-negative", ["--file-size", "-4k"], "--file-size"),
+    ("size-zero", ["--file-size", "0"], "--file-size"),
+    ("size-overflow", ["--file-size", "99999999999TiB"], "--file-size"),
+    ("size-unknown-unit", ["--file-size", "12q"], "--file-size"),
+    ("seq-record-zero", ["--seq-record", "0"], "--seq-record"),
+    ("rand-record-not-4k", ["--rand-record", "3000"], "--rand-record"),
+    ("record-larger-than-file", ["--seq-record", "64m"], "--seq-record"),
+    ("record-not-dividing-file", ["--file-size", "20m", "--seq-record", "16m"], "--file-size"),
+    ("scan-record-not-dividing", ["--scan-record", "3m"], "--file-size"),
+    ("ranks-empty", ["--ranks="], "--ranks"),
+    ("ranks-duplicate", ["--ranks", "1,1"], "--ranks"),
+    ("ranks-decreasing", ["--ranks", "2,1"], "--ranks"),
+    ("ranks-beyond-world", ["--ranks", "1,8"], "--ranks"),
+    ("ranks-zero", ["--ranks", "0,1"], "--ranks"),
+    ("sweep-max-below-min", ["--sweep", "4:2"], "--sweep"),
+    ("sweep-malformed", ["--sweep", "abc"], "--sweep"),
+    ("sweep-beyond-world", ["--sweep", "4:8"], "--sweep"),
+    ("phase-unknown", ["--phases", "seq-wrote"], "--phases"),
+    ("engine-unknown", ["--engine", "aio"], "--engine"),
+    ("iodepth-zero", ["--engine", "uring", "--iodepth", "0"], "--iodepth"),
+    ("iodepth-posix", ["--iodepth", "8"], "--iodepth"),
+    ("placement-unknown", ["--placement", "diagonal"], "--placement"),
+    ("repetitions-zero", ["--repetitions", "0"], "--repetitions"),
+    ("filter-every-one", ["--filter-every", "1"], "--filter-every"),
+    ("filter-kernel-unknown", ["--filter-kernel", "avx1024"], "--filter-kernel"),
+    ("cache-unknown", ["--cache", "maybe"], "--cache"),
+    ("read-shift-negative", ["--read-shift", "-1"], "--read-shift"),
+    ("wearout-without-stonewall", ["--stonewall-wearout"], "--stonewall-wearout"),
+    ("stonewall-garbage", ["--stonewall", "soon"], "--stonewall"),
+    ("rated-bw-garbage", ["--rated-bw", "fast"], "--rated-bw"),
+    ("timeseries-bin-zero", ["--timeseries-bin", "0"], "--timeseries-bin"),
+    ("unknown-option", ["--bogus"], "--bogus"),
+    ("dir-missing", ["--dir", "{tmp}/missing"], "--dir"),
+    ("dir-is-a-file", ["--dir", "{tmp}/a-file"], "--dir"),
+    ("output-is-a-folder", ["--output", "{tmp}/folder.h5"], "--output"),
+    ("output-is-text", ["--output", "{tmp}/notes.txt"], "--output"),
+    ("output-other-schema", ["--output", "{tmp}/other.h5"], "--output"),
+    ("output-newer-schema", ["--output", "{tmp}/newer.h5"], "--output"),
+    ("output-missing-folder", ["--output", "{tmp}/nowhere/r.h5"], "--output"),
+    ("config-unknown-key", ["--config", "{tmp}/unknown-key.toml"], "--config"),
+    ("config-missing", ["--config", "{tmp}/none.toml"], "--config"),
+    ("reuse-with-write-phase", ["--reuse", "20200101T000000Z-00000000"], "--reuse"),
+    ("reuse-missing-files", ["--reuse", "20200101T000000Z-00000000", "--phases", "seq-read"], "--reuse"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_bad_input(env, case):
+    tmp, work, out = env
+    _, extra, option = case
+    extra = [a.replace("{tmp}", str(tmp)) for a in extra]
+    args = ["run", "--dir", work, "--output", out] + GOOD + extra
+    before = snapshot(tmp)
+    p = run_iosweep(2, args)
+    assert p.returncode == 2, p.stdout + p.stderr
+    lines = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    assert len(lines) == 1, p.stderr
+    assert option in lines[0], lines[0]
+    assert snapshot(tmp) == before, "bad input must create, change or remove nothing"
+
+
+def _mount(kind, target, options=None):
+    cmd = ["mount", "-t", kind] + (["-o", options] if options else []) + [kind, str(target)]
+    return subprocess.run(cmd, capture_output=True).returncode == 0
+
+
+@pytest.fixture
+def mounted(tmp_path):
+    mounts = []
+
+    def make(kind, options=None):
+        if os.geteuid() != 0:
+            pytest.skip("mounting a file system for this test needs root")
+        d = tmp_path / f"mnt{len(mounts)}"
+        d.mkdir()
+        if not _mount(kind, d, options):
+            pytest.skip(f"cannot mount {kind} here")
+        mounts.append(d)
+        return d
+
+    yield make
+    for d in mounts:
+        subprocess.run(["umount", "-l", str(d)])
+
+
+def _expect_refusal(tmp_path, args, option, watch):
+    before = snapshot(watch)
+    p = run_iosweep(2, ["run", "--output", tmp_path / "r.h5"] + args)
+    assert p.returncode == 2, p.stdout + p.stderr
+    lines = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    assert len(lines) == 1 and option in lines[0], p.stderr
+    assert snapshot(watch) == before
+    assert not (tmp_path / "r.h5").exists()
+    return lines[0]
+
+
+def test_dir_on_read_only_file_system(tmp_path, mounted):
+    d = mounted("tmpfs", "ro,size=4m")
+    line = _expect_refusal(tmp_path, ["--dir", d] + GOOD, "--dir", d)
+    assert "read-only" in line
+
+
+def test_dir_not_writable_for_a_user(tmp_path):
+    if os.geteuid() == 0:
+        pytest.skip("root writes to any folder; covered by the read-only mount test")
+    d = tmp_path / "locked"
+    d.mkdir(mode=0o555)
+    _expect_refusal(tmp_path, ["--dir", d] + GOOD, "--dir", d)
+
+
+def test_direct_on_a_file_system_without_o_direct(tmp_path, mounted):
+    d = mounted("ramfs")  # ramfs refuses O_DIRECT (this kernel's tmpfs accepts it)
+    line = _expect_refusal(tmp_path, ["--dir", d, "--direct"] + GOOD, "--direct", d)
+    assert "O_DIRECT" in line
+
+
+def test_direct_on_tmpfs_is_refused_where_tmpfs_refuses_it(tmp_path, mounted):
+    d = mounted("tmpfs", "size=64m")
+    try:
+        fd = os.open(d / "probe", os.O_CREAT | os.O_WRONLY | os.O_DIRECT)
+        os.close(fd)
+        os.unlink(d / "probe")
+        pytest.skip("this kernel's tmpfs accepts O_DIRECT (Linux >= 6.6); see the ramfs test")
+    except OSError:
+        pass
+    _expect_refusal(tmp_path, ["--dir", d, "--direct"] + GOOD, "--direct", d)
+
+
+def test_not_enough_free_space_gives_both_numbers_and_force_overrides(tmp_path, mounted):
+    d = mounted("tmpfs", "size=16m")
+    line = _expect_refusal(tmp_path, ["--dir", d, "--file-size", "32MiB", "--seq-record", "4MiB"],
+                           "--file-size", d)
+    assert "67108864 bytes" in line and "free" in line
+    # --force runs anyway (and then meets ENOSPC: an I/O error, exit 1, files removed).
+    p = run_iosweep(2, ["run", "--output", tmp_path / "r.h5", "--dir", d, "--file-size", "32MiB",
+                        "--seq-record", "4MiB", "--force", "--quiet", "--phases", "seq-write"])
+    assert p.returncode == 1, p.stderr
+    assert "ENOSPC" in p.stderr
+    assert os.listdir(d) == []
