@@ -84,8 +84,9 @@ def load(path):
 
 
 def _run_group(f, run_id):
-    if run_id is None:
-        run_id = sorted(f["runs"].keys())[-1]
+    if run_id is None:  # the run appended last
+        run_id = f["run_index"]["run_id"][-1]
+        run_id = run_id.decode() if isinstance(run_id, bytes) else run_id
     if run_id not in f["runs"]:
         raise NotAResultsFile(f"no run {run_id} in the file")
     return f["runs"][run_id]

@@ -50,10 +50,14 @@ def runs_of(path):
         return list(f["runs"].keys())
 
 
+def run_ids(f):
+    """Run ids of an open h5py file in the order the runs were appended."""
+    return [r.decode() if isinstance(r, bytes) else r for r in f["run_index"]["run_id"]]
+
+
 def latest_run(f):
-    """The newest run group of an open h5py file (run ids sort by start time)."""
-    rid = sorted(f["runs"].keys())[-1]
-    return f["runs"][rid]
+    """The run group appended last to an open h5py file."""
+    return f["runs"][run_ids(f)[-1]]
 
 
 def dir_listing(path):

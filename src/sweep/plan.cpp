@@ -50,9 +50,12 @@ std::string resolve_points(const Config& cfg, int world_size, std::vector<int>& 
 }
 
 std::string make_run_id() {
-  const std::time_t t = std::time(nullptr);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&t));
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  const std::time_t t = ts.tv_sec;
+  char day[24], stamp[40];
+  std::strftime(day, sizeof day, "%Y%m%dT%H%M%S", std::gmtime(&t));
+  std::snprintf(stamp, sizeof stamp, "%s.%03ldZ", day, ts.tv_nsec / 1000000);
   std::uint32_t r = 0;
   const int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
   if (fd < 0 || ::read(fd, &r, sizeof r) != static_cast<ssize_t>(sizeof r))

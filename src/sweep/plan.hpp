@@ -15,7 +15,8 @@ namespace iosweep {
 // Empty on success (points filled), otherwise "--option: problem".
 std::string resolve_points(const Config& cfg, int world_size, std::vector<int>& points);
 
-// "20261130T045512Z-3fa9c1d2": UTC start time and 32 random bits; a valid file and group name.
+// "20261130T045512.345Z-3fa9c1d2": UTC start time (ms) and 32 random bits; a valid file and
+// group name. Run groups sort by start time.
 std::string make_run_id();
 
 // Bytes rank 0 itself moves over the whole run (its share of every point), for progress.

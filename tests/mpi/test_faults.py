@@ -9,7 +9,7 @@ import subprocess
 import h5py
 import pytest
 
-from conftest import run_iosweep
+from conftest import run_ids, run_iosweep
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def test_enospc_in_the_middle_of_seq_write(small_tmpfs, tmp_path):
     assert 0 < int(m.group(4)) < 16 * 2**20
     assert os.listdir(small_tmpfs) == [], "the run's files must be removed"
     with h5py.File(out, "r") as f:
-        runs = sorted(f["runs"].keys())
+        runs = run_ids(f)
         assert len(runs) == 2 and runs[0] == first
         assert (f["runs"][first]["summary"][()] == first_summary).all()
         assert f["runs"][first].attrs["status"] == 1

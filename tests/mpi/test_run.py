@@ -6,7 +6,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import PHASES, dir_listing, latest_run, run_iosweep
+from conftest import PHASES, dir_listing, latest_run, run_ids, run_iosweep
 
 
 @pytest.mark.parametrize("n,points", [(2, [1, 2]), (4, [1, 2, 4])])
@@ -77,8 +77,8 @@ def test_second_run_appends_and_leaves_the_first_intact(workdir, tmp_path):
         before = _dump(f["runs"][first])
     run_iosweep(2, args + ["--label", "second"], check=0)
     with h5py.File(out, "r") as f:
-        ids = sorted(f["runs"].keys())
-        assert len(ids) == 2 and first in ids
+        ids = run_ids(f)
+        assert len(ids) == 2 and ids[0] == first
         assert _dump(f["runs"][first]) == before
         assert f["runs"][ids[1]].attrs["label"] == "second"
         assert len(f["run_index"]) == 2
