@@ -1,0 +1,53 @@
+"""scripts/iosweep-load: prints the runs of a results file and returns DataFrames on import."""
+import subprocess
+import sys
+
+import pytest
+
+from conftest import SOURCE_DIR, run_iosweep
+
+sys.path.insert(0, str(SOURCE_DIR / "scripts"))
+import iosweep_load  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("load")
+    work = tmp / "w"
+    work.mkdir()
+    out = tmp / "r.h5"
+    for label in ("first", "second"):
+        run_iosweep(2, ["run", "--dir", work, "--file-size", "2MiB", "--seq-record", "1MiB",
+                        "--phases", "seq-write,rand-read", "--output", out, "--quiet",
+                        "--label", label], check=0)
+    return out
+
+
+def test_import_returns_one_row_per_summary_point_with_run_attributes(results):
+    runs, summary = iosweep_load.load(results)
+    assert list(runs["label"]) == ["first", "second"] or sorted(runs["label"]) == ["first", "second"]
+    assert len(summary) == 2 * 2 * 2  # runs x phases x points
+    assert set(summary["phase_name"]) == {"seq_write", "rand_read"}
+    assert set(summary["label"]) == {"first", "second"}
+    assert (summary["file_size_bytes"] == 2 * 2**20).all()
+    assert (summary["bytes"] == summary["ranks"] * 2 * 2**20).all()
+    ranks = iosweep_load.ranks(results)
+    assert len(ranks) == 2 * (1 + 2)
+    lower, upper, counts = iosweep_load.latency(results)
+    assert counts.shape == (4, len(lower)) and (upper > lower).all()
+
+
+def test_command_prints_every_run(results):
+    p = subprocess.run([str(SOURCE_DIR / "scripts" / "iosweep-load"), str(results)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.count("complete") == 2
+    assert "seq_write" in p.stdout and "rand_read" in p.stdout
+
+
+def test_command_refuses_a_file_that_is_not_results(tmp_path):
+    bad = tmp_path / "x.h5"
+    bad.write_text("hello")
+    p = subprocess.run([str(SOURCE_DIR / "scripts" / "iosweep-load"), str(bad)],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "not an HDF5 file" in p.stderr and "Traceback" not in p.stderr
