@@ -21,7 +21,8 @@ struct Raw {
   std::vector<std::string> phases, ranks;
   std::string sweep, placement = "spread", repetitions = "1", seed = "42";
   std::string filter_key = "0xfeedfacecafebeef", filter_every = "1048576", filter_kernel = "auto";
-  std::string rated_bw, engine = "posix", iodepth = "1", cache = "drop", read_shift = "0";
+  std::string rated_bw, engine = "posix", iodepth = "1", iodepth_batch = "1", cache = "drop",
+              read_shift = "0";
   std::vector<std::string> hints;
   std::string stonewall, timeseries_bin = "100ms", format = "table", reuse;
   std::string output = "results/iosweep.h5", label;
@@ -130,6 +131,10 @@ Config build(const Raw& r) {
     throw UsageError(
         "--iodepth: the posix engine is synchronous (depth 1); use --engine uring or mpiio for " +
         r.iodepth);
+  c.engine_options.iodepth_batch =
+      static_cast<unsigned>(count_opt("--iodepth-batch", r.iodepth_batch, 1, 4096));
+  if (c.engine_options.iodepth_batch > c.engine_options.iodepth)
+    throw UsageError("--iodepth-batch: " + r.iodepth_batch + " is more than --iodepth " + r.iodepth);
   c.engine_options.direct = r.direct;
   c.engine_options.sqpoll = r.sqpoll;
   if (r.sqpoll && c.engine != EngineKind::uring)
@@ -176,10 +181,10 @@ Config build(const Raw& r) {
     if (c.reuse_run.find_first_of("/ \t") != std::string::npos)
       throw UsageError("--reuse: '" + c.reuse_run + "' is not a run id");
     for (auto k : c.phases)
-      if (phase_writes(k))
+      if (k == PhaseKind::seq_write)
         throw UsageError(
-            std::string("--reuse: the kept files of another run are only read; leave ") +
-            phase_cli_name(k) + " out of --phases");
+            "--reuse: seq-write makes new files; the kept files of another run are only read "
+            "or rewritten in place (rand-write), so leave seq-write out of --phases");
   }
   if (r.output.empty()) throw UsageError("--output: empty file name");
   c.output = r.output;
@@ -286,6 +291,7 @@ CliResult parse_cli(int argc, char** argv) {
   opts->add_option("--iodepth", r.iodepth, "Requests in flight per rank (uring, mpiio)")
       ->capture_default_str()
       ->type_name("N");
+  opts->add_option("--iodepth-batch", r.iodepth_batch, "io_uring: requests handed to the kernel per system call (fio's iodepth_batch_submit)")->capture_default_str()->type_name("N");
   opts->add_flag("--direct", r.direct, "O_DIRECT on every open (bypass the page cache)");
   opts->add_flag("--sqpoll", r.sqpoll, "io_uring kernel submission thread (takes a core)");
   opts->add_option("--mpiio-hint", r.hints,
@@ -324,7 +330,7 @@ CliResult parse_cli(int argc, char** argv) {
       ->type_name("FORMAT");
   opts->add_option(
           "--reuse", r.reuse,
-          "Read the files an earlier run kept with --keep (its run id; reading phases only)")
+          "Use the files an earlier run kept with --keep (its run id; same --dir, --file-size, --seed): read them, or rewrite them in place with rand-write; never removed")
       ->type_name("RUN_ID");
   opts->add_option("--output", r.output, "HDF5 results file; the run is appended")
       ->capture_default_str()

@@ -49,6 +49,19 @@ std::uint64_t size_of(const std::string& path) {
   return static_cast<std::uint64_t>(st.st_size);
 }
 
+void read_head(const std::string& path, std::span<std::byte> dst) {
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)};
+  if (f.fd < 0) throw IoError("open", path, 0, errno);
+  std::size_t done = 0;
+  while (done < dst.size()) {
+    const ssize_t n = ::pread(f.fd, dst.data() + done, dst.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw IoError("read", path, done, errno);
+    if (n == 0) throw IoError("read", path, done, ENODATA, "the file is shorter than expected");
+    done += static_cast<std::size_t>(n);
+  }
+}
+
 void drop_cache(const std::string& path) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)};
   if (f.fd < 0) throw IoError("open", path, 0, errno);

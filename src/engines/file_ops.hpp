@@ -5,7 +5,9 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 
 namespace iosweep::fsops {
@@ -27,6 +29,8 @@ bool exists(const std::string& path);
 bool remove_if_same(const std::string& path, const FileIdentity& id);
 // Size in bytes of a regular file (not following links); throws IoError.
 std::uint64_t size_of(const std::string& path);
+// Reads the first dst.size() bytes of a regular file (not following links); throws IoError.
+void read_head(const std::string& path, std::span<std::byte> dst);
 // fsync and posix_fadvise(DONTNEED): later reads come from the device, not the page cache.
 void drop_cache(const std::string& path);
 // Creates `path` exclusively (never following links) and reserves `bytes` with fallocate, so

@@ -1,7 +1,13 @@
 // io_uring engine (liburing): up to `iodepth` requests in flight per rank, registered files,
-// fixed buffers for O_DIRECT, batched submission (submission and waiting in one
-// io_uring_enter) and bulk completion draining. Short transfers are resubmitted for the rest and
-// -EAGAIN is retried inside the engine, so callers only ever see whole results or errors.
+// fixed buffers for O_DIRECT, submission and waiting in one io_uring_enter, and bulk completion
+// draining. Short transfers are resubmitted for the rest and -EAGAIN is retried inside the
+// engine, so callers only ever see whole results or errors.
+//
+// Submission batching: by default every request is handed to the kernel as soon as it is
+// queued, except the last of a refill, which goes in with the wait (fio's
+// iodepth_batch_submit=1). Handing a whole refill over in one call looks cheaper but measured
+// about 20% fewer IOPS at depth 32 on a virtio disk (requests wait for the batch to be
+// built); --iodepth-batch N queues N requests per system call instead.
 #pragma once
 
 #include <liburing.h>
@@ -38,6 +44,7 @@ class UringEngine final : public Engine {
 
   io_uring ring_{};
   unsigned depth_;
+  unsigned batch_;
   bool direct_;
   unsigned setup_flags_ = 0;
   std::vector<std::string> dropped_flags_;

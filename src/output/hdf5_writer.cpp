@@ -70,6 +70,7 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
   set_attr(g, "engine_detail", ctx.engine_detail);
   set_attr(g, "engines_compiled", compiled_engines());
   set_attr(g, "iodepth", static_cast<std::int64_t>(c.engine_options.iodepth));
+  set_attr(g, "iodepth_batch", static_cast<std::int64_t>(c.engine_options.iodepth_batch));
   set_attr(g, "direct", static_cast<std::int64_t>(c.engine_options.direct));
   set_attr(g, "direct_alignment_bytes", static_cast<std::int64_t>(c.direct_alignment));
   set_attr(g, "cache", std::string(c.cache == CacheMode::drop ? "drop" : "keep"));

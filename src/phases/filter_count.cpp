@@ -13,6 +13,9 @@ namespace iosweep {
 std::string FilterCount::validate(const Config& cfg) const {
   const std::uint64_t rec = cfg.scan_record;
   if (rec == 0) return "--scan-record: must be larger than zero";
+  if (cfg.engine_options.direct && rec % cfg.direct_alignment != 0)
+    return "--scan-record: " + format_size(rec) + " is not a multiple of the O_DIRECT alignment (" +
+           std::to_string(cfg.direct_alignment) + " bytes) of --dir";
   if (rec % kBlockBytes != 0)
     return "--scan-record: " + format_size(rec) + " is not a multiple of 4 KiB";
   if (rec > cfg.file_size)
@@ -21,8 +24,6 @@ std::string FilterCount::validate(const Config& cfg) const {
   if (cfg.file_size % rec != 0)
     return "--file-size: " + format_size(cfg.file_size) + " is not a multiple of --scan-record " +
            format_size(rec);
-  if (cfg.engine_options.direct && rec % cfg.direct_alignment != 0)
-    return "--scan-record: " + format_size(rec) + " is not a multiple of the O_DIRECT alignment";
   if (cfg.filter_every < 2) return "--filter-every: must be at least 2";
   if (!filter_kernel_supported(cfg.filter_kernel))
     return std::string("--filter-kernel: this CPU has no ") + filter_kernel_name(cfg.filter_kernel);

@@ -40,6 +40,9 @@ std::string IoPhase::validate(const Config& cfg) const {
   const std::uint64_t rec = record_of(cfg, kind_);
   const std::string opt = record_option(kind_);
   if (rec == 0) return opt + ": must be larger than zero";
+  if (cfg.engine_options.direct && rec % cfg.direct_alignment != 0)
+    return opt + ": " + format_size(rec) + " is not a multiple of the O_DIRECT alignment (" +
+           std::to_string(cfg.direct_alignment) + " bytes) of --dir";
   if (rec % kBlockBytes != 0)
     return opt + ": " + format_size(rec) + " is not a multiple of 4 KiB (the data block)";
   if (rec > cfg.file_size)
@@ -49,9 +52,6 @@ std::string IoPhase::validate(const Config& cfg) const {
     return "--file-size: " + format_size(cfg.file_size) + " is not a multiple of " + opt + " " +
            format_size(rec);
   if (rec > (1ull << 30)) return opt + ": records above 1 GiB are not supported";
-  if (cfg.engine_options.direct && rec % cfg.direct_alignment != 0)
-    return opt + ": " + format_size(rec) + " is not a multiple of the O_DIRECT alignment " +
-           std::to_string(cfg.direct_alignment) + " bytes of --dir";
   return {};
 }
 
@@ -194,6 +194,15 @@ void ensure_own_file(PhaseContext& ctx) {
       throw IoError("check", path, 0, EINVAL,
                     "--reuse: the kept file holds " + std::to_string(size) +
                         " bytes but --file-size is " + std::to_string(cfg.file_size));
+    // The first block must be this seed's block 0 of this position: anything else is another
+    // run's data (another seed) or not an iosweep file at all.
+    AlignedBuffer head(kBlockBytes);
+    fsops::read_head(path, head.span());
+    Mismatch m;
+    if (verify_blocks(ctx.data, static_cast<std::uint64_t>(pos), 0, head.span(), &m) != 0)
+      throw IoError("check", path, m.offset, EINVAL,
+                    "--reuse: the file does not hold this run's data (written with another "
+                    "--seed, --filter-key or --filter-every, or not by iosweep)");
     files.set_valid_bytes(size);
     return;
   }

@@ -1,0 +1,100 @@
+"""Engines and cache control under mpiexec: all five phases with io_uring (depth 8, O_DIRECT) and
+with MPI-IO; --read-shift moves every read to another rank's file; --direct refuses records
+that break the O_DIRECT alignment."""
+import os
+
+import h5py
+import pytest
+
+from conftest import PHASES, dir_listing, latest_run, run_iosweep
+
+
+def direct_ok(path):
+    try:
+        fd = os.open(path / ".probe", os.O_CREAT | os.O_WRONLY | os.O_DIRECT)
+        os.close(fd)
+        os.unlink(path / ".probe")
+        return True
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def diskdir(tmp_path):
+    """A folder on a disk-backed file system (O_DIRECT needs one)."""
+    d = tmp_path / "disk"
+    d.mkdir()
+    if not direct_ok(d):
+        pytest.skip(f"{d} refuses O_DIRECT on this machine")
+    return d
+
+
+def check_run(out, n_points, engine):
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        s = g["summary"][()]
+        assert len(s) == 5 * n_points
+        assert all(s["engine"] == engine)
+        assert all(s["bytes"] > 0)
+        fc = s[s["phase"] == PHASES.index("filter_count")]
+        assert all(fc["matches"] == fc["expected_matches"]) and all(fc["matches"] > 0)
+        return g.attrs["engine_detail"], dict(g.attrs)
+
+
+def test_uring_depth8_direct_all_phases(diskdir, tmp_path):
+    out = tmp_path / "r.h5"
+    p = run_iosweep(2, ["run", "--dir", diskdir, "--file-size", "8MiB", "--seq-record", "1MiB",
+                        "--engine", "uring", "--iodepth", "8", "--direct", "--verify",
+                        "--filter-every", "4096", "--output", out, "--quiet"])
+    if p.returncode == 2 and "io_uring is not available" in p.stderr:
+        pytest.skip("io_uring refused here: " + p.stderr.strip().splitlines()[0])
+    assert p.returncode == 0, p.stderr
+    detail, attrs = check_run(out, 2, 1)
+    assert "registered files" in detail
+    assert attrs["iodepth"] == 8 and attrs["direct"] == 1
+    assert "uring" in attrs["engines_compiled"]
+    with h5py.File(out, "r") as f:
+        assert all(latest_run(f)["summary"]["bad_blocks"] == 0)
+    assert dir_listing(diskdir) == []
+
+
+def test_mpiio_all_phases_with_hints(tmp_path, workdir):
+    out = tmp_path / "r.h5"
+    run_iosweep(2, ["run", "--dir", workdir, "--file-size", "8MiB", "--seq-record", "1MiB",
+                    "--engine", "mpiio", "--iodepth", "4", "--mpiio-hint", "romio_cb_write=disable",
+                    "--verify", "--output", out, "--quiet"], check=0)
+    detail, attrs = check_run(out, 2, 2)
+    assert attrs["mpiio_hints"] == "romio_cb_write=disable"
+    assert "romio_cb_write=disable" in detail
+    assert dir_listing(workdir) == []
+
+
+@pytest.mark.parametrize("shift", ["1", "auto"])
+def test_read_shift_reads_another_ranks_file(tmp_path, workdir, shift):
+    out = tmp_path / "r.h5"
+    p = run_iosweep(4, ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB",
+                        "--ranks", "4", "--read-shift", shift, "--verify", "--output", out,
+                        "--quiet"], check=0)
+    if shift == "auto":  # one node: no shift moves reads to another node, and iosweep says so
+        assert "warning: --read-shift auto" in p.stderr
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        assert g.attrs["read_shift_auto"] == (1 if shift == "auto" else 0)
+        s, r = g["summary"][()], g["ranks"][()]
+        for point, phase in enumerate(s["phase"]):
+            rows = r[r["point"] == point]
+            assert len(rows) == 4
+            if PHASES[phase] in ("seq_write", "rand_write"):
+                assert all(rows["file"] == rows["position"])
+            else:
+                assert all(rows["file"] == (rows["position"] + 1) % 4), PHASES[phase]
+        assert all(s["bad_blocks"] == 0)
+
+
+def test_direct_record_must_follow_the_alignment(diskdir, tmp_path):
+    p = run_iosweep(2, ["run", "--dir", diskdir, "--file-size", "8MiB", "--seq-record", "1MiB",
+                        "--rand-record", "6k", "--direct", "--output", tmp_path / "r.h5"])
+    assert p.returncode == 2
+    line = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    assert len(line) == 1 and "--rand-record" in line[0] and "O_DIRECT alignment" in line[0]
+    assert dir_listing(diskdir) == [] and not (tmp_path / "r.h5").exists()
