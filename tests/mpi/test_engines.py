@@ -98,3 +98,32 @@ def test_direct_record_must_follow_the_alignment(diskdir, tmp_path):
     line = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
     assert len(line) == 1 and "--rand-record" in line[0] and "O_DIRECT alignment" in line[0]
     assert dir_listing(diskdir) == [] and not (tmp_path / "r.h5").exists()
+
+
+SECCOMP_LAUNCH = """
+import os, sys, errno, seccomp
+f = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+f.add_rule(seccomp.ERRNO(errno.EPERM), "io_uring_setup")
+f.load()
+os.execvpe(sys.argv[1], sys.argv[1:], os.environ)
+"""
+
+
+def test_uring_refused_by_seccomp_is_one_clear_line(tmp_path, workdir):
+    try:
+        import seccomp  # noqa: F401  (Debian's python3-seccomp)
+    except ImportError:
+        pytest.skip("python3-seccomp is not installed")
+    import subprocess
+    import sys
+
+    from conftest import BIN, mpi_env
+
+    cmd = [sys.executable, "-c", SECCOMP_LAUNCH, "mpiexec", "--oversubscribe", "-n", "2", BIN, "run",
+           "--dir", str(workdir), "--file-size", "4MiB", "--seq-record", "1MiB", "--engine", "uring",
+           "--output", str(tmp_path / "r.h5")]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=mpi_env(), timeout=120)
+    assert p.returncode == 2, p.stderr
+    lines = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    assert len(lines) == 1 and "--engine uring" in lines[0] and "--engine posix" in lines[0], p.stderr
+    assert dir_listing(workdir) == [] and not (tmp_path / "r.h5").exists()
