@@ -22,7 +22,7 @@ struct Raw {
   std::string sweep, placement = "spread", repetitions = "1", seed = "42";
   std::string filter_key = "0xfeedfacecafebeef", filter_every = "1048576", filter_kernel = "auto";
   std::string rated_bw, engine = "posix", iodepth = "1", iodepth_batch = "1", cache = "drop",
-              read_shift = "0";
+                        read_shift = "0";
   std::vector<std::string> hints;
   std::string stonewall, timeseries_bin = "100ms", format = "table", reuse;
   std::string output = "results/iosweep.h5", label;
@@ -134,7 +134,8 @@ Config build(const Raw& r) {
   c.engine_options.iodepth_batch =
       static_cast<unsigned>(count_opt("--iodepth-batch", r.iodepth_batch, 1, 4096));
   if (c.engine_options.iodepth_batch > c.engine_options.iodepth)
-    throw UsageError("--iodepth-batch: " + r.iodepth_batch + " is more than --iodepth " + r.iodepth);
+    throw UsageError("--iodepth-batch: " + r.iodepth_batch + " is more than --iodepth " +
+                     r.iodepth);
   c.engine_options.direct = r.direct;
   c.engine_options.sqpoll = r.sqpoll;
   if (r.sqpoll && c.engine != EngineKind::uring)
@@ -291,7 +292,11 @@ CliResult parse_cli(int argc, char** argv) {
   opts->add_option("--iodepth", r.iodepth, "Requests in flight per rank (uring, mpiio)")
       ->capture_default_str()
       ->type_name("N");
-  opts->add_option("--iodepth-batch", r.iodepth_batch, "io_uring: requests handed to the kernel per system call (fio's iodepth_batch_submit)")->capture_default_str()->type_name("N");
+  opts->add_option(
+          "--iodepth-batch", r.iodepth_batch,
+          "io_uring: requests handed to the kernel per system call (fio's iodepth_batch_submit)")
+      ->capture_default_str()
+      ->type_name("N");
   opts->add_flag("--direct", r.direct, "O_DIRECT on every open (bypass the page cache)");
   opts->add_flag("--sqpoll", r.sqpoll, "io_uring kernel submission thread (takes a core)");
   opts->add_option("--mpiio-hint", r.hints,
@@ -330,7 +335,8 @@ CliResult parse_cli(int argc, char** argv) {
       ->type_name("FORMAT");
   opts->add_option(
           "--reuse", r.reuse,
-          "Use the files an earlier run kept with --keep (its run id; same --dir, --file-size, --seed): read them, or rewrite them in place with rand-write; never removed")
+          "Use the files an earlier run kept with --keep (its run id; same --dir, --file-size, "
+          "--seed): read them, or rewrite them in place with rand-write; never removed")
       ->type_name("RUN_ID");
   opts->add_option("--output", r.output, "HDF5 results file; the run is appended")
       ->capture_default_str()

@@ -45,8 +45,8 @@ struct OpenMode {
 struct EngineOptions {
   unsigned iodepth = 1;
   unsigned iodepth_batch = 1;  // io_uring: requests queued before they are handed to the kernel
-  bool direct = false;  // O_DIRECT on every open
-  bool sqpoll = false;  // io_uring: kernel submission polling thread
+  bool direct = false;         // O_DIRECT on every open
+  bool sqpoll = false;         // io_uring: kernel submission polling thread
   std::vector<std::pair<std::string, std::string>> mpiio_hints;
 };
 

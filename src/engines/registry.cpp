@@ -72,10 +72,12 @@ std::unique_ptr<Engine> make_engine(EngineKind kind, const EngineOptions& option
   throw UsageError("--engine: unknown engine");
 }
 
-std::unique_ptr<Engine> make_overlapping_engine(EngineKind kind, const EngineOptions& options) {
+std::unique_ptr<Engine> make_overlapping_engine(EngineKind kind, const EngineOptions& options,
+                                                unsigned depth) {
   if (kind == EngineKind::posix) return std::make_unique<ThreadedEngine>(options, 1);
   EngineOptions o = options;
-  if (o.iodepth < 2) o.iodepth = 2;
+  o.iodepth = depth < 2 ? 2 : depth;
+  if (o.iodepth_batch > o.iodepth) o.iodepth_batch = o.iodepth;
   return make_engine(kind, o);
 }
 

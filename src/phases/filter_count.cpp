@@ -1,6 +1,8 @@
 // Filter-count phase (see filter_count.hpp).
 #include "phases/filter_count.hpp"
 
+#include <algorithm>
+
 #include "core/clock.hpp"
 #include "core/units.hpp"
 #include "engines/file_ops.hpp"
@@ -36,7 +38,12 @@ void FilterCount::prepare(PhaseContext& ctx) {
   path_ = ctx.files.path(ctx.read_position);
   data_bytes_ = ctx.read_valid_bytes / record_ * record_;
   order_ = RecordOrder::sequential(data_bytes_ / record_);
-  engine_ = make_overlapping_engine(cfg.engine, cfg.engine_options);
+  // Asynchronous engines keep as many bytes in flight as seq-read does (iodepth records of
+  // --seq-record), cut into scan records, so the scan asks as much of the device.
+  const std::uint64_t per_seq = (cfg.seq_record + record_ - 1) / record_;
+  const auto want = static_cast<unsigned>(std::min<std::uint64_t>(
+      256, std::max<std::uint64_t>(2, cfg.engine_options.iodepth * per_seq)));
+  engine_ = make_overlapping_engine(cfg.engine, cfg.engine_options, want);
   const unsigned depth = engine_->info().depth;
   buffers_ = AlignedBuffer(static_cast<std::size_t>(record_) * depth);
   buffers_.touch();
