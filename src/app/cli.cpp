@@ -27,7 +27,7 @@ struct Raw {
   std::string stonewall, timeseries_bin = "100ms", format = "table", reuse;
   std::string output = "results/iosweep.h5", label;
   bool fsync = false, keep = false, direct = false, sqpoll = false, wearout = false, verify = false,
-       quiet = false, force = false, dry_run = false;
+       quiet = false, force = false, dry_run = false, hugepages = false;
 };
 
 std::uint64_t size_opt(const char* opt, const std::string& v) {
@@ -137,6 +137,7 @@ Config build(const Raw& r) {
     throw UsageError("--iodepth-batch: " + r.iodepth_batch + " is more than --iodepth " +
                      r.iodepth);
   c.engine_options.direct = r.direct;
+  c.hugepages = r.hugepages;
   c.engine_options.sqpoll = r.sqpoll;
   if (r.sqpoll && c.engine != EngineKind::uring)
     throw UsageError("--sqpoll: only for --engine uring");
@@ -298,6 +299,9 @@ CliResult parse_cli(int argc, char** argv) {
       ->capture_default_str()
       ->type_name("N");
   opts->add_flag("--direct", r.direct, "O_DIRECT on every open (bypass the page cache)");
+  opts->add_flag("--hugepages", r.hugepages,
+                 "Advise I/O buffers for transparent huge pages (fewer DMA segments; fio and IOR "
+                 "use plain pages)");
   opts->add_flag("--sqpoll", r.sqpoll, "io_uring kernel submission thread (takes a core)");
   opts->add_option("--mpiio-hint", r.hints,
                    "MPI_Info hint key=value for --engine mpiio (repeatable)")

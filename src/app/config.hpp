@@ -49,6 +49,7 @@ struct Config {
   int read_shift = 0;  // reading phases read the file of position (i + shift) mod k
   bool read_shift_auto = false;
   std::uint64_t direct_alignment = 4096;  // found by probing --dir when --direct
+  bool hugepages = false;                 // I/O buffers advised for transparent huge pages
 
   // Measurement extras
   double stonewall_s = 0;  // 0: off

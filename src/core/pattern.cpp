@@ -103,7 +103,7 @@ std::uint64_t verify_blocks(const DataSpec& spec, std::uint64_t file, std::uint6
 }
 
 PatternBuffer::PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size_t record_bytes,
-                             unsigned depth)
+                             unsigned depth, bool hugepages)
     : spec_(spec),
       file_(file),
       base_(pattern_base(spec, file)),
@@ -116,7 +116,7 @@ PatternBuffer::PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size
   if (copies == 0) copies = 1;
   const bool aligned = record_bytes <= per_copy && per_copy % record_bytes == 0;
   const std::size_t tail = aligned ? 0 : record_bytes;
-  mem_ = AlignedBuffer(copies * per_copy + tail);
+  mem_ = AlignedBuffer(copies * per_copy + tail, hugepages);
   dirty_.assign(mem_.size() / kBlockBytes, 0);
   std::uint64_t* w = words(mem_.data());
   const std::size_t n = mem_.size() / 8;

@@ -96,7 +96,8 @@ std::uint64_t verify_blocks(const DataSpec& spec, std::uint64_t file, std::uint6
 // offset or reaps a completion first).
 class PatternBuffer {
  public:
-  PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size_t record_bytes, unsigned depth);
+  PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size_t record_bytes, unsigned depth,
+                bool hugepages = false);
   std::byte* acquire(std::uint64_t file_offset, std::size_t length, unsigned& slot);
   void release(unsigned slot) { inflight_[slot].used = false; }
   std::span<std::byte> memory() const { return mem_.span(); }

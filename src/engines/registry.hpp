@@ -26,9 +26,9 @@ std::string compiled_engines();
 // Makes an engine for the timed phases; throws UsageError when the engine is not compiled in or
 // the system refuses it.
 std::unique_ptr<Engine> make_engine(EngineKind kind, const EngineOptions& options);
-// An engine that overlaps reads with the caller's computing (filter-count): posix with one
-// read-ahead thread (double buffering), or the asynchronous engine itself with `depth` requests
-// in flight (at least 2).
+// An engine that overlaps reads with the caller's computing (filter-count): posix with two
+// read-ahead threads, or the asynchronous engine itself with `depth` requests in flight (at
+// least 2).
 std::unique_ptr<Engine> make_overlapping_engine(EngineKind kind, const EngineOptions& options,
                                                 unsigned depth);
 

@@ -1,7 +1,7 @@
 // Read-ahead for the synchronous engine: worker threads perform the posix engine's requests so
-// that the caller can compute on one buffer while the next ones are read (double buffering for
-// filter-count). Open, close and sync stay on the caller's thread. Only the filter-count phase
-// uses it; the timed read/write phases keep posix at queue depth 1, the reference.
+// that the caller can compute on one buffer while the next ones are read (filter-count). Open,
+// close and sync stay on the caller's thread. Only the filter-count phase uses it; the timed
+// read/write phases keep posix at queue depth 1, the reference.
 #pragma once
 
 #include <condition_variable>

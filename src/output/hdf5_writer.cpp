@@ -73,6 +73,7 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
   set_attr(g, "iodepth_batch", static_cast<std::int64_t>(c.engine_options.iodepth_batch));
   set_attr(g, "direct", static_cast<std::int64_t>(c.engine_options.direct));
   set_attr(g, "direct_alignment_bytes", static_cast<std::int64_t>(c.direct_alignment));
+  set_attr(g, "hugepages", static_cast<std::int64_t>(c.hugepages));
   set_attr(g, "cache", std::string(c.cache == CacheMode::drop ? "drop" : "keep"));
   set_attr(g, "read_shift", static_cast<std::int64_t>(c.read_shift));
   set_attr(g, "read_shift_auto", static_cast<std::int64_t>(c.read_shift_auto));

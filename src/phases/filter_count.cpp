@@ -45,7 +45,7 @@ void FilterCount::prepare(PhaseContext& ctx) {
       256, std::max<std::uint64_t>(2, cfg.engine_options.iodepth * per_seq)));
   engine_ = make_overlapping_engine(cfg.engine, cfg.engine_options, want);
   const unsigned depth = engine_->info().depth;
-  buffers_ = AlignedBuffer(static_cast<std::size_t>(record_) * depth);
+  buffers_ = AlignedBuffer(static_cast<std::size_t>(record_) * depth * 2, cfg.hugepages);
   buffers_.touch();
   const std::span<std::byte> bufs[] = {buffers_.span()};
   engine_->register_buffers(bufs);

@@ -3,9 +3,10 @@
 // MPI_Reduce), which compares the total with the exact expected count.
 //
 // Reads overlap with counting: the next records are in flight while the current one is
-// counted (io_uring or MPI-IO at depth >= 2, or posix with a read-ahead thread). Records are
-// --scan-record bytes (1 MiB by default) so that a buffer just read is counted while it is
-// still in the L2 cache.
+// counted (io_uring or MPI-IO keeping as many bytes in flight as seq-read, or posix with two
+// read-ahead threads), and a completed record's slot is refilled before the record is counted.
+// Records are --scan-record bytes (1 MiB by default) so that a buffer just read is counted
+// while it is still in the L2 cache.
 #pragma once
 
 #include <memory>

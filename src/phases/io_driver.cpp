@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "core/clock.hpp"
@@ -30,13 +31,20 @@ DriverResult run_driver(const DriverJob& job) {
   DriverResult res;
   const unsigned depth = job.depth == 0 ? 1 : job.depth;
   const bool writing = job.op == IoOp::write;
-  std::vector<Flight> flights(depth);
+  // With a consumer, completed buffers are consumed after their slots were refilled, so the
+  // device never waits for the counting: up to `depth` more buffers than requests in flight.
+  const unsigned buffers = depth + (job.consume ? depth : 0);
+  if (!writing && job.read_buffers.size() < std::size_t{buffers} * job.record_bytes)
+    throw std::logic_error("run_driver: read buffers smaller than the records they must hold");
+  std::vector<Flight> flights(buffers);
   std::vector<unsigned> free_tags;
-  for (unsigned i = depth; i > 0; --i)
+  for (unsigned i = buffers; i > 0; --i)
     free_tags.push_back(i - 1);
   std::vector<IoRequest> batch;
   batch.reserve(depth);
   std::vector<IoCompletion> done(depth);
+  std::vector<unsigned> to_consume;
+  to_consume.reserve(depth);
   std::vector<std::uint64_t> deferred;  // random writes whose pattern region was busy
 
   std::uint64_t next = job.begin;
@@ -45,19 +53,17 @@ DriverResult run_driver(const DriverJob& job) {
   bool fresh_clock = true;
   std::optional<IoError> failure;
 
-  for (;;) {
-    // Issue as many records as the depth allows.
+  // Issues as many records as the depth allows.
+  auto issue = [&] {
     batch.clear();
-    bool stop_issuing = failure.has_value();
-    if (!stop_issuing && job.deadline_ns != 0 && t_now >= job.deadline_ns) {
-      res.stonewalled = next < job.end || !deferred.empty();
-      stop_issuing = true;
+    if (failure) return;
+    if (job.deadline_ns != 0 && t_now >= job.deadline_ns) {
+      res.stonewalled = res.stonewalled || next < job.end || !deferred.empty();
+      return;
     }
-    if (!stop_issuing && job.stop != nullptr && job.stop->load(std::memory_order_relaxed))
-      stop_issuing = true;
+    if (job.stop != nullptr && job.stop->load(std::memory_order_relaxed)) return;
     std::size_t deferred_tries = deferred.size();
-    while (!stop_issuing && in_flight + batch.size() < depth &&
-           (next < job.end || deferred_tries > 0)) {
+    while (in_flight + batch.size() < depth && (next < job.end || deferred_tries > 0)) {
       std::uint64_t index;
       if (deferred_tries > 0) {
         index = deferred.front();
@@ -86,15 +92,17 @@ DriverResult run_driver(const DriverJob& job) {
       free_tags.pop_back();
       batch.push_back({job.file, job.op, offset, job.record_bytes, f.buf, tag});
     }
-    if (!batch.empty()) {
-      if (!fresh_clock) t_now = now_ns();
-      for (const auto& r : batch)
-        flights[r.tag].issue_ns = t_now;
-      job.engine->submit(batch);
-      in_flight += static_cast<unsigned>(batch.size());
-    }
-    if (in_flight == 0) break;
+    if (batch.empty()) return;
+    if (!fresh_clock) t_now = now_ns();
+    for (const auto& r : batch)
+      flights[r.tag].issue_ns = t_now;
+    job.engine->submit(batch);
+    in_flight += static_cast<unsigned>(batch.size());
+  };
 
+  for (;;) {
+    issue();
+    if (in_flight == 0) break;
     const std::size_t n = job.engine->reap(done, 1);
     t_now = now_ns();
     fresh_clock = true;
@@ -102,19 +110,20 @@ DriverResult run_driver(const DriverJob& job) {
       const auto tag = static_cast<unsigned>(done[i].tag);
       Flight& f = flights[tag];
       --in_flight;
-      free_tags.push_back(tag);
       if (writing) job.source->release(f.source_slot);
       const std::int64_t r = done[i].result;
       if (r != static_cast<std::int64_t>(job.record_bytes)) {
+        free_tags.push_back(tag);
         if (!failure) {
           const char* op = writing ? "write" : "read";
-          if (r < 0)
-            failure.emplace(op, job.path, f.offset, static_cast<int>(-r));
-          else
+          if (r < 0) {
+            failure.emplace(op, job.path, f.offset + done[i].done, static_cast<int>(-r));
+          } else {
             failure.emplace(op, job.path, f.offset + static_cast<std::uint64_t>(r), ENODATA,
                             "short " + std::string(op) + ": the file ends before the " +
                                 std::to_string(job.record_bytes) + "-byte record at offset " +
                                 std::to_string(f.offset) + " does");
+          }
         }
         continue;
       }
@@ -122,13 +131,22 @@ DriverResult run_driver(const DriverJob& job) {
       if (job.series != nullptr) job.series->add(t_now - job.t0_ns, job.record_bytes);
       res.bytes += job.record_bytes;
       res.ops += 1;
-      if (job.consume) {
-        job.consume(f.buf, f.offset, job.record_bytes);
-        fresh_clock = false;
-      }
+      if (job.consume)
+        to_consume.push_back(tag);
+      else
+        free_tags.push_back(tag);
     }
     if (job.progress_bytes != nullptr)
       job.progress_bytes->store(res.bytes, std::memory_order_relaxed);
+    if (!to_consume.empty()) {
+      issue();  // keep the device busy while the completed records are consumed
+      for (const unsigned tag : to_consume) {
+        job.consume(flights[tag].buf, flights[tag].offset, job.record_bytes);
+        free_tags.push_back(tag);
+      }
+      to_consume.clear();
+      fresh_clock = false;
+    }
   }
   res.next = next;
   if (failure) throw *failure;

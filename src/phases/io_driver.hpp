@@ -31,7 +31,7 @@ struct DriverJob {
   bool reorder_ok = false;  // random order: a record whose buffer is busy may be taken later
   unsigned depth = 1;
   PatternBuffer* source = nullptr;    // writes
-  std::span<std::byte> read_buffers;  // reads: depth * record_bytes
+  std::span<std::byte> read_buffers;  // reads: depth * record_bytes, twice that with `consume`
   std::function<void(const std::byte*, std::uint64_t offset, std::size_t len)> consume;
 
   std::uint64_t t0_ns = 0;        // start of the timed window

@@ -81,11 +81,12 @@ void IoPhase::prepare(PhaseContext& ctx) {
   order_ = phase_random(kind_) ? RecordOrder::shuffled(n, order_seed) : RecordOrder::sequential(n);
   if (writes()) {
     source_ = std::make_unique<PatternBuffer>(ctx.data, static_cast<std::uint64_t>(file_position_),
-                                              record_, depth);
+                                              record_, depth, cfg.hugepages);
     const std::span<std::byte> bufs[] = {source_->memory()};
     engine_->register_buffers(bufs);
   } else {
-    read_buffers_ = AlignedBuffer(static_cast<std::size_t>(record_) * depth);
+    read_buffers_ = AlignedBuffer(static_cast<std::size_t>(record_) * depth * (cfg.verify ? 2 : 1),
+                                  cfg.hugepages);
     read_buffers_.touch();
     const std::span<std::byte> bufs[] = {read_buffers_.span()};
     engine_->register_buffers(bufs);

@@ -13,6 +13,7 @@
 #include "core/units.hpp"
 #include "engines/file_ops.hpp"
 #include "engines/registry.hpp"
+#include "mpi/gentle.hpp"
 #include "mpi/topology.hpp"
 #include "output/console_writer.hpp"
 #include "output/hdf5_writer.hpp"
@@ -86,7 +87,7 @@ class SweepRunner {
 // true when all ranks are fine.
 bool SweepRunner::checkpoint(const std::string& mine) {
   int bad = mine.empty() ? 0 : 1, any = 0;
-  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  gentle_allreduce_int(&bad, &any, 1, MPI_MAX, MPI_COMM_WORLD);
   if (!any) return true;
   char buf[kMessageBytes] = {};
   std::strncpy(buf, mine.c_str(), kMessageBytes - 1);

@@ -134,7 +134,7 @@ TEST_P(EngineRoundTrip, DriverKeepsDepthWithMoreRecordsThanDepth) {
   const std::size_t record = 16384;
   const std::uint64_t n = 96;
   PatternBuffer src(spec, 0, record, engine_->info().depth);
-  AlignedBuffer reads(record * engine_->info().depth);
+  AlignedBuffer reads(record * engine_->info().depth * 2);  // twice: the reads are consumed
   const std::span<std::byte> bufs[] = {src.memory(), reads.span()};
   engine_->register_buffers(bufs);
   const std::string path = dir_.path() + "/drv";

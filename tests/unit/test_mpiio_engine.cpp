@@ -25,7 +25,7 @@ TEST(MpiioEngine, DriverRoundTripWithMoreRecordsThanDepth) {
   const std::size_t record = 32768;
   const std::uint64_t n = 40;
   PatternBuffer src(spec, 3, record, 4);
-  AlignedBuffer reads(record * 4);
+  AlignedBuffer reads(record * 4 * 2);  // twice: the reads are consumed
   const RecordOrder order = RecordOrder::shuffled(n, 5);
   DriverJob j;
   j.engine = e.get();
