@@ -1,7 +1,8 @@
 // Live progress on rank 0's stderr: point k of N, phase, percent of rank 0's own work in the
 // phase, current MiB/s (or IOPS for random phases), elapsed and estimated remaining time for the
-// whole run. Redrawn in place on a terminal; one plain line every few seconds otherwise (Slurm
-// logs); silent with --quiet. A helper thread reads an atomic counter that the I/O loop updates
+// whole run. Redrawn in place on a terminal (rank 0's own, or mpirun's when mpirun forwards
+// rank 0's stderr); one plain line every few seconds otherwise (Slurm logs); silent with
+// --quiet. A helper thread reads an atomic counter that the I/O loop updates
 // with a relaxed store: no collective call and no lock inside any timed window.
 #pragma once
 

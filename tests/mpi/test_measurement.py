@@ -1,0 +1,145 @@
+"""Latency histograms, time series, first/last done, stonewall with wear-out, live progress."""
+import math
+import os
+import subprocess
+
+import h5py
+import numpy as np
+import pytest
+
+from conftest import BIN, PHASES, latest_run, mpi_env, run_iosweep
+
+
+def p_from_counts(lower, upper, counts, q, max_ns):
+    """The percentile rule of results/README.md: midpoint of the bucket holding the q-quantile."""
+    total = counts.sum()
+    rank = min(max(math.ceil(q * total), 1), total)
+    i = int(np.searchsorted(np.cumsum(counts), rank))
+    mid = float(lower[i]) if i < 64 else (float(lower[i]) + float(upper[i])) / 2
+    return min(mid, max_ns)
+
+
+def test_histograms_and_time_series_recompute_the_summary(tmp_path, workdir):
+    out = tmp_path / "r.h5"
+    p = run_iosweep(4, ["run", "--dir", workdir, "--file-size", "8MiB", "--seq-record", "1MiB",
+                        "--timeseries-bin", "2ms", "--output", out, "--quiet"], check=0)
+    assert "p50_us" in p.stdout and "p99_us" in p.stdout
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        s = g["summary"][()]
+        lower, upper = g["latency/bucket_lower_ns"][()], g["latency/bucket_upper_ns"][()]
+        counts = g["latency/counts"][()]
+        ts, ranks = g["timeseries"][()], g["ranks"][()]
+        assert counts.shape == (len(s), len(lower))
+        for row in s:
+            c = counts[row["point"]]
+            assert c.sum() == row["ops"]  # every operation is in the histogram once
+            for q, field in ((0.5, "lat_p50_ns"), (0.99, "lat_p99_ns"), (0.999, "lat_p999_ns")):
+                assert p_from_counts(lower, upper, c, q, row["lat_max_ns"]) == pytest.approx(row[field])
+            assert row["lat_p50_ns"] <= row["lat_p99_ns"] <= row["lat_max_ns"]
+            # The time-series bins of every rank sum to what the rank moved in the phase.
+            t = ts[ts["point"] == row["point"]]
+            assert t["bytes"].sum() == row["bytes"] and t["ops"].sum() == row["ops"]
+            r = ranks[ranks["point"] == row["point"]]
+            for rank in r["rank"]:
+                assert t["bytes"][t["rank"] == rank].sum() == r["bytes"][r["rank"] == rank][0]
+            # first-done recomputed from the bins: what every rank had moved when the first finished.
+            first = r["elapsed_s"].min()
+            moved = 0.0
+            for rr in r:
+                b = t[t["rank"] == rr["rank"]]
+                if rr["elapsed_s"] <= first:
+                    moved += rr["bytes"]
+                    continue
+                for bin_row in b:
+                    lo = bin_row["t_start_s"]
+                    hi = min(lo + 0.002, max(rr["elapsed_s"], lo))
+                    if first >= hi:
+                        moved += bin_row["bytes"]
+                    elif first > lo:
+                        moved += bin_row["bytes"] * (first - lo) / (hi - lo)
+            assert row["first_done_s"] == pytest.approx(first)
+            assert row["first_done_Bps"] == pytest.approx(moved / first, rel=1e-6)
+            assert row["last_done_Bps"] == pytest.approx(row["bytes"] / row["last_done_s"])
+
+
+def test_single_rank_iozone_rate_equals_wall_rate(tmp_path, workdir):
+    out = tmp_path / "r.h5"
+    run_iosweep(1, ["run", "--dir", workdir, "--file-size", "8MiB", "--seq-record", "1MiB",
+                    "--output", out, "--quiet"], check=0)
+    with h5py.File(out, "r") as f:
+        s = latest_run(f)["summary"][()]
+        assert np.allclose(s["iozone_children_Bps"], s["bandwidth_Bps"], rtol=1e-9)
+
+
+def test_stonewall_marks_rows_and_wearout_leaves_equal_files(tmp_path, workdir):
+    out = tmp_path / "r.h5"
+    size = 1024 * 2**20
+    p = run_iosweep(2, ["run", "--dir", workdir, "--file-size", "1GiB", "--seq-record", "1MiB",
+                        "--phases", "seq-write,seq-read", "--ranks", "2", "--stonewall", "30ms",
+                        "--stonewall-wearout", "--keep", "--fsync", "--output", out, "--quiet"],
+                    check=0, timeout=600)
+    assert "stonewalled" in p.stdout
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        s, r = g["summary"][()], g["ranks"][()]
+        w = s[s["phase"] == PHASES.index("seq_write")][0]
+        assert w["stonewalled"] == 1 and w["bytes"] < 2 * size
+        wr = r[r["point"] == w["point"]]
+        total = wr["bytes"] + wr["wearout_bytes"]
+        assert total[0] == total[1], "wear-out brings every rank to the furthest rank's count"
+        assert w["wearout_bytes"] == wr["wearout_bytes"].sum()
+        furthest = total[0]
+        # The reading phase (stonewalled too, and worn out to its own furthest reader) only
+        # reads data that is there: nothing short, nothing missing.
+        rd = s[s["phase"] == PHASES.index("seq_read")][0]
+        rr = r[r["point"] == rd["point"]]
+        read_total = rr["bytes"] + rr["wearout_bytes"]
+        assert read_total[0] == read_total[1] <= furthest
+    files = sorted(workdir.iterdir())
+    assert len(files) == 2 and all(os.path.getsize(f) == furthest for f in files)
+
+
+def _progress_cmd(workdir, out):
+    return ["mpiexec", "--oversubscribe", "-n", "2", BIN, "run", "--dir", str(workdir),
+            "--file-size", "256MiB", "--rand-record", "4k", "--phases", "rand-read", "--direct",
+            "--ranks", "2", "--stonewall", "1.5s", "--output", str(out)]
+
+
+def _direct_ok(d):
+    try:
+        fd = os.open(d / ".p", os.O_CREAT | os.O_WRONLY | os.O_DIRECT)
+        os.close(fd)
+        os.unlink(d / ".p")
+        return True
+    except OSError:
+        return False
+
+
+def test_progress_is_redrawn_on_a_terminal(tmp_path, workdir):
+    if not _direct_ok(workdir):
+        pytest.skip("needs O_DIRECT to make a phase last")
+    if subprocess.run(["which", "script"], capture_output=True).returncode != 0:
+        pytest.skip("util-linux `script` is not installed")
+    cmd = " ".join(_progress_cmd(workdir, tmp_path / "r.h5"))
+    p = subprocess.run(["script", "-qfec", cmd, "/dev/null"], capture_output=True,
+                       env=mpi_env(), timeout=300)
+    out = p.stdout.decode(errors="replace")  # bytes: keep the carriage returns as they are
+    assert p.returncode == 0, out
+    draws = out.count("\r\x1b[Kpoint 1/1 (2 ranks) rand-read")
+    assert draws >= 2, out[-2000:]
+    assert "IOPS" in out and "remaining" in out
+
+
+def test_progress_is_plain_lines_when_piped_and_silent_with_quiet(tmp_path, workdir):
+    if not _direct_ok(workdir):
+        pytest.skip("needs O_DIRECT to make a phase last")
+    p = subprocess.run(_progress_cmd(workdir, tmp_path / "r.h5"), capture_output=True, text=True,
+                       env=mpi_env(), timeout=300)
+    assert p.returncode == 0, p.stderr
+    lines = [l for l in p.stderr.splitlines() if l.startswith("point 1/1 (2 ranks) rand-read")]
+    assert lines, p.stderr
+    assert "\r" not in p.stderr and "\x1b[" not in p.stderr
+    q = subprocess.run(_progress_cmd(workdir, tmp_path / "r.h5") + ["--quiet"], capture_output=True,
+                       text=True, env=mpi_env(), timeout=300)
+    assert q.returncode == 0 and "point 1/1" not in q.stderr
