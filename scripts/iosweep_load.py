@@ -83,6 +83,13 @@ def load(path):
         return runs, summary
 
 
+def last_run_id(path):
+    """The id of the run appended last to the file."""
+    with _open(path) as f:
+        rid = f["run_index"]["run_id"][-1]
+        return rid.decode() if isinstance(rid, bytes) else rid
+
+
 def _run_group(f, run_id):
     if run_id is None:  # the run appended last
         run_id = f["run_index"]["run_id"][-1]
