@@ -1,0 +1,87 @@
+"""Open MPI across four emulated nodes (UTS namespaces behind an rsh agent): the user's own line
+`mpirun -np 8 --hostfile <made threadlist>` runs a 1:8 sweep, and the results show the hosts,
+the node-spread placement and, with --placement block, rank order."""
+import subprocess
+import sys
+
+import h5py
+import pytest
+
+from conftest import BIN, SOURCE_DIR, latest_run, mpi_env
+
+sys.path.insert(0, str(SOURCE_DIR / "tests" / "cluster"))
+from minicluster import can_emulate, emulated_env  # noqa: E402
+
+NODES = ["node1", "node2", "node3", "node4"]
+
+
+@pytest.fixture(scope="module")
+def threadlist(tmp_path_factory):
+    why = can_emulate()
+    if why:
+        pytest.skip(why)
+    tmp = tmp_path_factory.mktemp("emu")
+    p = subprocess.run([str(SOURCE_DIR / "scripts" / "make-threadlist"), "--slots", "2", *NODES],
+                       capture_output=True, text=True, check=True)
+    (tmp / "threadlist").write_text(p.stdout)
+    return tmp / "threadlist"
+
+
+def run(threadlist, tmp_path, placement):
+    work = tmp_path / "w"
+    work.mkdir()
+    out = tmp_path / "r.h5"
+    cmd = ["mpirun", "-np", "8", "--hostfile", str(threadlist), BIN, "run", "--dir", str(work),
+           "--file-size", "2MiB", "--seq-record", "1MiB", "--sweep", "1:8", "--placement", placement,
+           "--phases", "seq-write,rand-read", "--output", str(out), "--quiet"]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert list(work.iterdir()) == []
+    return p, out
+
+
+def test_spread_placement_over_four_nodes(threadlist, tmp_path):
+    p, out = run(threadlist, tmp_path, "spread")
+    for n in NODES:
+        assert n in p.stdout  # the placement printed before the sweep
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        hosts = list(g["hosts"].asstr()[()])
+        assert sorted(hosts) == NODES
+        rm = g["rank_map"][()]
+        # mpirun's default by-slot mapping: ranks 2i and 2i+1 on the i-th host of the threadlist.
+        for row in rm:
+            assert hosts[row["node"]] == NODES[row["rank"] // 2]
+        s = g["summary"][()]
+        assert list(s["ranks"][s["phase"] == 0]) == [1, 2, 4, 8]
+        assert list(s["nodes"][s["phase"] == 0]) == [1, 2, 4, 4]
+        r = g["ranks"][()]
+        for point, k in zip(s["point"], s["ranks"]):
+            rows = r[r["point"] == point]
+            assert len({hosts[n] for n in rows["node"]}) == min(k, 4)
+            for row in rows:  # each per-rank row names the host that rank ran on
+                assert hosts[row["node"]] == NODES[row["rank"] // 2]
+        assert g.attrs["n_nodes"] == 4
+
+
+def test_block_placement_follows_rank_order(threadlist, tmp_path):
+    _, out = run(threadlist, tmp_path, "block")
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        hosts = list(g["hosts"].asstr()[()])
+        s, r = g["summary"][()], g["ranks"][()]
+        assert list(s["nodes"][s["phase"] == 0]) == [1, 1, 2, 4]
+        for point, k in zip(s["point"], s["ranks"]):
+            rows = r[r["point"] == point]
+            assert sorted(rows["rank"]) == list(range(k))
+            assert {hosts[n] for n in rows["node"]} == set(NODES[: (k + 1) // 2])
+
+
+def test_traffic_between_nodes_really_crosses_tcp(threadlist, tmp_path):
+    # Forbidding TCP leaves only shared memory, which does not reach another node.
+    env = emulated_env(mpi_env())
+    env["OMPI_MCA_btl"] = "vader,self"
+    p = subprocess.run(["mpirun", "-np", "8", "--hostfile", str(threadlist), BIN, "run", "--dir", str(tmp_path),
+                        "--file-size", "1MiB", "--seq-record", "1MiB", "--phases", "seq-write", "--dry-run"],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert p.returncode != 0
