@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 #include "core/errors.hpp"
@@ -292,11 +293,12 @@ bool read_attr(hid_t obj, const char* name, std::int64_t& value) {
   return a && H5Aread(a.get(), H5T_NATIVE_INT64, &value) >= 0;
 }
 
-FileLock::FileLock(const std::string& path) {
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+FileLock::FileLock(const std::string& path, Mode mode) {
+  fd_ = mode == Mode::write ? ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)
+                            : ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd_ < 0) throw IoError("open", path, 0, errno, "results file");
   struct flock fl {};
-  fl.l_type = F_WRLCK;
+  fl.l_type = mode == Mode::write ? F_WRLCK : F_RDLCK;
   fl.l_whence = SEEK_SET;
   // Another run appending to the same file holds the lock for one point's worth of writing;
   // wait for it.
@@ -331,7 +333,13 @@ std::string check_results_file(const std::string& path) {
   }
   if (S_ISDIR(st.st_mode)) return "'" + path + "' is a folder, not a results file";
   if (!S_ISREG(st.st_mode)) return "'" + path + "' is not a regular file";
-  if (st.st_size == 0) return {};
+  std::optional<FileLock> lock;  // wait for a run that is writing to it right now
+  try {
+    lock.emplace(path, FileLock::Mode::read);
+  } catch (const IoError& e) {
+    return "'" + path + "' cannot be read: " + describe_errno(e.err());
+  }
+  if (::stat(path.c_str(), &st) != 0 || st.st_size == 0) return {};
   if (::access(path.c_str(), R_OK | W_OK) != 0) return "'" + path + "' is not writable";
   if (H5Fis_hdf5(path.c_str()) <= 0) return "'" + path + "' is not an HDF5 file";
   Handle f = open_read_only(path);

@@ -82,11 +82,14 @@ void set_attr_enum(hid_t obj, const char* name, const Handle& type, std::uint8_t
 bool read_attr(hid_t obj, const char* name, std::string& value);
 bool read_attr(hid_t obj, const char* name, std::int64_t& value);
 
-// Exclusive lock on the results file for the length of one open (an OFD lock: it does not
-// conflict with HDF5's flock and is not released when HDF5 closes its own descriptor).
+// Lock on the results file for the length of one open (an OFD lock: it does not conflict with
+// HDF5's flock and is not released when HDF5 closes its own descriptor). Writers take it
+// exclusive, creating the file if needed; readers (the check before a run) take it shared on
+// an existing file, so they never see a file half written by another run.
 class FileLock {
  public:
-  explicit FileLock(const std::string& path);
+  enum class Mode { write, read };
+  explicit FileLock(const std::string& path, Mode mode = Mode::write);
   ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;

@@ -3,13 +3,15 @@ errno, the run's files are removed, earlier runs in the results file stay intact
 is marked aborted."""
 import os
 import re
+import signal
 import socket
 import subprocess
+import time
 
 import h5py
 import pytest
 
-from conftest import run_ids, run_iosweep
+from conftest import BIN, latest_run, mpi_env, run_ids, run_iosweep
 
 
 @pytest.fixture
@@ -52,3 +54,162 @@ def test_enospc_in_the_middle_of_seq_write(small_tmpfs, tmp_path):
         assert g.attrs["status"] == 2  # aborted
         assert "ENOSPC" in g.attrs["status_message"]
         assert f["run_index"][-1]["status"] == 2
+
+
+# ------------------------------------------------------------------------- signals and kills
+
+STARTED = []
+
+
+@pytest.fixture(autouse=True)
+def kill_leftovers():
+    """Whatever a test started is gone after it, even when the test failed half way."""
+    yield
+    while STARTED:
+        p = STARTED.pop()
+        if p.poll() is None:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            p.wait()
+
+
+def start(args, n=2, env=None, mpirun=True):
+    cmd = (["mpiexec", "--oversubscribe", "-n", str(n)] if mpirun else []) + [BIN] + [str(a) for a in args]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=mpi_env(env), start_new_session=True)
+    STARTED.append(p)
+    return p
+
+
+def wait_for(condition, timeout=60.0, what="condition"):
+    """Polls for a condition the test observes (files appearing, a rank's pid), never a fixed sleep."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = condition()
+        if v:
+            return v
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def rank_pids(marker):
+    """Pids of the iosweep ranks whose command line contains `marker`."""
+    out = subprocess.run(["pgrep", "-f", f"^{BIN} run --dir {marker}"], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def long_run_args(workdir, out):
+    # A phase that lasts: random 4 KiB reads with O_DIRECT, stopped after 30 s at the latest.
+    return ["run", "--dir", workdir, "--file-size", "256MiB", "--phases", "rand-read", "--direct",
+            "--stonewall", "30s", "--ranks", "2", "--output", out, "--quiet"]
+
+
+def in_timed_phase(workdir, n):
+    return len([f for f in os.listdir(workdir) if f.startswith("iosweep.")]) == n
+
+
+@pytest.fixture
+def diskdir(workdir):
+    try:
+        fd = os.open(workdir / ".p", os.O_CREAT | os.O_WRONLY | os.O_DIRECT)
+        os.close(fd)
+        os.unlink(workdir / ".p")
+    except OSError:
+        pytest.skip("these tests need O_DIRECT to make a phase last")
+    return workdir
+
+
+def earlier_run(workdir, out):
+    run_iosweep(1, ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB",
+                    "--phases", "seq-write", "--output", out, "--quiet", "--label", "earlier"], check=0)
+
+
+@pytest.mark.parametrize("sig,name", [(signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM")])
+def test_signal_to_mpirun_marks_the_run_aborted_and_removes_its_files(diskdir, tmp_path, sig, name):
+    out = tmp_path / "r.h5"
+    earlier_run(diskdir, out)
+    p = start(long_run_args(diskdir, out), env={"OMPI_MCA_odls_base_sigkill_timeout": "5"})
+    wait_for(lambda: in_timed_phase(diskdir, 2) and len(rank_pids(diskdir)) == 2, what="the timed phase")
+    t0 = time.monotonic()
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=60)
+    assert time.monotonic() - t0 < 30
+    # Open MPI 4.1's mpirun exits 1 whenever it is interrupted, whatever its ranks return.
+    assert p.returncode != 0
+    assert "interrupted by SIGTERM" in err  # mpirun hands SIGTERM to its ranks for both signals
+    assert os.listdir(diskdir) == []
+    with h5py.File(out, "r") as f:
+        ids = run_ids(f)
+        assert len(ids) == 2
+        assert f["runs"][ids[0]].attrs["status"] == 1
+        g = f["runs"][ids[1]]
+        assert g.attrs["status"] == 2 and "interrupted" in g.attrs["status_message"]
+        assert f["run_index"][-1]["status"] == 2
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_signal_to_iosweep_itself_exits_128_plus_signal(diskdir, tmp_path, sig, code):
+    out = tmp_path / "r.h5"
+    args = long_run_args(diskdir, out)
+    args[args.index("--ranks") + 1] = "1"
+    p = start(args, mpirun=False)
+    def started():
+        if p.poll() is not None:
+            raise AssertionError(f"iosweep ended early ({p.returncode}): {p.communicate()[1]}")
+        return in_timed_phase(diskdir, 1)
+
+    wait_for(started, what="the timed phase")
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == code, err
+    assert os.listdir(diskdir) == []
+    with h5py.File(out, "r") as f:
+        assert latest_run(f).attrs["status"] == 2
+
+
+def test_a_rank_killed_mid_phase_ends_the_job_and_keeps_earlier_runs(diskdir, tmp_path):
+    out = tmp_path / "r.h5"
+    earlier_run(diskdir, out)
+    p = start(long_run_args(diskdir, out))
+    pids = wait_for(lambda: in_timed_phase(diskdir, 2) and rank_pids(diskdir), what="the ranks")
+    t0 = time.monotonic()
+    os.kill(max(pids), signal.SIGKILL)
+    p.communicate(timeout=60)
+    assert p.returncode != 0
+    assert time.monotonic() - t0 < 30, "mpirun must end the job in bounded time"
+    wait_for(lambda: not rank_pids(diskdir), timeout=30, what="every rank to be gone")
+    with h5py.File(out, "r") as f:
+        ids = run_ids(f)
+        assert f["runs"][ids[0]].attrs["label"] == "earlier" and f["runs"][ids[0]].attrs["status"] == 1
+    # The killed rank could not clean up: its leftover is a file of that run only.
+    assert all(n.startswith("iosweep.") for n in os.listdir(diskdir))
+
+
+def test_writer_killed_between_points_leaves_a_readable_file(tmp_path, workdir):
+    out = tmp_path / "r.h5"
+    earlier_run(workdir, out)
+    # Many short points; kill rank 0 (the writer) once some points are in the file.
+    p = start(["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB", "--phases", "seq-write",
+               "--ranks", "1,2", "--repetitions", "2000", "--output", out, "--quiet"])
+
+    def points_written():
+        try:
+            with h5py.File(out, "r", locking=False) as f:
+                return len(f["run_index"]) == 2 and f["run_index"][-1]["n_points"] >= 3
+        except (OSError, KeyError):
+            return False
+
+    wait_for(points_written, what="points in the results file")
+    rank0 = min(wait_for(lambda: rank_pids(workdir), what="the ranks"))
+    os.kill(rank0, signal.SIGKILL)
+    p.communicate(timeout=60)
+    assert p.returncode != 0
+    wait_for(lambda: not rank_pids(workdir), timeout=30, what="every rank to be gone")
+    with h5py.File(out, "r") as f:
+        ids = run_ids(f)
+        assert len(ids) == 2 and f["runs"][ids[0]].attrs["status"] == 1
+        assert len(f["runs"][ids[1]]["summary"]) >= 3
+    h = subprocess.run(["h5dump", "-H", str(out)], capture_output=True, text=True)
+    assert h.returncode == 0 and "run_index" in h.stdout, h.stderr
