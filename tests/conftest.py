@@ -69,3 +69,25 @@ def workdir(tmp_path):
     d = tmp_path / "data"
     d.mkdir()
     return d
+
+
+def o_direct_ok(path):
+    """True when the file system of `path` accepts O_DIRECT (probed with a file of our own)."""
+    probe = os.path.join(path, ".iosweep-odirect-probe")
+    try:
+        fd = os.open(probe, os.O_CREAT | os.O_WRONLY | os.O_DIRECT)
+        os.close(fd)
+        return True
+    except OSError:
+        return False
+    finally:
+        if os.path.exists(probe):
+            os.unlink(probe)
+
+
+@pytest.fixture
+def diskdir(workdir):
+    """The work folder, when it is on a file system that accepts O_DIRECT; skips otherwise."""
+    if not o_direct_ok(workdir):
+        pytest.skip(f"{workdir} refuses O_DIRECT on this machine")
+    return workdir

@@ -24,6 +24,18 @@ struct Fd {
 
 }  // namespace
 
+int open_for_io(const std::string& path, bool write, bool create, bool direct) {
+  int flags = O_CLOEXEC | O_NOFOLLOW | (write ? O_WRONLY : O_RDONLY);
+  if (create) flags |= O_CREAT | O_EXCL;
+  if (direct) flags |= O_DIRECT;
+  int fd;
+  do {
+    fd = ::open(path.c_str(), flags, 0644);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) throw IoError("open", path, 0, errno);
+  return fd;
+}
+
 FileIdentity identity_of(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return {};

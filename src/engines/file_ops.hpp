@@ -21,6 +21,11 @@ struct FileIdentity {
   }
 };
 
+// The open() of the descriptor-based engines: O_CLOEXEC | O_NOFOLLOW always, O_CREAT | O_EXCL
+// to create (never taking over an existing file), O_DIRECT on request; EINTR retried; throws
+// IoError.
+int open_for_io(const std::string& path, bool write, bool create, bool direct);
+
 // Identity of the object at `path` itself (symbolic links are not followed).
 FileIdentity identity_of(const std::string& path);
 bool exists(const std::string& path);

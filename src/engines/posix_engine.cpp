@@ -7,6 +7,7 @@
 #include <cerrno>
 
 #include "core/errors.hpp"
+#include "engines/file_ops.hpp"
 
 namespace iosweep {
 
@@ -16,14 +17,7 @@ PosixEngine::~PosixEngine() {
 }
 
 int PosixEngine::open(const std::string& path, OpenMode mode) {
-  int flags = O_CLOEXEC | O_NOFOLLOW | (mode.write ? O_WRONLY : O_RDONLY);
-  if (mode.create) flags |= O_CREAT | O_EXCL;
-  if (direct_) flags |= O_DIRECT;
-  int fd;
-  do {
-    fd = ::open(path.c_str(), flags, 0644);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0) throw IoError("open", path, 0, errno);
+  const int fd = fsops::open_for_io(path, mode.write, mode.create, direct_);
   fds_.push_back(fd);
   paths_.push_back(path);
   return static_cast<int>(fds_.size() - 1);

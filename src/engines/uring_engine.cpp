@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/errors.hpp"
+#include "engines/file_ops.hpp"
 
 namespace iosweep {
 namespace {
@@ -94,14 +95,7 @@ EngineInfo UringEngine::info() const {
 }
 
 int UringEngine::open(const std::string& path, OpenMode mode) {
-  int flags = O_CLOEXEC | O_NOFOLLOW | (mode.write ? O_WRONLY : O_RDONLY);
-  if (mode.create) flags |= O_CREAT | O_EXCL;
-  if (direct_) flags |= O_DIRECT;
-  int fd;
-  do {
-    fd = ::open(path.c_str(), flags, 0644);
-  } while (fd < 0 && errno == EINTR);
-  if (fd < 0) throw IoError("open", path, 0, errno);
+  const int fd = fsops::open_for_io(path, mode.write, mode.create, direct_);
   std::size_t slot = 0;
   while (slot < fds_.size() && fds_[slot] >= 0)
     ++slot;

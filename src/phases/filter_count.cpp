@@ -74,13 +74,7 @@ void FilterCount::run(PhaseContext& ctx, RankSample& s) {
   j.end = order_->size();
   j.depth = engine_->info().depth;
   j.read_buffers = buffers_.span();
-  j.t0_ns = t0;
-  j.deadline_ns =
-      ctx.cfg.stonewall_s > 0 ? t0 + static_cast<std::uint64_t>(ctx.cfg.stonewall_s * 1e9) : 0;
-  j.latency = &ctx.latency;
-  j.series = &ctx.series;
-  j.progress_bytes = ctx.progress_bytes;
-  j.stop = ctx.stop;
+  arm_timed(j, ctx, t0);
   j.consume = [&](const std::byte* p, std::uint64_t off, std::size_t len) {
     const std::uint64_t c0 = now_ns();
     matches += count(reinterpret_cast<const std::uint64_t*>(p), len / 8, key);

@@ -123,12 +123,7 @@ void IoPhase::run(PhaseContext& ctx, RankSample& s) {
   const int h = engine_->open(path_, {writes(), create_in_window_});
   const std::uint64_t t1 = now_ns();
   DriverJob j = job(ctx, h);
-  j.t0_ns = t0;
-  j.deadline_ns =
-      ctx.cfg.stonewall_s > 0 ? t0 + static_cast<std::uint64_t>(ctx.cfg.stonewall_s * 1e9) : 0;
-  j.latency = &ctx.latency;
-  j.series = &ctx.series;
-  j.progress_bytes = ctx.progress_bytes;
+  arm_timed(j, ctx, t0);
   if (!writes() && ctx.cfg.verify)
     j.consume = [&](const std::byte* p, std::uint64_t off, std::size_t len) {
       verifier.check(p, off, len);

@@ -14,6 +14,7 @@
 #include "core/pattern.hpp"
 #include "core/timeseries.hpp"
 #include "phases/file_set.hpp"
+#include "phases/io_driver.hpp"
 #include "phases/phase_kind.hpp"
 #include "phases/sample.hpp"
 
@@ -40,6 +41,18 @@ struct PhaseContext {
   std::uint64_t progress_total = 0;                      // bytes this rank plans to move
   const std::atomic<bool>* stop = nullptr;
 };
+
+// The parts of a driver job that every timed window shares: its start, the --stonewall
+// deadline, the latency histogram, the time series, progress and the interrupt flag.
+inline void arm_timed(DriverJob& job, PhaseContext& ctx, std::uint64_t t0_ns) {
+  job.t0_ns = t0_ns;
+  job.deadline_ns =
+      ctx.cfg.stonewall_s > 0 ? t0_ns + static_cast<std::uint64_t>(ctx.cfg.stonewall_s * 1e9) : 0;
+  job.latency = &ctx.latency;
+  job.series = &ctx.series;
+  job.progress_bytes = ctx.progress_bytes;
+  job.stop = ctx.stop;
+}
 
 class Phase {
  public:

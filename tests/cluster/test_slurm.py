@@ -1,7 +1,6 @@
 """A real four-node Slurm (munge, slurmctld, four slurmd in their own UTS namespaces) runs the
 shipped batch script with sbatch, with srun (PMIx) and with mpirun inside the allocation; the
 job completes and the results hold the job id, the node list and four hosts."""
-import subprocess
 import sys
 
 import h5py

@@ -1,32 +1,10 @@
 """Engines and cache control under mpiexec: all five phases with io_uring (depth 8, O_DIRECT) and
 with MPI-IO; --read-shift moves every read to another rank's file; --direct refuses records
 that break the O_DIRECT alignment."""
-import os
-
 import h5py
 import pytest
 
 from conftest import PHASES, dir_listing, latest_run, run_iosweep
-
-
-def direct_ok(path):
-    try:
-        fd = os.open(path / ".probe", os.O_CREAT | os.O_WRONLY | os.O_DIRECT)
-        os.close(fd)
-        os.unlink(path / ".probe")
-        return True
-    except OSError:
-        return False
-
-
-@pytest.fixture
-def diskdir(tmp_path):
-    """A folder on a disk-backed file system (O_DIRECT needs one)."""
-    d = tmp_path / "disk"
-    d.mkdir()
-    if not direct_ok(d):
-        pytest.skip(f"{d} refuses O_DIRECT on this machine")
-    return d
 
 
 def check_run(out, n_points, engine):

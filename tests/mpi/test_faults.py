@@ -110,17 +110,6 @@ def in_timed_phase(workdir, n):
     return len([f for f in os.listdir(workdir) if f.startswith("iosweep.")]) == n
 
 
-@pytest.fixture
-def diskdir(workdir):
-    try:
-        fd = os.open(workdir / ".p", os.O_CREAT | os.O_WRONLY | os.O_DIRECT)
-        os.close(fd)
-        os.unlink(workdir / ".p")
-    except OSError:
-        pytest.skip("these tests need O_DIRECT to make a phase last")
-    return workdir
-
-
 def earlier_run(workdir, out):
     run_iosweep(1, ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB",
                     "--phases", "seq-write", "--output", out, "--quiet", "--label", "earlier"], check=0)

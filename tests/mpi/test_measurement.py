@@ -106,19 +106,8 @@ def _progress_cmd(workdir, out):
             "--ranks", "2", "--stonewall", "1.5s", "--output", str(out)]
 
 
-def _direct_ok(d):
-    try:
-        fd = os.open(d / ".p", os.O_CREAT | os.O_WRONLY | os.O_DIRECT)
-        os.close(fd)
-        os.unlink(d / ".p")
-        return True
-    except OSError:
-        return False
-
-
-def test_progress_is_redrawn_on_a_terminal(tmp_path, workdir):
-    if not _direct_ok(workdir):
-        pytest.skip("needs O_DIRECT to make a phase last")
+def test_progress_is_redrawn_on_a_terminal(tmp_path, diskdir):
+    workdir = diskdir
     if subprocess.run(["which", "script"], capture_output=True).returncode != 0:
         pytest.skip("util-linux `script` is not installed")
     cmd = " ".join(_progress_cmd(workdir, tmp_path / "r.h5"))
@@ -131,9 +120,8 @@ def test_progress_is_redrawn_on_a_terminal(tmp_path, workdir):
     assert "IOPS" in out and "remaining" in out
 
 
-def test_progress_is_plain_lines_when_piped_and_silent_with_quiet(tmp_path, workdir):
-    if not _direct_ok(workdir):
-        pytest.skip("needs O_DIRECT to make a phase last")
+def test_progress_is_plain_lines_when_piped_and_silent_with_quiet(tmp_path, diskdir):
+    workdir = diskdir
     p = subprocess.run(_progress_cmd(workdir, tmp_path / "r.h5"), capture_output=True, text=True,
                        env=mpi_env(), timeout=300)
     assert p.returncode == 0, p.stderr

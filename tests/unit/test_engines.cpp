@@ -40,6 +40,10 @@ struct Param {
   bool direct;
 };
 
+void PrintTo(const Param& p, std::ostream* os) {
+  *os << engine_name(p.kind) << " depth " << p.depth << (p.direct ? " O_DIRECT" : "");
+}
+
 std::string name_of(const testing::TestParamInfo<Param>& p) {
   return std::string(engine_name(p.param.kind)) + "_qd" + std::to_string(p.param.depth) +
          (p.param.direct ? "_direct" : "");
