@@ -117,17 +117,19 @@ DriverJob IoPhase::job(PhaseContext& ctx, int handle) {
 }
 
 void IoPhase::run(PhaseContext& ctx, RankSample& s) {
+  // Everything the window needs is set up before its clock starts.
   Verifier verifier(ctx.data, static_cast<std::uint64_t>(file_position_));
-  if (create_in_window_) ctx.files.note_pending_create();
-  const std::uint64_t t0 = now_ns();
-  const int h = engine_->open(path_, {writes(), create_in_window_});
-  const std::uint64_t t1 = now_ns();
-  DriverJob j = job(ctx, h);
-  arm_timed(j, ctx, t0);
+  DriverJob j = job(ctx, -1);
   if (!writes() && ctx.cfg.verify)
     j.consume = [&](const std::byte* p, std::uint64_t off, std::size_t len) {
       verifier.check(p, off, len);
     };
+  if (create_in_window_) ctx.files.note_pending_create();
+  const std::uint64_t t0 = now_ns();
+  const int h = engine_->open(path_, {writes(), create_in_window_});
+  const std::uint64_t t1 = now_ns();
+  j.file = h;
+  arm_timed(j, ctx, t0);
   timed_ = run_driver(j);
   const std::uint64_t t2 = now_ns();
   if (writes() && ctx.cfg.fsync) engine_->sync(h);
