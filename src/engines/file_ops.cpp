@@ -64,6 +64,10 @@ std::uint64_t size_of(const std::string& path) {
 void read_head(const std::string& path, std::span<std::byte> dst) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)};
   if (f.fd < 0) throw IoError("open", path, 0, errno);
+  // Leave nothing of the file in the page cache: no read-ahead now, the pages dropped after.
+  // Cached pages would serve later reads, and make every later O_DIRECT write to the file
+  // check the cache for pages to invalidate.
+  ::posix_fadvise(f.fd, 0, 0, POSIX_FADV_RANDOM);
   std::size_t done = 0;
   while (done < dst.size()) {
     const ssize_t n = ::pread(f.fd, dst.data() + done, dst.size() - done, static_cast<off_t>(done));
@@ -72,6 +76,7 @@ void read_head(const std::string& path, std::span<std::byte> dst) {
     if (n == 0) throw IoError("read", path, done, ENODATA, "the file is shorter than expected");
     done += static_cast<std::size_t>(n);
   }
+  ::posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED);
 }
 
 void drop_cache(const std::string& path) {

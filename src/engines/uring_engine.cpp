@@ -19,12 +19,14 @@ struct FlagName {
   const char* name;
 };
 // Optional setup flags, most dispensable last: when the kernel refuses a combination, flags are
-// dropped one at a time from the end of this list until the ring is accepted.
+// dropped one at a time from the end of this list until the ring is accepted. DEFER_TASKRUN is
+// left out on purpose: completions then wait for the next io_uring_enter with GETEVENTS, and
+// with requests handed over one by one that cost about 5% of the random-write IOPS at depth 32
+// on a virtio disk (8 alternating runs each; reads were unaffected).
 const FlagName kOptionalFlags[] = {
     {IORING_SETUP_SUBMIT_ALL, "SUBMIT_ALL"},
     {IORING_SETUP_COOP_TASKRUN, "COOP_TASKRUN"},
     {IORING_SETUP_SINGLE_ISSUER, "SINGLE_ISSUER"},
-    {IORING_SETUP_DEFER_TASKRUN, "DEFER_TASKRUN"},
 };
 
 }  // namespace
@@ -42,9 +44,8 @@ UringEngine::UringEngine(const EngineOptions& options)
       p.sq_thread_idle = 1000;
     }
     for (const auto& f : flags) {
-      // DEFER_TASKRUN needs SINGLE_ISSUER; neither combines with SQPOLL's kernel thread.
-      if (options.sqpoll && (f.flag & (IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_COOP_TASKRUN)))
-        continue;
+      // COOP_TASKRUN does not combine with SQPOLL's kernel thread.
+      if (options.sqpoll && (f.flag & IORING_SETUP_COOP_TASKRUN)) continue;
       p.flags |= f.flag;
     }
     const int rc = io_uring_queue_init_params(entries, &ring_, &p);
@@ -222,8 +223,6 @@ std::size_t UringEngine::reap(std::span<IoCompletion> out, std::size_t min) {
     } else if (want > 0) {
       io_uring_cqe* cqe = nullptr;
       rc = io_uring_wait_cqe_nr(&ring_, &cqe, want);
-    } else if (setup_flags_ & IORING_SETUP_DEFER_TASKRUN) {
-      rc = io_uring_get_events(&ring_);
     }
     if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY && rc != -ETIME)
       throw IoError("io_uring_enter", "(ring)", 0, -rc);
