@@ -64,9 +64,9 @@ std::uint64_t size_of(const std::string& path) {
 void read_head(const std::string& path, std::span<std::byte> dst) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)};
   if (f.fd < 0) throw IoError("open", path, 0, errno);
-  // Leave nothing of the file in the page cache: no read-ahead now, the pages dropped after.
-  // Cached pages would serve later reads, and make every later O_DIRECT write to the file
-  // check the cache for pages to invalidate.
+  // Bring no more of the file into the page cache than these bytes (no read-ahead), and drop
+  // them again after: pages cached by this check would serve later reads. Pages that were
+  // cached before (a user's pre-read for --cache keep) stay where they are.
   ::posix_fadvise(f.fd, 0, 0, POSIX_FADV_RANDOM);
   std::size_t done = 0;
   while (done < dst.size()) {
@@ -76,7 +76,7 @@ void read_head(const std::string& path, std::span<std::byte> dst) {
     if (n == 0) throw IoError("read", path, done, ENODATA, "the file is shorter than expected");
     done += static_cast<std::size_t>(n);
   }
-  ::posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::posix_fadvise(f.fd, 0, static_cast<off_t>(dst.size()), POSIX_FADV_DONTNEED);
 }
 
 void drop_cache(const std::string& path) {
