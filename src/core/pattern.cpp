@@ -116,7 +116,11 @@ PatternBuffer::PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size
   if (copies == 0) copies = 1;
   const bool aligned = record_bytes <= per_copy && per_copy % record_bytes == 0;
   const std::size_t tail = aligned ? 0 : record_bytes;
-  mem_ = AlignedBuffer(copies * per_copy + tail, hugepages);
+  // Records of one page reach the device as one segment whatever backs the page, so for them the
+  // pattern always asks for huge pages: each write stamps a different 4 KiB page of 16 MiB, and
+  // with 4 KiB pages that store waited for a page walk (most of iosweep's own time per 4 KiB
+  // random write). Larger records follow --hugepages, which changes what the device sees.
+  mem_ = AlignedBuffer(copies * per_copy + tail, hugepages || record_bytes <= kBlockBytes);
   dirty_.assign(mem_.size() / kBlockBytes, 0);
   std::uint64_t* w = words(mem_.data());
   const std::size_t n = mem_.size() / 8;
@@ -151,7 +155,9 @@ void PatternBuffer::stamp(std::size_t phys_offset, std::uint64_t file_offset, st
   const std::size_t pb0 = phys_offset / kBlockBytes;
   const std::uint64_t fb0 = file_offset / kBlockBytes;
   const std::size_t n = length / kBlockBytes;
+  constexpr std::size_t kAhead = 8;  // blocks: hides the miss of each stamping store
   for (std::size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) __builtin_prefetch(mem_.data() + (pb0 + i + kAhead) * kBlockBytes, 1, 0);
     std::uint64_t* w = words(mem_.data() + (pb0 + i) * kBlockBytes);
     if (dirty_[pb0 + i]) {  // a key was planted here for an earlier record: restore the pattern
       const std::uint64_t pw = ((pb0 + i) % kPatternBlocks) * kWordsPerBlock;

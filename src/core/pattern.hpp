@@ -99,6 +99,12 @@ class PatternBuffer {
   PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size_t record_bytes, unsigned depth,
                 bool hugepages = false);
   std::byte* acquire(std::uint64_t file_offset, std::size_t length, unsigned& slot);
+  // Hint that a write at `file_offset` is coming: fetch the cache line its stamp goes to, so the
+  // stamping store does not stall (for 4 KiB random writes that miss was most of iosweep's own
+  // time per operation).
+  void prefetch(std::uint64_t file_offset) const {
+    __builtin_prefetch(mem_.data() + file_offset % kPatternBytes, 1, 0);
+  }
   void release(unsigned slot) { inflight_[slot].used = false; }
   std::span<std::byte> memory() const { return mem_.span(); }
 
