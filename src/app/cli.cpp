@@ -17,7 +17,7 @@ namespace iosweep {
 namespace {
 
 struct Raw {
-  std::string dir, file_size = "1g", seq_record = "16m", rand_record = "4k", scan_record = "1m";
+  std::string dir, file_size = "1g", seq_record = "16m", rand_record = "4k", scan_record = "auto";
   std::vector<std::string> phases, ranks;
   std::string sweep, placement = "spread", repetitions = "1", seed = "42";
   std::string filter_key = "0xfeedfacecafebeef", filter_every = "1048576", filter_kernel = "auto";
@@ -69,7 +69,10 @@ Config build(const Raw& r) {
   c.file_size = size_opt("--file-size", r.file_size);
   c.seq_record = size_opt("--seq-record", r.seq_record);
   c.rand_record = size_opt("--rand-record", r.rand_record);
-  c.scan_record = size_opt("--scan-record", r.scan_record);
+  // auto: 1 MiB, a record that is still in the L2 cache when it is counted; with --direct the
+  // data arrives by DMA, not through any cache, and only the request size matters to the
+  // device, so the scan reads in --seq-record units as seq-read does.
+  c.scan_record = r.scan_record == "auto" ? 0 : size_opt("--scan-record", r.scan_record);
 
   bool want[kPhaseCount] = {};
   if (r.phases.empty())
@@ -137,6 +140,7 @@ Config build(const Raw& r) {
     throw UsageError("--iodepth-batch: " + r.iodepth_batch + " is more than --iodepth " +
                      r.iodepth);
   c.engine_options.direct = r.direct;
+  if (c.scan_record == 0) c.scan_record = c.engine_options.direct ? c.seq_record : (1ull << 20);
   c.hugepages = r.hugepages;
   c.engine_options.sqpoll = r.sqpoll;
   if (r.sqpoll && c.engine != EngineKind::uring)
@@ -239,7 +243,7 @@ CliResult parse_cli(int argc, char** argv) {
   opts->add_option("--rand-record", r.rand_record, "Record size of rand-write and rand-read")
       ->capture_default_str()
       ->type_name("SIZE");
-  opts->add_option("--scan-record", r.scan_record, "Read size of filter-count (stays in L2)")
+  opts->add_option("--scan-record", r.scan_record, "Read size of filter-count: auto = 1 MiB (counted while in L2), or --seq-record with --direct")
       ->capture_default_str()
       ->type_name("SIZE");
   opts->add_option("--phases", r.phases,
