@@ -85,3 +85,26 @@ def test_traffic_between_nodes_really_crosses_tcp(threadlist, tmp_path):
                         "--file-size", "1MiB", "--seq-record", "1MiB", "--phases", "seq-write", "--dry-run"],
                        capture_output=True, text=True, env=env, timeout=120)
     assert p.returncode != 0
+
+
+def test_read_shift_auto_puts_every_reader_on_another_node(threadlist, tmp_path):
+    work = tmp_path / "w"
+    work.mkdir()
+    out = tmp_path / "r.h5"
+    cmd = ["mpirun", "-np", "8", "--hostfile", str(threadlist), BIN, "run", "--dir", str(work),
+           "--file-size", "2MiB", "--seq-record", "1MiB", "--sweep", "2:8", "--read-shift", "auto",
+           "--phases", "seq-write,seq-read", "--verify", "--output", str(out), "--quiet"]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "warning: --read-shift auto" not in p.stderr  # four nodes: a shift always exists
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        rm = g["rank_map"][()]
+        node_of_position = {int(r["position"]): int(r["node"]) for r in rm}
+        s, r = g["summary"][()], g["ranks"][()]
+        reads = s[s["phase"] == 1]
+        assert len(reads) == 3 and all(reads["bad_blocks"] == 0)
+        for point in reads["point"]:
+            for row in r[r["point"] == point]:
+                assert row["file"] != row["position"]
+                assert node_of_position[int(row["file"])] != int(row["node"]), row
