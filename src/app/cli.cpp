@@ -243,7 +243,9 @@ CliResult parse_cli(int argc, char** argv) {
   opts->add_option("--rand-record", r.rand_record, "Record size of rand-write and rand-read")
       ->capture_default_str()
       ->type_name("SIZE");
-  opts->add_option("--scan-record", r.scan_record, "Read size of filter-count: auto = 1 MiB (counted while in L2), or --seq-record with --direct")
+  opts->add_option("--scan-record", r.scan_record,
+                   "Read size of filter-count: auto = 1 MiB (counted while in L2), or --seq-record "
+                   "with --direct")
       ->capture_default_str()
       ->type_name("SIZE");
   opts->add_option("--phases", r.phases,
