@@ -77,12 +77,13 @@ void FilterCount::run(PhaseContext& ctx, RankSample& s) {
     compute_ns += now_ns() - c0;
     if (verify) verifier.check(p, off, len);
   };
+  IoDriver driver(j);
   const std::uint64_t t0 = now_ns();
   const int h = engine_->open(path_, {false, false});
   const std::uint64_t t1 = now_ns();
   j.file = h;
   arm_timed(j, ctx, t0);
-  const DriverResult r = run_driver(j);
+  const DriverResult r = driver.run();
   const std::uint64_t t2 = now_ns();
   engine_->close(h);
   const std::uint64_t t3 = now_ns();

@@ -22,35 +22,34 @@ namespace {
 // while the current ones are issued.
 constexpr std::uint64_t kPrefetchAhead = 16;
 
-struct Flight {
-  std::uint64_t offset = 0;
-  std::byte* buf = nullptr;
-  std::uint64_t issue_ns = 0;
-  unsigned source_slot = 0;
-};
-
 }  // namespace
 
-DriverResult run_driver(const DriverJob& job) {
-  DriverResult res;
-  const unsigned depth = job.depth == 0 ? 1 : job.depth;
-  const bool writing = job.op == IoOp::write;
+IoDriver::IoDriver(const DriverJob& job) : job_(job), depth_(job.depth == 0 ? 1 : job.depth) {
   // With a consumer, completed buffers are consumed after their slots were refilled, so the
   // device never waits for the counting: up to `depth` more buffers than requests in flight.
-  const unsigned buffers = depth + (job.consume ? depth : 0);
-  if (!writing && job.read_buffers.size() < std::size_t{buffers} * job.record_bytes)
-    throw std::logic_error("run_driver: read buffers smaller than the records they must hold");
-  std::vector<Flight> flights(buffers);
-  std::vector<unsigned> free_tags;
+  const unsigned buffers = depth_ + (job.consume ? depth_ : 0);
+  if (job.op == IoOp::read && job.read_buffers.size() < std::size_t{buffers} * job.record_bytes)
+    throw std::logic_error("IoDriver: read buffers smaller than the records they must hold");
+  flights_.resize(buffers);
   for (unsigned i = buffers; i > 0; --i)
-    free_tags.push_back(i - 1);
-  std::vector<IoRequest> batch;
-  batch.reserve(depth);
-  std::vector<IoCompletion> done(depth);
-  std::vector<unsigned> to_consume;
-  to_consume.reserve(depth);
-  std::vector<std::uint64_t> deferred;  // random writes whose pattern region was busy
+    free_tags_.push_back(i - 1);
+  batch_.reserve(depth_);
+  done_.resize(depth_);
+  to_consume_.reserve(depth_);
+  deferred_.reserve(depth_);
+}
 
+DriverResult IoDriver::run() {
+  const DriverJob& job = job_;
+  const unsigned depth = depth_;
+  const bool writing = job.op == IoOp::write;
+  auto& flights = flights_;
+  auto& free_tags = free_tags_;
+  auto& batch = batch_;
+  auto& done = done_;
+  auto& to_consume = to_consume_;
+  auto& deferred = deferred_;
+  DriverResult res;
   std::uint64_t next = job.begin;
   unsigned in_flight = 0;
   std::uint64_t t_now = now_ns();

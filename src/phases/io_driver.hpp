@@ -11,6 +11,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "core/histogram.hpp"
 #include "core/pattern.hpp"
@@ -49,7 +50,35 @@ struct DriverResult {
   bool stonewalled = false;
 };
 
-// Throws IoError after draining what is in flight when an operation fails or comes back short.
-DriverResult run_driver(const DriverJob& job);
+// The loop with everything it needs allocated up front: construct it before the timed window
+// starts, run it inside. run() reads the job when it starts, so fields set after construction
+// (the file, the clock, the deadline) count; one run per driver. run() throws IoError, after
+// draining what is in flight, when an operation fails or comes back short.
+class IoDriver {
+ public:
+  explicit IoDriver(const DriverJob& job);
+  DriverResult run();
+
+ private:
+  struct Flight {
+    std::uint64_t offset = 0;
+    std::byte* buf = nullptr;
+    std::uint64_t issue_ns = 0;
+    unsigned source_slot = 0;
+  };
+  const DriverJob& job_;
+  unsigned depth_;
+  std::vector<Flight> flights_;
+  std::vector<unsigned> free_tags_;
+  std::vector<IoRequest> batch_;
+  std::vector<IoCompletion> done_;
+  std::vector<unsigned> to_consume_;
+  std::vector<std::uint64_t> deferred_;  // random writes whose pattern region was busy
+};
+
+// Untimed uses (wear-out, file creation, tests): construct and run in one go.
+inline DriverResult run_driver(const DriverJob& job) {
+  return IoDriver(job).run();
+}
 
 }  // namespace iosweep

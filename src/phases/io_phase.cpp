@@ -124,13 +124,14 @@ void IoPhase::run(PhaseContext& ctx, RankSample& s) {
     j.consume = [&](const std::byte* p, std::uint64_t off, std::size_t len) {
       verifier.check(p, off, len);
     };
+  IoDriver driver(j);
   if (create_in_window_) ctx.files.note_pending_create();
   const std::uint64_t t0 = now_ns();
   const int h = engine_->open(path_, {writes(), create_in_window_});
   const std::uint64_t t1 = now_ns();
   j.file = h;
   arm_timed(j, ctx, t0);
-  timed_ = run_driver(j);
+  timed_ = driver.run();
   const std::uint64_t t2 = now_ns();
   if (writes() && ctx.cfg.fsync) engine_->sync(h);
   const std::uint64_t t3 = now_ns();
