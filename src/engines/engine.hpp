@@ -53,7 +53,6 @@ struct EngineOptions {
 struct EngineInfo {
   std::string name;
   unsigned depth = 1;
-  bool synchronous = true;
   std::string detail;  // engine-specific facts worth recording (ring flags, hints)
 };
 

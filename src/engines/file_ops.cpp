@@ -146,12 +146,6 @@ std::string probe_direct(const std::string& dir, std::uint64_t& alignment) {
   return {};
 }
 
-std::uint64_t free_bytes(const std::string& dir) {
-  struct statvfs vfs {};
-  if (::statvfs(dir.c_str(), &vfs) != 0) return 0;
-  return static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize;
-}
-
 std::string fs_type(const std::string& dir) {
   struct statfs sf {};
   if (::statfs(dir.c_str(), &sf) != 0) return "unknown";

@@ -46,7 +46,6 @@ FileIdentity create_preallocated(const std::string& path, std::uint64_t bytes);
 std::string check_writable_dir(const std::string& dir);
 // Probes O_DIRECT in `dir` with an unnamed temporary file; sets the required alignment.
 std::string probe_direct(const std::string& dir, std::uint64_t& alignment);
-std::uint64_t free_bytes(const std::string& dir);
 std::string fs_type(const std::string& dir);
 
 }  // namespace iosweep::fsops

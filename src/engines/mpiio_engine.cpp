@@ -54,7 +54,7 @@ EngineInfo MpiioEngine::info() const {
   if (hints_.empty()) d += " (none)";
   for (const auto& [k, v] : hints_)
     d += " " + k + "=" + v;
-  return {"mpiio", depth_, false, d};
+  return {"mpiio", depth_, d};
 }
 
 int MpiioEngine::open(const std::string& path, OpenMode mode) {

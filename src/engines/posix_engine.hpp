@@ -13,7 +13,7 @@ class PosixEngine final : public Engine {
  public:
   explicit PosixEngine(const EngineOptions& options) : direct_(options.direct) {}
   ~PosixEngine() override;
-  EngineInfo info() const override { return {"posix", 1, true, "pread/pwrite"}; }
+  EngineInfo info() const override { return {"posix", 1, "pread/pwrite"}; }
   int open(const std::string& path, OpenMode mode) override;
   void close(int file) override;
   void submit(std::span<const IoRequest> requests) override;

@@ -20,7 +20,7 @@ ThreadedEngine::~ThreadedEngine() {
 }
 
 EngineInfo ThreadedEngine::info() const {
-  return {"posix", depth_, false,
+  return {"posix", depth_,
           "pread/pwrite with " + std::to_string(workers_.size()) + " read-ahead thread(s)"};
 }
 

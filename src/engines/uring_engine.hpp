@@ -49,7 +49,6 @@ class UringEngine final : public Engine {
   unsigned setup_flags_ = 0;
   std::vector<std::string> dropped_flags_;
   bool files_registered_ = false;
-  bool ring_fd_registered_ = false;
   std::vector<int> fds_;
   std::vector<std::string> paths_;
   std::vector<std::span<std::byte>> buffers_;

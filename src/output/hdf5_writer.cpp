@@ -101,7 +101,6 @@ void Hdf5Writer::begin_run(const RunContext& ctx) {
   std::lock_guard guard(mu_);
   h5::quiet_errors();
   run_id_ = ctx.run_id;
-  t_start_ = ctx.t_start_unix_ns;
   h5::FileLock lock(path_);
   h5::Handle f = h5::open_file(path_, lock.was_empty());
   if (lock.was_empty()) {
@@ -143,14 +142,14 @@ void Hdf5Writer::begin_run(const RunContext& ctx) {
                            "holds latencies in [bucket_lower_ns[j], bucket_upper_ns[j]) ns; the "
                            "last bucket also holds everything above"));
 
-  RunIndexRow row{};
-  std::strncpy(row.run_id, run_id_.c_str(), sizeof row.run_id - 1);
-  row.t_start_unix_ns = ctx.t_start_unix_ns;
-  row.world_size = static_cast<std::uint32_t>(ctx.world_size);
-  row.n_nodes = static_cast<std::uint32_t>(ctx.topology.hosts.size());
-  row.status = static_cast<std::uint8_t>(RunStatus::running);
+  index_ = {};
+  std::strncpy(index_.run_id, run_id_.c_str(), sizeof index_.run_id - 1);
+  index_.t_start_unix_ns = ctx.t_start_unix_ns;
+  index_.world_size = static_cast<std::uint32_t>(ctx.world_size);
+  index_.n_nodes = static_cast<std::uint32_t>(ctx.topology.hosts.size());
+  index_.status = static_cast<std::uint8_t>(RunStatus::running);
   run_index_row_ = h5::table_rows(f.get(), run_index_table().name);
-  h5::append_rows(f.get(), run_index_table(), &row, 1);
+  h5::append_rows(f.get(), run_index_table(), &index_, 1);
   H5Fflush(f.get(), H5F_SCOPE_GLOBAL);
   begun_ = true;
 }
@@ -169,22 +168,8 @@ void Hdf5Writer::append_point(const PointResult& p, const LatencyHistogram& late
   h5::Handle lat = h5::check(H5Gopen2(g.get(), "latency", H5P_DEFAULT), H5Gclose, "latency");
   std::vector<std::uint64_t> counts(latency.counts().begin(), latency.counts().end());
   h5::append_matrix_u64(lat.get(), "counts", counts);
-  ++points_;
-  RunIndexRow row{};
-  std::strncpy(row.run_id, run_id_.c_str(), sizeof row.run_id - 1);
-  // Re-read the row so that only n_points changes.
-  {
-    h5::Handle ds =
-        h5::check(H5Dopen2(f.get(), run_index_table().name, H5P_DEFAULT), H5Dclose, "run_index");
-    h5::Handle type = h5::compound_type(run_index_table());
-    h5::Handle fs = h5::check(H5Dget_space(ds.get()), H5Sclose, "space");
-    const hsize_t start[1] = {run_index_row_}, count[1] = {1};
-    H5Sselect_hyperslab(fs.get(), H5S_SELECT_SET, start, nullptr, count, nullptr);
-    h5::Handle ms = h5::check(H5Screate_simple(1, count, nullptr), H5Sclose, "mspace");
-    H5Dread(ds.get(), type.get(), ms.get(), fs.get(), H5P_DEFAULT, &row);
-  }
-  row.n_points = points_;
-  h5::write_row(f.get(), run_index_table(), run_index_row_, &row);
+  ++index_.n_points;
+  h5::write_row(f.get(), run_index_table(), run_index_row_, &index_);
   H5Fflush(f.get(), H5F_SCOPE_GLOBAL);
 }
 
@@ -199,18 +184,9 @@ void Hdf5Writer::finish(RunStatus status, const std::string& message) {
   h5::set_attr_u64(g.get(), "t_end_unix_ns", t_end);
   h5::set_attr_enum(g.get(), "status", h5::status_enum_type(), static_cast<std::uint8_t>(status));
   h5::set_attr(g.get(), "status_message", message);
-  RunIndexRow row{};
-  std::strncpy(row.run_id, run_id_.c_str(), sizeof row.run_id - 1);
-  row.t_start_unix_ns = t_start_;
-  row.t_end_unix_ns = t_end;
-  int world = 0;
-  std::int64_t v = 0;
-  if (h5::read_attr(g.get(), "world_size", v)) world = static_cast<int>(v);
-  row.world_size = static_cast<std::uint32_t>(world);
-  if (h5::read_attr(g.get(), "n_nodes", v)) row.n_nodes = static_cast<std::uint32_t>(v);
-  row.n_points = points_;
-  row.status = static_cast<std::uint8_t>(status);
-  h5::write_row(f.get(), run_index_table(), run_index_row_, &row);
+  index_.t_end_unix_ns = t_end;
+  index_.status = static_cast<std::uint8_t>(status);
+  h5::write_row(f.get(), run_index_table(), run_index_row_, &index_);
   H5Fflush(f.get(), H5F_SCOPE_GLOBAL);
 }
 

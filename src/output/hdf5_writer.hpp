@@ -29,9 +29,8 @@ class Hdf5Writer final : public ResultWriter {
   std::mutex mu_;
   bool begun_ = false;
   bool ended_ = false;
-  unsigned long long run_index_row_ = 0;
-  std::uint32_t points_ = 0;
-  std::uint64_t t_start_ = 0;
+  unsigned long long run_index_row_ = 0;  // this run's row in /run_index
+  RunIndexRow index_{};                   // what that row holds; only this writer changes it
 };
 
 }  // namespace iosweep

@@ -92,9 +92,6 @@ void IoPhase::prepare(PhaseContext& ctx) {
     engine_->register_buffers(bufs);
     if (cfg.cache == CacheMode::drop && !cfg.engine_options.direct) fsops::drop_cache(path_);
   }
-  mismatch_ = {};
-  bad_blocks_ = 0;
-  verify_ns_ = 0;
   ctx.progress_total = data_bytes_;
 }
 

@@ -38,9 +38,6 @@ class IoPhase final : public Phase {
   std::uint64_t data_bytes_ = 0;
   bool create_in_window_ = false;
   DriverResult timed_;
-  Mismatch mismatch_;
-  std::uint64_t bad_blocks_ = 0;
-  std::uint64_t verify_ns_ = 0;
 };
 
 // Before a phase other than seq-write: makes sure the rank's own file exists, writing it

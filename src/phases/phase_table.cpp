@@ -16,13 +16,11 @@ std::unique_ptr<Phase> make_filter() {
 }
 
 const PhaseEntry kPhases[] = {
-    {PhaseKind::seq_write, "seq-write", "seq_write", Figure::bandwidth,
-     &make_io<PhaseKind::seq_write>},
-    {PhaseKind::seq_read, "seq-read", "seq_read", Figure::bandwidth, &make_io<PhaseKind::seq_read>},
-    {PhaseKind::rand_write, "rand-write", "rand_write", Figure::iops,
-     &make_io<PhaseKind::rand_write>},
-    {PhaseKind::rand_read, "rand-read", "rand_read", Figure::iops, &make_io<PhaseKind::rand_read>},
-    {PhaseKind::filter_count, "filter-count", "filter_count", Figure::scan, &make_filter},
+    {PhaseKind::seq_write, "seq-write", "seq_write", &make_io<PhaseKind::seq_write>},
+    {PhaseKind::seq_read, "seq-read", "seq_read", &make_io<PhaseKind::seq_read>},
+    {PhaseKind::rand_write, "rand-write", "rand_write", &make_io<PhaseKind::rand_write>},
+    {PhaseKind::rand_read, "rand-read", "rand_read", &make_io<PhaseKind::rand_read>},
+    {PhaseKind::filter_count, "filter-count", "filter_count", &make_filter},
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The ordered phase table (IO500's phase list): the one place that says which phases exist,
-// their names, their headline figure and the order they always run in.
+// their names and the order they always run in.
 #pragma once
 
 #include <memory>
@@ -9,13 +9,10 @@
 
 namespace iosweep {
 
-enum class Figure { bandwidth, iops, scan };
-
 struct PhaseEntry {
   PhaseKind kind;
   const char* cli_name;   // --phases spelling
   const char* enum_name;  // results file spelling
-  Figure figure;
   std::unique_ptr<Phase> (*make)();
 };
 

@@ -93,7 +93,7 @@ void Progress::end_phase() {
   }
 }
 
-void Progress::draw(bool) {
+void Progress::draw() {
   const std::uint64_t t = now_ns();
   const std::uint64_t b = bytes_.load(std::memory_order_relaxed);
   if (t > last_ns_ + 100'000'000) {
@@ -125,7 +125,7 @@ void Progress::loop() {
     if (stop_ || !active_) continue;
     const std::uint64_t t = now_ns();
     if (tty_ || t >= last_line_ns_ + kLogPeriodNs) {
-      draw(false);
+      draw();
       last_line_ns_ = t;
     }
   }

@@ -33,7 +33,7 @@ class Progress {
 
  private:
   void loop();
-  void draw(bool final_line);
+  void draw();
 
   bool enabled_;
   bool tty_ = false;
