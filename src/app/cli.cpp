@@ -220,6 +220,11 @@ CliResult parse_cli(int argc, char** argv) {
       app.add_subcommand("run", "Run the phases over a sweep of active ranks")->fallthrough();
   run->set_help_all_flag();
   run->set_help_flag();
+  // `iosweep units 16m 4KiB`: the byte count of each size, one per line, with the same parser
+  // and messages as every size option (scripts use it instead of parsing sizes themselves).
+  std::vector<std::string> unit_args;
+  CLI::App* units = app.add_subcommand("units", "Print the byte count of each SIZE, one per line");
+  units->add_option("SIZE", unit_args, "A size as the options take it (4k, 16MiB, 1g)")->required();
   app.set_config("--config", "",
                  "TOML file of long option names (CLI11's format), e.g. modes/smoke.toml")
       ->type_name("FILE");
@@ -360,6 +365,15 @@ CliResult parse_cli(int argc, char** argv) {
     if (version) {
       res.action = CliResult::Action::print;
       res.text = version_text();
+      return res;
+    }
+    if (units->parsed()) {
+      res.action = CliResult::Action::print;
+      for (const auto& u : unit_args) {
+        std::uint64_t bytes = 0;
+        if (auto why = parse_size(u, bytes); !why.empty()) throw UsageError("units: " + why);
+        res.text += std::to_string(bytes) + "\n";
+      }
       return res;
     }
     if (!run->parsed()) {
