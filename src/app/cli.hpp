@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "app/config.hpp"
+#include "model/config.hpp"
 
 namespace iosweep {
 

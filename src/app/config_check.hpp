@@ -7,13 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "app/config.hpp"
+#include "model/config.hpp"
 #include "mpi/session.hpp"
 #include "mpi/topology.hpp"
 
 namespace iosweep {
 
+// Fills `points` and the engine's probe `engine_detail` (rank 0's, recorded with the run).
 std::string validate_run(Config& cfg, const MpiSession& mpi, const LocalPlace& place,
-                         std::vector<int>& points);
+                         std::vector<int>& points, std::string& engine_detail);
 
 }  // namespace iosweep

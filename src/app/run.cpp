@@ -24,9 +24,10 @@ int run_app(int argc, char** argv, const MpiSession& mpi) {
     return kExitUsage;
   }
   Config& cfg = cli.cfg;
-  const LocalPlace place = gather_topology(MPI_COMM_WORLD, mpi.host(), cfg.placement);
+  const LocalPlace place = gather_topology(MPI_COMM_WORLD, mpi.host(), cfg.sweep.placement);
   std::vector<int> points;
-  if (auto why = validate_run(cfg, mpi, place, points); !why.empty()) {
+  std::string engine_detail;
+  if (auto why = validate_run(cfg, mpi, place, points, engine_detail); !why.empty()) {
     if (rank0) std::fprintf(stderr, "iosweep: %s\n", why.c_str());
     return kExitUsage;
   }
@@ -34,7 +35,7 @@ int run_app(int argc, char** argv, const MpiSession& mpi) {
     if (rank0) print_plan(stdout, cfg, points, place.full);
     return 0;
   }
-  return run_sweep(cfg, mpi, place, points);
+  return run_sweep(cfg, mpi, place, points, engine_detail);
 }
 
 }  // namespace iosweep

@@ -60,6 +60,7 @@ class LatencyHistogram {
   std::array<std::uint64_t, kBuckets>& counts() { return counts_; }
   const std::array<std::uint64_t, kBuckets>& counts() const { return counts_; }
   std::uint64_t& sum_ns() { return sum_ns_; }
+  std::uint64_t sum_ns() const { return sum_ns_; }
   std::uint64_t& max_ns_ref() { return max_ns_; }
 
  private:

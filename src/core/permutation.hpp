@@ -30,6 +30,7 @@ class RecordOrder {
   static RecordOrder shuffled(std::uint64_t n, std::uint64_t seed);
 
   std::uint64_t size() const { return n_; }
+  bool shuffled() const { return shuffled_; }
   std::uint64_t operator[](std::uint64_t i) const {
     if (!shuffled_) return i;
     if (!table_.empty()) return table_[i];

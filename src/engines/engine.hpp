@@ -6,20 +6,17 @@
 // engine queues them and completes later. Completions carry the request's tag and a result like
 // a CQE: the number of bytes transferred (a short read means end of file) or -errno. Engines
 // continue short transfers and retry EINTR/EAGAIN themselves; open/close/sync failures and
-// failures to submit throw IoError.
+// failures to submit throw IoError. An engine is built once per phase and rank
+// (engines/registry.hpp) from the engine options of the run (model/config.hpp).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <span>
 #include <string>
-#include <utility>
-#include <vector>
 
 namespace iosweep {
 
-enum class EngineKind { posix = 0, uring = 1, mpiio = 2 };
 enum class IoOp : std::uint8_t { read, write };
 
 struct IoRequest {
@@ -42,24 +39,14 @@ struct OpenMode {
   bool create = false;  // O_CREAT | O_EXCL: never takes over an existing file
 };
 
-struct EngineOptions {
-  unsigned iodepth = 1;
-  unsigned iodepth_batch = 1;  // io_uring: requests queued before they are handed to the kernel
-  bool direct = false;         // O_DIRECT on every open
-  bool sqpoll = false;         // io_uring: kernel submission polling thread
-  std::vector<std::pair<std::string, std::string>> mpiio_hints;
-};
-
-struct EngineInfo {
-  std::string name;
-  unsigned depth = 1;
-  std::string detail;  // engine-specific facts worth recording (ring flags, hints)
-};
-
 class Engine {
  public:
   virtual ~Engine() = default;
-  virtual EngineInfo info() const = 0;
+  virtual const char* name() const = 0;
+  // Requests it keeps in flight at most; callers never submit more.
+  virtual unsigned depth() const = 0;
+  // Engine-specific facts worth recording (ring flags, hints, read-ahead threads).
+  virtual std::string detail() const = 0;
   virtual int open(const std::string& path, OpenMode mode) = 0;
   virtual void close(int file) = 0;
   virtual void submit(std::span<const IoRequest> requests) = 0;

@@ -26,21 +26,15 @@ int errno_from_mpi(int mpi_error) {
 }
 
 MpiioEngine::MpiioEngine(const EngineOptions& options)
-    : depth_(options.iodepth == 0 ? 1 : options.iodepth), hints_(options.mpiio_hints) {
-  if (options.direct)
-    throw UsageError(
-        "--direct: the mpiio engine cannot open files with O_DIRECT; use --engine posix or uring");
+    : hints_(options.mpiio_hints), slots_(options.iodepth == 0 ? 1 : options.iodepth) {
   if (!hints_.empty()) {
     MPI_Info_create(&info_);
     for (const auto& [k, v] : hints_)
       MPI_Info_set(info_, k.c_str(), v.c_str());
   }
-  slots_.resize(depth_);
-  requests_.assign(depth_, MPI_REQUEST_NULL);
-  indices_.resize(depth_);
-  statuses_.resize(depth_);
-  for (unsigned i = depth_; i > 0; --i)
-    free_.push_back(i - 1);
+  requests_.assign(depth(), MPI_REQUEST_NULL);
+  indices_.resize(depth());
+  statuses_.resize(depth());
 }
 
 MpiioEngine::~MpiioEngine() {
@@ -49,12 +43,25 @@ MpiioEngine::~MpiioEngine() {
   if (info_ != MPI_INFO_NULL) MPI_Info_free(&info_);
 }
 
-EngineInfo MpiioEngine::info() const {
+namespace {
+
+std::string describe(const std::vector<std::pair<std::string, std::string>>& hints) {
   std::string d = "MPI_File_iread_at/iwrite_at on MPI_COMM_SELF; hints:";
-  if (hints_.empty()) d += " (none)";
-  for (const auto& [k, v] : hints_)
+  if (hints.empty()) d += " (none)";
+  for (const auto& [k, v] : hints)
     d += " " + k + "=" + v;
-  return {"mpiio", depth_, d};
+  return d;
+}
+
+}  // namespace
+
+std::string MpiioEngine::probe(const EngineOptions& options, std::string& detail) {
+  detail = describe(options.mpiio_hints);
+  return {};
+}
+
+std::string MpiioEngine::detail() const {
+  return describe(hints_);
 }
 
 int MpiioEngine::open(const std::string& path, OpenMode mode) {
@@ -68,8 +75,11 @@ int MpiioEngine::open(const std::string& path, OpenMode mode) {
   MPI_File fh = MPI_FILE_NULL;
   const int rc = MPI_File_open(MPI_COMM_SELF, path.c_str(), amode, info_, &fh);
   if (rc != MPI_SUCCESS) throw IoError("open", path, 0, errno_from_mpi(rc));
+  MPI_Offset size = 0;
+  if (!mode.write && MPI_File_get_size(fh, &size) != MPI_SUCCESS) size = 0;
   files_.push_back(fh);
   paths_.push_back(path);
+  sizes_.push_back(size);
   return static_cast<int>(files_.size() - 1);
 }
 
@@ -88,11 +98,23 @@ void MpiioEngine::sync(int file) {
 }
 
 void MpiioEngine::start(unsigned slot) {
-  Slot& s = slots_[slot];
+  Slots::Slot& s = slots_[slot];
   const IoRequest& r = s.req;
-  MPI_File fh = files_[static_cast<std::size_t>(r.file)];
-  const auto count = static_cast<int>(std::min<std::size_t>(r.length - s.done, INT_MAX));
+  const auto fi = static_cast<std::size_t>(r.file);
+  MPI_File fh = files_[fi];
+  std::size_t want = r.length - s.done;
   const auto off = static_cast<MPI_Offset>(r.offset + s.done);
+  if (r.op == IoOp::read) {
+    // Open MPI's OMPIO never completes a non-blocking read that reaches past the end of the
+    // file (4.1.4), so reads stop at the size the file had when it was opened: the part
+    // beyond it completes at once as a short read, as pread would report it.
+    if (off >= sizes_[fi]) {
+      ready_.push_back(slot);
+      return;
+    }
+    want = std::min<std::size_t>(want, static_cast<std::size_t>(sizes_[fi] - off));
+  }
+  const auto count = static_cast<int>(std::min<std::size_t>(want, INT_MAX));
   const int rc =
       r.op == IoOp::read
           ? MPI_File_iread_at(fh, off, r.buf + s.done, count, MPI_BYTE, &requests_[slot])
@@ -103,28 +125,29 @@ void MpiioEngine::start(unsigned slot) {
 }
 
 void MpiioEngine::submit(std::span<const IoRequest> requests) {
-  for (const auto& r : requests) {
-    if (free_.empty())
-      throw IoError("submit", paths_.at(static_cast<std::size_t>(r.file)), r.offset, EBUSY,
-                    "more requests than --iodepth");
-    const unsigned slot = free_.back();
-    free_.pop_back();
-    slots_[slot] = {r, 0};
-    start(slot);
-  }
+  for (const auto& r : requests)
+    start(slots_.take(r, paths_.at(static_cast<std::size_t>(r.file))));
 }
 
 std::size_t MpiioEngine::reap(std::span<IoCompletion> out, std::size_t min) {
   // MPI_Waitsome may complete every outstanding request at once: `out` must hold them all.
-  if (out.size() < depth_)
+  if (out.size() < depth())
     throw std::logic_error("MpiioEngine::reap: completion array smaller than the queue depth");
   std::size_t n_out = 0;
   while (n_out < min || n_out == 0) {
-    if (free_.size() == depth_) break;  // nothing in flight
+    while (!ready_.empty() && n_out < out.size()) {  // reads that ended at the end of the file
+      const unsigned slot = ready_.back();
+      ready_.pop_back();
+      const std::size_t done = slots_[slot].done;
+      out[n_out++] = {slots_[slot].req.tag, static_cast<std::int64_t>(done), done};
+      slots_.give_back(slot);
+    }
+    if (n_out >= min && n_out > 0) break;
+    if (slots_.idle()) break;  // nothing in flight
     int got = 0;
-    const int rc = (n_out < min) ? MPI_Waitsome(static_cast<int>(depth_), requests_.data(), &got,
+    const int rc = (n_out < min) ? MPI_Waitsome(static_cast<int>(depth()), requests_.data(), &got,
                                                 indices_.data(), statuses_.data())
-                                 : MPI_Testsome(static_cast<int>(depth_), requests_.data(), &got,
+                                 : MPI_Testsome(static_cast<int>(depth()), requests_.data(), &got,
                                                 indices_.data(), statuses_.data());
     if (got == MPI_UNDEFINED || got == 0) {
       if (n_out >= min) break;
@@ -132,12 +155,12 @@ std::size_t MpiioEngine::reap(std::span<IoCompletion> out, std::size_t min) {
     }
     for (int i = 0; i < got; ++i) {
       const auto slot = static_cast<unsigned>(indices_[static_cast<std::size_t>(i)]);
-      Slot& s = slots_[slot];
+      Slots::Slot& s = slots_[slot];
       const MPI_Status& st = statuses_[static_cast<std::size_t>(i)];
       int err = rc == MPI_ERR_IN_STATUS ? st.MPI_ERROR : MPI_SUCCESS;
       if (err != MPI_SUCCESS) {
         out[n_out++] = {s.req.tag, -static_cast<std::int64_t>(errno_from_mpi(err)), s.done};
-        free_.push_back(slot);
+        slots_.give_back(slot);
         continue;
       }
       int bytes = 0;
@@ -149,7 +172,7 @@ std::size_t MpiioEngine::reap(std::span<IoCompletion> out, std::size_t min) {
         continue;
       }
       out[n_out++] = {s.req.tag, static_cast<std::int64_t>(done), done};
-      free_.push_back(slot);
+      slots_.give_back(slot);
     }
     if (n_out == out.size()) break;
   }

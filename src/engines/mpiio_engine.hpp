@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "engines/engine.hpp"
+#include "engines/slots.hpp"
+#include "model/config.hpp"
 
 namespace iosweep {
 
@@ -16,7 +18,11 @@ class MpiioEngine final : public Engine {
  public:
   explicit MpiioEngine(const EngineOptions& options);
   ~MpiioEngine() override;
-  EngineInfo info() const override;
+  // Before a run: names the hints in `detail` (MPI-IO itself needs no probe).
+  static std::string probe(const EngineOptions& options, std::string& detail);
+  const char* name() const override { return "mpiio"; }
+  unsigned depth() const override { return slots_.depth(); }
+  std::string detail() const override;
   int open(const std::string& path, OpenMode mode) override;
   void close(int file) override;
   void submit(std::span<const IoRequest> requests) override;
@@ -24,20 +30,16 @@ class MpiioEngine final : public Engine {
   void sync(int file) override;
 
  private:
-  struct Slot {
-    IoRequest req;
-    std::size_t done = 0;
-  };
   void start(unsigned slot);
 
-  unsigned depth_;
   MPI_Info info_ = MPI_INFO_NULL;
   std::vector<std::pair<std::string, std::string>> hints_;
   std::vector<MPI_File> files_;
   std::vector<std::string> paths_;
-  std::vector<Slot> slots_;
+  std::vector<MPI_Offset> sizes_;  // of files opened for reading, at open
+  Slots slots_;
+  std::vector<unsigned> ready_;  // slots completed without a request (reads at end of file)
   std::vector<MPI_Request> requests_;
-  std::vector<unsigned> free_;
   std::vector<int> indices_;
   std::vector<MPI_Status> statuses_;
 };

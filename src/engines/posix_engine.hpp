@@ -3,31 +3,26 @@
 
 #include <deque>
 #include <string>
-#include <vector>
 
-#include "engines/engine.hpp"
+#include "engines/fd_engine.hpp"
+#include "model/config.hpp"
 
 namespace iosweep {
 
-class PosixEngine final : public Engine {
+class PosixEngine final : public FdEngine {
  public:
-  explicit PosixEngine(const EngineOptions& options) : direct_(options.direct) {}
-  ~PosixEngine() override;
-  EngineInfo info() const override { return {"posix", 1, "pread/pwrite"}; }
-  int open(const std::string& path, OpenMode mode) override;
-  void close(int file) override;
+  explicit PosixEngine(const EngineOptions& options) : FdEngine(options.direct) {}
+  const char* name() const override { return "posix"; }
+  unsigned depth() const override { return 1; }
+  std::string detail() const override { return "pread/pwrite"; }
   void submit(std::span<const IoRequest> requests) override;
   std::size_t reap(std::span<IoCompletion> out, std::size_t min) override;
-  void sync(int file) override;
 
   // Performs one request to completion (short transfers continued, EINTR retried). Safe to call
   // from several threads at once for distinct requests.
   IoCompletion execute(const IoRequest& r) const;
 
  private:
-  bool direct_;
-  std::vector<int> fds_;
-  std::vector<std::string> paths_;
   std::deque<IoCompletion> done_;
 };
 

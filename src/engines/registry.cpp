@@ -1,9 +1,12 @@
 // Engine table (see registry.hpp).
 #include "engines/registry.hpp"
 
+#include <stdexcept>
+
 #include "core/errors.hpp"
+#include "engines/null_engine.hpp"
 #include "engines/posix_engine.hpp"
-#include "engines/threaded_engine.hpp"
+#include "engines/readahead_engine.hpp"
 #if IOSWEEP_HAVE_URING
 #include "engines/uring_engine.hpp"
 #endif
@@ -15,73 +18,119 @@ namespace iosweep {
 namespace {
 
 template <class E>
-std::unique_ptr<Engine> make(const EngineOptions& o) {
+std::unique_ptr<Engine> make(const EngineOptions& o, EngineUse) {
   return std::make_unique<E>(o);
 }
 
-const EngineEntry kEngines[] = {
-    {EngineKind::posix, "posix", true, "pread/pwrite, queue depth 1 (the reference)",
-     &make<PosixEngine>},
+// Two read-ahead threads: with one, the device idles while that thread wakes up and issues its
+// next read; measured on a virtio disk, one thread left the scan 0-20% behind seq-read, two
+// kept it level (docs/performance.md).
+std::unique_ptr<Engine> make_posix(const EngineOptions& o, EngineUse use) {
+  if (use == EngineUse::overlap) return std::make_unique<ReadaheadEngine>(o, 2);
+  return std::make_unique<PosixEngine>(o);
+}
+
+std::string null_check(const Workload& work, const EngineOptions&) {
+  if (work.verify) return "--verify: the null engine moves no data; there is nothing to verify";
+  return {};
+}
+
+const EngineRow kEngines[] = {
+    {0, "posix", "pread/pwrite, queue depth 1 (the reference)", kTakesDirect, true, nullptr,
+     nullptr, &make_posix},
 #if IOSWEEP_HAVE_URING
-    {EngineKind::uring, "uring", true, "io_uring via liburing, --iodepth requests in flight",
+    {1, "uring", "io_uring via liburing, --iodepth requests in flight",
+     kTakesDepth | kTakesSqpoll | kTakesDirect, true, nullptr, &UringEngine::probe,
      &make<UringEngine>},
 #else
-    {EngineKind::uring, "uring", false, "io_uring (not compiled in)", nullptr},
+    {1, "uring", "io_uring (not compiled in)", kTakesDepth | kTakesSqpoll | kTakesDirect, true,
+     nullptr, nullptr, nullptr},
 #endif
 #if IOSWEEP_HAVE_MPIIO
-    {EngineKind::mpiio, "mpiio", true, "MPI_File_iread_at/iwrite_at on MPI_COMM_SELF",
-     &make<MpiioEngine>},
+    {2, "mpiio", "MPI_File_iread_at/iwrite_at on MPI_COMM_SELF", kTakesDepth | kTakesHints, true,
+     nullptr, &MpiioEngine::probe, &make<MpiioEngine>},
 #else
-    {EngineKind::mpiio, "mpiio", false, "MPI-IO (not compiled in)", nullptr},
+    {2, "mpiio", "MPI-IO (not compiled in)", kTakesDepth | kTakesHints, true, nullptr, nullptr,
+     nullptr},
 #endif
+    {3, "null", "no I/O: every request completes at once (iosweep's own cost per operation)",
+     kTakesDepth | kTakesDirect, false, &null_check, nullptr, &make<NullEngine>},
 };
+
+std::string either(const std::string& list) {
+  // "uring mpiio null" -> "uring, mpiio or null"
+  const auto last = list.rfind(' ');
+  if (last == std::string::npos) return list;
+  std::string head = list.substr(0, last), out;
+  for (char c : head)
+    out += c == ' ' ? std::string(", ") : std::string(1, c);
+  return out + " or" + list.substr(last);
+}
 
 }  // namespace
 
-std::span<const EngineEntry> engine_table() {
+std::span<const EngineRow> engine_table() {
   return kEngines;
 }
 
-const EngineEntry* find_engine(const std::string& name) {
+const EngineRow* find_engine(std::string_view name) {
   for (const auto& e : kEngines)
     if (name == e.name) return &e;
   return nullptr;
 }
 
-const char* engine_name(EngineKind kind) {
+const EngineRow& engine_row(EngineId id) {
   for (const auto& e : kEngines)
-    if (e.kind == kind) return e.name;
-  return "?";
+    if (e.id == id) return e;
+  throw std::logic_error("no engine with id " + std::to_string(id));
 }
 
 std::string compiled_engines() {
   std::string s;
   for (const auto& e : kEngines)
-    if (e.compiled) s += (s.empty() ? "" : " ") + std::string(e.name);
+    if (e.compiled()) s += (s.empty() ? "" : " ") + std::string(e.name);
   return s;
 }
 
-std::unique_ptr<Engine> make_engine(EngineKind kind, const EngineOptions& options) {
+std::string engines_taking(unsigned takes) {
+  std::string s;
   for (const auto& e : kEngines)
-    if (e.kind == kind) {
-      if (!e.compiled)
-        throw UsageError(std::string("--engine: ") + e.name +
-                         " is not compiled into this build (have: " + compiled_engines() + ")");
-      return e.make(options);
-    }
-  throw UsageError("--engine: unknown engine");
+    if (e.compiled() && (e.takes & takes) == takes)
+      s += (s.empty() ? "" : " ") + std::string(e.name);
+  return either(s);
 }
 
-std::unique_ptr<Engine> make_overlapping_engine(EngineKind kind, const EngineOptions& options,
-                                                unsigned depth) {
-  // Two read-ahead threads: with one, the device idles while that thread wakes up and issues
-  // its next read; measured on a virtio disk, one thread left the scan 0-20% behind seq-read,
-  // two kept it level (docs/performance.md).
-  if (kind == EngineKind::posix) return std::make_unique<ThreadedEngine>(options, 2);
-  EngineOptions o = options;
-  o.iodepth = depth < 2 ? 2 : depth;
-  if (o.iodepth_batch > o.iodepth) o.iodepth_batch = o.iodepth;
-  return make_engine(kind, o);
+std::string check_engine_options(const Workload& work, const EngineOptions& io) {
+  const EngineRow& e = engine_row(io.engine);
+  const std::string name = e.name;
+  if (io.iodepth != 1 && !(e.takes & kTakesDepth))
+    return "--iodepth: the " + name + " engine is synchronous (depth 1); for depth " +
+           std::to_string(io.iodepth) + " use --engine " + engines_taking(kTakesDepth);
+  if (io.sqpoll && !(e.takes & kTakesSqpoll))
+    return "--sqpoll: only for --engine " + engines_taking(kTakesSqpoll);
+  if (!io.mpiio_hints.empty() && !(e.takes & kTakesHints))
+    return "--mpiio-hint: only for --engine " + engines_taking(kTakesHints);
+  if (io.direct && !(e.takes & kTakesDirect))
+    return "--direct: the " + name + " engine cannot open files with O_DIRECT; use --engine " +
+           engines_taking(kTakesDirect);
+  return e.check != nullptr ? e.check(work, io) : std::string();
+}
+
+std::string probe_engine(const EngineOptions& io, std::string& detail) {
+  const EngineRow& e = engine_row(io.engine);
+  if (!e.compiled())
+    return std::string("--engine: ") + e.name +
+           " is not compiled into this build (have: " + compiled_engines() + ")";
+  detail = e.help;
+  return e.probe != nullptr ? e.probe(io, detail) : std::string();
+}
+
+std::unique_ptr<Engine> make_engine(const EngineOptions& io, EngineUse use) {
+  const EngineRow& e = engine_row(io.engine);
+  if (!e.compiled())
+    throw UsageError(std::string("--engine: ") + e.name +
+                     " is not compiled into this build (have: " + compiled_engines() + ")");
+  return e.make(io, use);
 }
 
 }  // namespace iosweep

@@ -29,14 +29,11 @@ const FlagName kOptionalFlags[] = {
     {IORING_SETUP_SINGLE_ISSUER, "SINGLE_ISSUER"},
 };
 
-}  // namespace
-
-UringEngine::UringEngine(const EngineOptions& options)
-    : depth_(options.iodepth == 0 ? 1 : options.iodepth),
-      batch_(options.iodepth_batch == 0 ? 1 : options.iodepth_batch),
-      direct_(options.direct) {
+// Sets up `ring` for `options`, dropping optional flags the kernel refuses; returns 0 or the
+// negative errno of the last refusal.
+int setup_ring(io_uring& ring, const EngineOptions& options, unsigned entries, unsigned& flags_out,
+               std::vector<std::string>& dropped) {
   std::vector<FlagName> flags(std::begin(kOptionalFlags), std::end(kOptionalFlags));
-  const unsigned entries = depth_ < 4 ? 4 : depth_;
   for (;;) {
     io_uring_params p{};
     if (options.sqpoll) {
@@ -48,94 +45,101 @@ UringEngine::UringEngine(const EngineOptions& options)
       if (options.sqpoll && (f.flag & IORING_SETUP_COOP_TASKRUN)) continue;
       p.flags |= f.flag;
     }
-    const int rc = io_uring_queue_init_params(entries, &ring_, &p);
+    const int rc = io_uring_queue_init_params(entries, &ring, &p);
     if (rc == 0) {
-      setup_flags_ = p.flags;
-      break;
+      flags_out = p.flags;
+      return 0;
     }
-    if (rc == -EINVAL && !flags.empty()) {
-      dropped_flags_.push_back(flags.back().name);
-      flags.pop_back();
-      continue;
-    }
-    throw UsageError(std::string("--engine uring: io_uring is not available here (") +
-                     describe_errno(-rc) +
-                     "; disabled by sysctl kernel.io_uring_disabled, seccomp or an old "
-                     "kernel); use --engine posix");
+    if (rc != -EINVAL || flags.empty()) return rc;
+    dropped.push_back(flags.back().name);
+    flags.pop_back();
   }
-  slots_.resize(depth_);
-  for (unsigned i = depth_; i > 0; --i)
-    free_.push_back(i - 1);
+}
+
+std::string refusal(int rc) {
+  return std::string("--engine uring: io_uring is not available here (") + describe_errno(-rc) +
+         "; disabled by sysctl kernel.io_uring_disabled, seccomp or an old kernel); use --engine "
+         "posix";
+}
+
+constexpr unsigned kRegisteredFiles = 64;
+
+std::string flags_detail(unsigned flags, const std::vector<std::string>& dropped) {
+  std::string d = "setup flags:";
+  if (flags & IORING_SETUP_SQPOLL) d += " SQPOLL";
+  for (const auto& f : kOptionalFlags)
+    if (flags & f.flag) d += std::string(" ") + f.name;
+  if (!dropped.empty()) {
+    d += "; refused by kernel:";
+    for (const auto& n : dropped)
+      d += " " + n;
+  }
+  return d;
+}
+
+}  // namespace
+
+std::string UringEngine::probe(const EngineOptions& options, std::string& detail) {
+  io_uring ring{};
+  unsigned flags = 0;
+  std::vector<std::string> dropped;
+  const int rc = setup_ring(ring, options, 4, flags, dropped);
+  if (rc != 0) return refusal(rc);
+  io_uring_queue_exit(&ring);
+  detail = flags_detail(flags, dropped) + "; submit batch " +
+           std::to_string(options.iodepth_batch == 0 ? 1 : options.iodepth_batch);
+  return {};
+}
+
+UringEngine::UringEngine(const EngineOptions& options)
+    : FdEngine(options.direct),
+      batch_(options.iodepth_batch == 0 ? 1 : options.iodepth_batch),
+      slots_(options.iodepth == 0 ? 1 : options.iodepth) {
+  const unsigned entries = depth() < 4 ? 4 : depth();
+  if (const int rc = setup_ring(ring_, options, entries, setup_flags_, dropped_flags_); rc != 0)
+    throw UsageError(refusal(rc));
   cqes_.resize(entries * 2);
-  fds_.assign(64, -1);
-  paths_.resize(64);
-  files_registered_ = io_uring_register_files_sparse(&ring_, 64) == 0;
+  files_registered_ = io_uring_register_files_sparse(&ring_, kRegisteredFiles) == 0;
   io_uring_register_ring_fd(&ring_);  // optional: saves a file lookup per enter
 }
 
 UringEngine::~UringEngine() {
-  for (int fd : fds_)
-    if (fd >= 0) ::close(fd);
   io_uring_queue_exit(&ring_);
 }
 
-EngineInfo UringEngine::info() const {
-  std::string d = "setup flags:";
-  if (setup_flags_ & IORING_SETUP_SQPOLL) d += " SQPOLL";
-  for (const auto& f : kOptionalFlags)
-    if (setup_flags_ & f.flag) d += std::string(" ") + f.name;
-  if (!dropped_flags_.empty()) {
-    d += "; refused by kernel:";
-    for (const auto& n : dropped_flags_)
-      d += " " + n;
-  }
+std::string UringEngine::detail() const {
+  std::string d = flags_detail(setup_flags_, dropped_flags_);
   d += files_registered_ ? "; registered files" : "; plain files";
   d += buffers_registered_ ? "; fixed buffers" : "";
   d += "; submit batch " + std::to_string(batch_);
-  return {"uring", depth_, d};
+  return d;
 }
 
 int UringEngine::open(const std::string& path, OpenMode mode) {
-  const int fd = fsops::open_for_io(path, mode.write, mode.create, direct_);
-  std::size_t slot = 0;
-  while (slot < fds_.size() && fds_[slot] >= 0)
-    ++slot;
-  if (slot == fds_.size()) {
-    ::close(fd);
+  const int h = FdEngine::open(path, mode);
+  if (static_cast<unsigned>(h) >= kRegisteredFiles) {
+    FdEngine::close(h);
     throw IoError("open", path, 0, EMFILE, "more than 64 files open in one io_uring engine");
   }
+  const int f = fd(h);
   if (files_registered_ &&
-      io_uring_register_files_update(&ring_, static_cast<unsigned>(slot), &fd, 1) != 1)
+      io_uring_register_files_update(&ring_, static_cast<unsigned>(h), &f, 1) != 1)
     files_registered_ = false;  // fall back to plain descriptors for every file
-  fds_[slot] = fd;
-  paths_[slot] = path;
-  return static_cast<int>(slot);
+  return h;
 }
 
 void UringEngine::close(int file) {
-  const auto i = static_cast<std::size_t>(file);
-  const int fd = fds_.at(i);
   if (files_registered_) {
     int none = -1;
-    io_uring_register_files_update(&ring_, static_cast<unsigned>(i), &none, 1);
+    io_uring_register_files_update(&ring_, static_cast<unsigned>(file), &none, 1);
   }
-  fds_[i] = -1;
-  if (::close(fd) != 0 && errno != EINTR) throw IoError("close", paths_[i], 0, errno);
-}
-
-void UringEngine::sync(int file) {
-  const auto i = static_cast<std::size_t>(file);
-  int rc;
-  do {
-    rc = ::fsync(fds_.at(i));
-  } while (rc != 0 && errno == EINTR);
-  if (rc != 0) throw IoError("fsync", paths_[i], 0, errno);
+  FdEngine::close(file);
 }
 
 void UringEngine::register_buffers(std::span<const std::span<std::byte>> buffers) {
   unregister_buffers();
   buffers_.assign(buffers.begin(), buffers.end());
-  if (!direct_ || buffers_.empty()) return;  // pinning only pays off for O_DIRECT
+  if (!direct() || buffers_.empty()) return;  // pinning only pays off for O_DIRECT
   std::vector<iovec> iov;
   for (const auto& b : buffers_)
     iov.push_back({b.data(), b.size()});
@@ -167,11 +171,10 @@ io_uring_sqe* UringEngine::next_sqe() {
 }
 
 void UringEngine::queue(unsigned slot) {
-  Slot& s = slots_[slot];
+  Slots::Slot& s = slots_[slot];
   const IoRequest& r = s.req;
   io_uring_sqe* sqe = next_sqe();
-  const auto fi = static_cast<std::size_t>(r.file);
-  const int target = files_registered_ ? r.file : fds_[fi];
+  const int target = files_registered_ ? r.file : fd(r.file);
   std::byte* buf = r.buf + s.done;
   const auto len = static_cast<unsigned>(r.length - s.done);
   const auto off = r.offset + s.done;
@@ -196,17 +199,11 @@ void UringEngine::submit(std::span<const IoRequest> requests) {
   // The last request stays queued: the reap() that follows submits it and waits in one call.
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const IoRequest& r = requests[i];
-    if (free_.empty())
-      throw IoError("submit", paths_.at(static_cast<std::size_t>(r.file)), r.offset, EBUSY,
-                    "more requests than --iodepth");
-    const unsigned slot = free_.back();
-    free_.pop_back();
-    slots_[slot] = {r, 0};
-    queue(slot);
+    queue(slots_.take(r, path(r.file)));
     if (unsubmitted_ >= batch_ && i + 1 < requests.size()) {
       const int rc = io_uring_submit(&ring_);
       if (rc < 0 && rc != -EAGAIN && rc != -EBUSY && rc != -EINTR)
-        throw IoError("io_uring_enter", paths_.at(static_cast<std::size_t>(r.file)), r.offset, -rc);
+        throw IoError("io_uring_enter", path(r.file), r.offset, -rc);
       if (rc >= 0) unsubmitted_ = 0;
     }
   }
@@ -231,7 +228,7 @@ std::size_t UringEngine::reap(std::span<IoCompletion> out, std::size_t min) {
     for (unsigned i = 0; i < got; ++i) {
       const auto slot = static_cast<unsigned>(io_uring_cqe_get_data64(cqes_[i]));
       const int res = cqes_[i]->res;
-      Slot& s = slots_[slot];
+      Slots::Slot& s = slots_[slot];
       if (res == -EAGAIN || res == -EINTR) {
         queue(slot);
         continue;
@@ -243,11 +240,11 @@ std::size_t UringEngine::reap(std::span<IoCompletion> out, std::size_t min) {
       }
       const std::int64_t result = res < 0 ? res : static_cast<std::int64_t>(s.done) + res;
       out[n_out++] = {s.req.tag, result, s.done};
-      free_.push_back(slot);
+      slots_.give_back(slot);
     }
     io_uring_cq_advance(&ring_, got);
     if (n_out >= min || n_out == out.size()) return n_out;
-    if (got == 0 && unsubmitted_ == 0 && free_.size() == depth_) return n_out;  // nothing in flight
+    if (got == 0 && unsubmitted_ == 0 && slots_.idle()) return n_out;  // nothing in flight
   }
 }
 

@@ -15,46 +15,43 @@
 #include <string>
 #include <vector>
 
-#include "engines/engine.hpp"
+#include "engines/fd_engine.hpp"
+#include "engines/slots.hpp"
+#include "model/config.hpp"
 
 namespace iosweep {
 
-class UringEngine final : public Engine {
+class UringEngine final : public FdEngine {
  public:
   // Throws UsageError (with a hint to use --engine posix) when io_uring is refused.
   explicit UringEngine(const EngineOptions& options);
   ~UringEngine() override;
-  EngineInfo info() const override;
+  // Before a run: empty when io_uring is usable here with these options, else why not; the
+  // detail names the setup flags the kernel took.
+  static std::string probe(const EngineOptions& options, std::string& detail);
+  const char* name() const override { return "uring"; }
+  unsigned depth() const override { return slots_.depth(); }
+  std::string detail() const override;
   int open(const std::string& path, OpenMode mode) override;
   void close(int file) override;
   void submit(std::span<const IoRequest> requests) override;
   std::size_t reap(std::span<IoCompletion> out, std::size_t min) override;
-  void sync(int file) override;
   void register_buffers(std::span<const std::span<std::byte>> buffers) override;
   void unregister_buffers() override;
 
  private:
-  struct Slot {
-    IoRequest req;
-    std::size_t done = 0;
-  };
   io_uring_sqe* next_sqe();
   void queue(unsigned slot);
   int buffer_index(const std::byte* p, std::size_t len) const;
 
   io_uring ring_{};
-  unsigned depth_;
   unsigned batch_;
-  bool direct_;
   unsigned setup_flags_ = 0;
   std::vector<std::string> dropped_flags_;
   bool files_registered_ = false;
-  std::vector<int> fds_;
-  std::vector<std::string> paths_;
   std::vector<std::span<std::byte>> buffers_;
   bool buffers_registered_ = false;
-  std::vector<Slot> slots_;
-  std::vector<unsigned> free_;
+  Slots slots_;
   unsigned unsubmitted_ = 0;
   std::vector<io_uring_cqe*> cqes_;
 };

@@ -19,20 +19,21 @@ double mib(double bps) {
 void ConsoleWriter::begin_run(const RunContext& ctx) {
   ctx_ = ctx;
   const Config& cfg = *ctx.cfg;
+  const Workload& w = cfg.work;
   std::fprintf(out_, "iosweep run %s%s%s\n", ctx.run_id.c_str(),
-               cfg.label.empty() ? "" : "  label: ", cfg.label.c_str());
+               cfg.report.label.empty() ? "" : "  label: ", cfg.report.label.c_str());
   std::fprintf(out_, "  %d ranks on %zu node(s); engine %s (%s)%s; %s per rank in %s (%s)\n",
-               ctx.world_size, ctx.topology.hosts.size(), engine_name(cfg.engine),
-               ctx.engine_detail.c_str(), cfg.engine_options.direct ? ", O_DIRECT" : "",
-               format_size(cfg.file_size).c_str(), cfg.dir.c_str(), ctx.mount_type.c_str());
+               ctx.world_size, ctx.topology.hosts.size(), engine_row(cfg.io.engine).name,
+               ctx.engine_detail.c_str(), cfg.io.direct ? ", O_DIRECT" : "",
+               format_size(w.file_size).c_str(), w.dir.c_str(), ctx.mount_type.c_str());
   std::fprintf(out_, "  records: seq %s, rand %s, scan %s; cache %s; fsync %s; filter kernel %s\n",
-               format_size(cfg.seq_record).c_str(), format_size(cfg.rand_record).c_str(),
-               format_size(cfg.scan_record).c_str(),
-               cfg.engine_options.direct
-                   ? "bypassed (O_DIRECT)"
-                   : (cfg.cache == CacheMode::drop ? "dropped before reads" : "kept"),
-               cfg.fsync ? "timed" : "off", ctx.filter_kernel.c_str());
-  std::fprintf(out_, "placement (%s):\n", cfg.placement == Placement::spread ? "spread" : "block");
+               format_size(w.seq_record).c_str(), format_size(w.rand_record).c_str(),
+               format_size(w.scan_record).c_str(),
+               cfg.io.direct ? "bypassed (O_DIRECT)"
+                             : (w.cache == CacheMode::drop ? "dropped before reads" : "kept"),
+               w.fsync ? "timed" : "off", ctx.filter_kernel.c_str());
+  std::fprintf(out_, "placement (%s):\n",
+               cfg.sweep.placement == Placement::spread ? "spread" : "block");
   std::map<int, std::vector<int>> by_node;
   for (const auto& r : ctx.topology.ranks)
     by_node[r.node].push_back(r.rank);
@@ -55,11 +56,12 @@ void ConsoleWriter::print_header() {
 void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) {
   if (rows_printed_++ == 0) print_header();
   const SummaryRow& s = p.summary;
-  const auto kind = static_cast<PhaseKind>(s.phase);
+  const PhaseDesc& phase = phase_row(s.phase).desc;
   std::string notes;
-  if (kind == PhaseKind::filter_count) {
+  if (phase.counts()) {
     notes = "rows " + std::to_string(s.rows) + " matches " + std::to_string(s.matches) + "/" +
             std::to_string(s.expected_matches);
+    if (!engine_row(s.engine).moves_data) notes += " (not checked: no data moved)";
     if (s.filter_efficiency > 0) {
       char b[48];
       std::snprintf(b, sizeof b, " eff %.2f", s.filter_efficiency);
@@ -72,8 +74,8 @@ void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) 
     notes += (notes.empty() ? "" : "; ") + std::to_string(s.bad_blocks) + " bad blocks";
   std::fprintf(out_,
                "%-12s %5u %5u %3u %9.3f %10.1f %10.0f %10.1f %9.1f %9.1f %9.1f %9.1f %9.1f  %s\n",
-               phase_cli_name(kind), s.ranks, s.nodes, s.repetition, s.wall_s, mib(s.bandwidth_Bps),
-               s.iops, mib(s.children_Bps), mib(s.rank_bw_min_Bps), mib(s.rank_bw_mean_Bps),
+               phase.name, s.ranks, s.nodes, s.repetition, s.wall_s, mib(s.bandwidth_Bps), s.iops,
+               mib(s.children_Bps), mib(s.rank_bw_min_Bps), mib(s.rank_bw_mean_Bps),
                mib(s.rank_bw_max_Bps), s.lat_p50_ns / 1e3, s.lat_p99_ns / 1e3, notes.c_str());
   std::fflush(out_);
 }
@@ -81,7 +83,7 @@ void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) 
 void ConsoleWriter::print_final_math() {
   if (!last_filter_) return;
   const SummaryRow& s = last_filter_->summary;
-  const Config& cfg = *ctx_.cfg;
+  const double rated_Bps = ctx_.cfg->report.rated_bw_Bps;
   const double gbs = 1e9;
   std::fprintf(out_, "filter-count at %u ranks on %u node(s) (the largest point):\n", s.ranks,
                s.nodes);
@@ -101,10 +103,12 @@ void ConsoleWriter::print_final_math() {
   std::fprintf(out_, "  matches    %llu found, %llu expected%s\n",
                static_cast<unsigned long long>(s.matches),
                static_cast<unsigned long long>(s.expected_matches),
-               s.matches == s.expected_matches ? " (exact)" : " (MISMATCH)");
-  if (cfg.rated_bw_Bps > 0)
+               !engine_row(s.engine).moves_data  ? " (not checked: no data moved)"
+               : s.matches == s.expected_matches ? " (exact)"
+                                                 : " (MISMATCH)");
+  if (rated_Bps > 0)
     std::fprintf(out_, "  rated      %.3f GB/s per rank's device: %.1f%% of rated maximum\n",
-                 cfg.rated_bw_Bps / gbs, 100.0 * per_rank / cfg.rated_bw_Bps);
+                 rated_Bps / gbs, 100.0 * per_rank / rated_Bps);
 }
 
 void ConsoleWriter::end_run(RunStatus status, const std::string& message) {

@@ -11,6 +11,8 @@
 #include <stdexcept>
 
 #include "core/errors.hpp"
+#include "engines/registry.hpp"
+#include "phases/phase_table.hpp"
 
 namespace iosweep::h5 {
 
@@ -50,12 +52,10 @@ Handle open_read_only(const std::string& path) {
 
 namespace {
 
-Handle enum_type(std::initializer_list<std::pair<const char*, std::uint8_t>> values) {
+Handle enum_type(const std::vector<EnumMember>& members) {
   Handle t = check(H5Tenum_create(H5T_NATIVE_UINT8), H5Tclose, "H5Tenum_create");
-  for (const auto& [name, v] : values) {
-    const std::uint8_t value = v;
-    H5Tenum_insert(t.get(), name, &value);
-  }
+  for (const auto& m : members)
+    check_status(H5Tenum_insert(t.get(), m.name, &m.value), std::string("enum member ") + m.name);
   return t;
 }
 
@@ -98,17 +98,20 @@ Handle field_type(FieldType t) {
 }  // namespace
 
 Handle phase_enum_type() {
-  return enum_type({{"seq_write", 0},
-                    {"seq_read", 1},
-                    {"rand_write", 2},
-                    {"rand_read", 3},
-                    {"filter_count", 4}});
+  std::vector<EnumMember> m;
+  for (const auto& r : phase_table())
+    m.push_back({r.desc.enum_name, r.desc.id});
+  return enum_type(m);
 }
 Handle status_enum_type() {
-  return enum_type({{"running", 0}, {"complete", 1}, {"aborted", 2}});
+  const auto s = status_members();
+  return enum_type({s.begin(), s.end()});
 }
 Handle engine_enum_type() {
-  return enum_type({{"posix", 0}, {"uring", 1}, {"mpiio", 2}});
+  std::vector<EnumMember> m;
+  for (const auto& e : engine_table())
+    m.push_back({e.name, e.id});
+  return enum_type(m);
 }
 
 Handle compound_type(const TableDesc& table) {

@@ -1,6 +1,7 @@
 // Thin RAII layer over the HDF5 C API for the results file: handles, compound types built from
-// the schema's field tables, appendable chunked tables, string and numeric attributes, and the
-// lock that serialises writers. Nothing here knows about runs or points.
+// the schema's field tables, enum types built from the phase and engine tables and the status
+// names, appendable chunked tables, string and numeric attributes, and the lock that serialises
+// writers. Nothing here knows about runs or points.
 #pragma once
 
 #include <hdf5.h>
@@ -10,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "output/schema.hpp"
+#include "model/schema.hpp"
 
 namespace iosweep::h5 {
 

@@ -4,13 +4,13 @@
 #include <cstring>
 #include <ctime>
 
-#include "build_info.hpp"
 #include "core/clock.hpp"
 #include "core/pattern.hpp"
 #include "core/units.hpp"
 #include "engines/registry.hpp"
+#include "model/version.hpp"
 #include "output/hdf5_file.hpp"
-#include "phases/phase_kind.hpp"
+#include "phases/phase_table.hpp"
 
 namespace iosweep {
 namespace {
@@ -34,9 +34,11 @@ std::string join_argv(const std::vector<std::string>& argv) {
 
 void write_run_attributes(hid_t g, const RunContext& ctx) {
   const Config& c = *ctx.cfg;
+  const Workload& w = c.work;
+  const EngineOptions& io = c.io;
   using h5::set_attr;
   set_attr(g, "run_id", ctx.run_id);
-  set_attr(g, "label", c.label);
+  set_attr(g, "label", c.report.label);
   set_attr(g, "argv", join_argv(c.argv));
   set_attr(g, "config", c.config_toml);
   set_attr(g, "versions", ctx.versions_toml);
@@ -50,49 +52,50 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
   set_attr(g, "world_size", static_cast<std::int64_t>(ctx.world_size));
   set_attr(g, "n_nodes", static_cast<std::int64_t>(ctx.topology.hosts.size()));
   // The typed workload: everything a script needs to interpret the figures.
-  set_attr(g, "dir", c.dir);
+  set_attr(g, "dir", w.dir);
   set_attr(g, "fs_type", ctx.mount_type);
-  h5::set_attr_u64(g, "file_size_bytes", c.file_size);
-  h5::set_attr_u64(g, "seq_record_bytes", c.seq_record);
-  h5::set_attr_u64(g, "rand_record_bytes", c.rand_record);
-  h5::set_attr_u64(g, "scan_record_bytes", c.scan_record);
+  h5::set_attr_u64(g, "file_size_bytes", w.file_size);
+  h5::set_attr_u64(g, "seq_record_bytes", w.seq_record);
+  h5::set_attr_u64(g, "rand_record_bytes", w.rand_record);
+  h5::set_attr_u64(g, "scan_record_bytes", w.scan_record);
   h5::set_attr_u64(g, "pattern_bytes", kPatternBytes);
   std::string phases;
-  for (auto p : c.phases)
-    phases += (phases.empty() ? "" : ",") + std::string(phase_cli_name(p));
+  for (auto p : w.phases)
+    phases += (phases.empty() ? "" : ",") + std::string(phase_row(p).desc.name);
   set_attr(g, "phases", phases);
   std::vector<std::int64_t> points(ctx.points.begin(), ctx.points.end());
   set_attr(g, "points", points);
-  set_attr(g, "placement", std::string(c.placement == Placement::spread ? "spread" : "block"));
-  set_attr(g, "repetitions", static_cast<std::int64_t>(c.repetitions));
-  h5::set_attr_enum(g, "engine", h5::engine_enum_type(), static_cast<std::uint8_t>(c.engine));
-  set_attr(g, "engine_name", std::string(engine_name(c.engine)));
+  set_attr(g, "placement",
+           std::string(c.sweep.placement == Placement::spread ? "spread" : "block"));
+  set_attr(g, "repetitions", static_cast<std::int64_t>(c.sweep.repetitions));
+  h5::set_attr_enum(g, "engine", h5::engine_enum_type(), io.engine);
+  set_attr(g, "engine_name", std::string(engine_row(io.engine).name));
   set_attr(g, "engine_detail", ctx.engine_detail);
   set_attr(g, "engines_compiled", compiled_engines());
-  set_attr(g, "iodepth", static_cast<std::int64_t>(c.engine_options.iodepth));
-  set_attr(g, "iodepth_batch", static_cast<std::int64_t>(c.engine_options.iodepth_batch));
-  set_attr(g, "direct", static_cast<std::int64_t>(c.engine_options.direct));
-  set_attr(g, "direct_alignment_bytes", static_cast<std::int64_t>(c.direct_alignment));
-  set_attr(g, "hugepages", static_cast<std::int64_t>(c.hugepages));
-  set_attr(g, "cache", std::string(c.cache == CacheMode::drop ? "drop" : "keep"));
-  set_attr(g, "read_shift", static_cast<std::int64_t>(c.read_shift));
-  set_attr(g, "read_shift_auto", static_cast<std::int64_t>(c.read_shift_auto));
+  set_attr(g, "iodepth", static_cast<std::int64_t>(io.iodepth));
+  set_attr(g, "iodepth_batch", static_cast<std::int64_t>(io.iodepth_batch));
+  set_attr(g, "direct", static_cast<std::int64_t>(io.direct));
+  set_attr(g, "direct_alignment_bytes", static_cast<std::int64_t>(w.direct_alignment));
+  set_attr(g, "hugepages", static_cast<std::int64_t>(w.hugepages));
+  set_attr(g, "cache", std::string(w.cache == CacheMode::drop ? "drop" : "keep"));
+  set_attr(g, "read_shift", static_cast<std::int64_t>(w.read_shift));
+  set_attr(g, "read_shift_auto", static_cast<std::int64_t>(w.read_shift_auto));
   std::string hints;
-  for (const auto& [k, v] : c.engine_options.mpiio_hints)
+  for (const auto& [k, v] : io.mpiio_hints)
     hints += (hints.empty() ? "" : ",") + k + "=" + v;
   set_attr(g, "mpiio_hints", hints);
-  set_attr(g, "fsync", static_cast<std::int64_t>(c.fsync));
-  set_attr(g, "keep", static_cast<std::int64_t>(c.keep));
-  h5::set_attr_u64(g, "seed", c.seed);
-  h5::set_attr_u64(g, "filter_key", c.filter_key);
-  h5::set_attr_u64(g, "filter_every_words", c.filter_every);
+  set_attr(g, "fsync", static_cast<std::int64_t>(w.fsync));
+  set_attr(g, "keep", static_cast<std::int64_t>(w.keep));
+  h5::set_attr_u64(g, "seed", w.seed);
+  h5::set_attr_u64(g, "filter_key", w.filter_key);
+  h5::set_attr_u64(g, "filter_every_words", w.filter_every);
   set_attr(g, "filter_kernel", ctx.filter_kernel);
-  set_attr(g, "rated_bw_Bps", c.rated_bw_Bps);
-  set_attr(g, "stonewall_s", c.stonewall_s);
-  set_attr(g, "stonewall_wearout", static_cast<std::int64_t>(c.stonewall_wearout));
-  set_attr(g, "timeseries_bin_s", c.timeseries_bin_s);
-  set_attr(g, "verify", static_cast<std::int64_t>(c.verify));
-  set_attr(g, "reuse_run", c.reuse_run);
+  set_attr(g, "rated_bw_Bps", c.report.rated_bw_Bps);
+  set_attr(g, "stonewall_s", w.stonewall_s);
+  set_attr(g, "stonewall_wearout", static_cast<std::int64_t>(w.stonewall_wearout));
+  set_attr(g, "timeseries_bin_s", w.timeseries_bin_s);
+  set_attr(g, "verify", static_cast<std::int64_t>(w.verify));
+  set_attr(g, "reuse_run", w.reuse_run);
 }
 
 }  // namespace
@@ -168,6 +171,14 @@ void Hdf5Writer::append_point(const PointResult& p, const LatencyHistogram& late
   h5::Handle lat = h5::check(H5Gopen2(g.get(), "latency", H5P_DEFAULT), H5Gclose, "latency");
   std::vector<std::uint64_t> counts(latency.counts().begin(), latency.counts().end());
   h5::append_matrix_u64(lat.get(), "counts", counts);
+  // The engine each phase ran on, as built (the run's engine_detail was the probe's until the
+  // first point; from then on it is the first phase's engine).
+  if (!p.engine_detail.empty() && engines_noted_.insert(p.summary.phase).second) {
+    if (engines_noted_.size() == 1) h5::set_attr(g.get(), "engine_detail", p.engine_detail);
+    const std::string key =
+        std::string("engine_detail.") + phase_row(p.summary.phase).desc.enum_name;
+    h5::set_attr(g.get(), key.c_str(), p.engine_detail);
+  }
   ++index_.n_points;
   h5::write_row(f.get(), run_index_table(), run_index_row_, &index_);
   H5Fflush(f.get(), H5F_SCOPE_GLOBAL);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "output/writer.hpp"
@@ -31,6 +32,7 @@ class Hdf5Writer final : public ResultWriter {
   bool ended_ = false;
   unsigned long long run_index_row_ = 0;  // this run's row in /run_index
   RunIndexRow index_{};                   // what that row holds; only this writer changes it
+  std::set<unsigned> engines_noted_;      // phases whose engine detail is stored
 };
 
 }  // namespace iosweep

@@ -3,44 +3,28 @@
 
 #include <algorithm>
 
-#include "phases/phase_kind.hpp"
+#include "phases/phase_table.hpp"
 
 namespace iosweep {
 
 void IozoneWriter::begin_run(const RunContext& ctx) {
-  seq_record_ = ctx.cfg->seq_record;
-  rand_record_ = ctx.cfg->rand_record;
-  file_size_ = ctx.cfg->file_size;
+  work_ = &ctx.cfg->work;
+  const std::uint64_t file_size = work_->file_size, seq_record = work_->seq_record;
   std::fprintf(out_, "\tIozone-format results from iosweep run %s\n", ctx.run_id.c_str());
   std::fprintf(out_, "\tThroughput test with %d processes\n", ctx.world_size);
   std::fprintf(out_, "\tEach process writes a %llu kByte file in %llu kByte records\n\n",
-               static_cast<unsigned long long>(file_size_ / 1024),
-               static_cast<unsigned long long>(seq_record_ / 1024));
+               static_cast<unsigned long long>(file_size / 1024),
+               static_cast<unsigned long long>(seq_record / 1024));
   std::fflush(out_);
 }
 
 void IozoneWriter::append_point(const PointResult& p, const LatencyHistogram&) {
   const SummaryRow& s = p.summary;
-  const auto kind = static_cast<PhaseKind>(s.phase);
-  const char* what = nullptr;
-  switch (kind) {
-    case PhaseKind::seq_write:
-      what = "initial writers";
-      break;
-    case PhaseKind::seq_read:
-      what = "readers";
-      break;
-    case PhaseKind::rand_write:
-      what = "random writers";
-      break;
-    case PhaseKind::rand_read:
-      what = "random readers";
-      break;
-    case PhaseKind::filter_count:
-      return;
-  }
-  const bool ops = phase_random(kind);
-  const double record = static_cast<double>(ops ? rand_record_ : seq_record_);
+  const PhaseDesc& phase = phase_row(s.phase).desc;
+  const char* what = phase.iozone_label;
+  if (what == nullptr) return;  // no IOzone counterpart
+  const bool ops = phase.random();
+  const double record = static_cast<double>(work_->record_bytes(phase.record));
   // Bytes/s to the printed unit: kB/sec (1024 bytes) or ops/sec (records per second).
   const auto conv = [&](double bps) { return ops ? bps / record : bps / 1024.0; };
   const char* unit = ops ? "ops/sec" : "kB/sec";

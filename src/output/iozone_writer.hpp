@@ -3,7 +3,7 @@
 // IOzone output read iosweep's. kB is 1024 bytes, as in IOzone; random phases are in ops/sec
 // (IOzone -O). "Children see" carries iosweep's IOzone-equivalent stonewalled children rate,
 // "Parent sees" the wall figure; the per-process lines are each rank's full-phase rate.
-// filter-count has no IOzone counterpart and is not printed here.
+// Phases without an IOzone label in the phase table (filter-count) are not printed here.
 #pragma once
 
 #include <cstdio>
@@ -21,7 +21,7 @@ class IozoneWriter final : public ResultWriter {
 
  private:
   std::FILE* out_;
-  std::uint64_t seq_record_ = 0, rand_record_ = 0, file_size_ = 0;
+  const Workload* work_ = nullptr;
 };
 
 }  // namespace iosweep

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "app/config.hpp"
 #include "core/histogram.hpp"
-#include "mpi/topology.hpp"
-#include "output/schema.hpp"
-#include "sweep/reducer.hpp"
+#include "model/config.hpp"
+#include "model/point.hpp"
+#include "model/schema.hpp"
+#include "model/topology.hpp"
 
 namespace iosweep {
 

@@ -1,6 +1,7 @@
 // The filter-count phase: each active rank scans its file as 64-bit integers and counts the
 // words equal to --filter-key, in situ; only the 8-byte count travels to rank 0 (one
-// MPI_Reduce), which compares the total with the exact expected count.
+// MPI_Reduce, made by the runner for every phase flagged as counting), which compares the total
+// with the exact expected count.
 //
 // Reads overlap with counting: the next records are in flight while the current one is
 // counted (io_uring or MPI-IO keeping as many bytes in flight as seq-read, or posix with two
@@ -11,27 +12,29 @@
 // 16 MiB ones on a virtio disk).
 #pragma once
 
-#include <memory>
 #include <optional>
 
 #include "core/aligned_buffer.hpp"
 #include "core/filter_kernel.hpp"
 #include "core/permutation.hpp"
-#include "engines/engine.hpp"
+#include "model/point.hpp"
 #include "phases/phase.hpp"
 
 namespace iosweep {
 
 class FilterCount final : public Phase {
  public:
-  PhaseKind kind() const override { return PhaseKind::filter_count; }
-  std::string validate(const Config& cfg) const override;
+  using Phase::Phase;
+  std::string validate(const Workload& work, const EngineOptions& io) const override;
+  EngineNeed engine_need(const Workload& work, const EngineOptions& io) const override;
   void prepare(PhaseContext& ctx) override;
   void run(PhaseContext& ctx, RankSample& sample) override;
   void cleanup(PhaseContext& ctx) override;
 
+  // The phase's own reduction: efficiency against seq-read at the same point.
+  static void reduce(SummaryRow& s, const PointBook& book);
+
  private:
-  std::unique_ptr<Engine> engine_;
   AlignedBuffer buffers_;
   std::optional<RecordOrder> order_;
   std::string path_;

@@ -24,7 +24,43 @@ constexpr std::uint64_t kPrefetchAhead = 16;
 
 }  // namespace
 
-IoDriver::IoDriver(const DriverJob& job) : job_(job), depth_(job.depth == 0 ? 1 : job.depth) {
+namespace {
+
+DriverJob job_over(Engine& engine, std::string path, IoOp op, std::uint64_t record_bytes,
+                   const RecordOrder& order) {
+  DriverJob j;
+  j.engine = &engine;
+  j.path = std::move(path);
+  j.op = op;
+  j.record_bytes = record_bytes;
+  j.order = &order;
+  j.end = order.size();
+  j.reorder_ok = order.shuffled();
+  return j;
+}
+
+}  // namespace
+
+DriverJob write_job(Engine& engine, std::string path, std::uint64_t record_bytes,
+                    const RecordOrder& order, PatternBuffer& source) {
+  DriverJob j = job_over(engine, std::move(path), IoOp::write, record_bytes, order);
+  j.source = &source;
+  return j;
+}
+
+DriverJob read_job(Engine& engine, std::string path, std::uint64_t record_bytes,
+                   const RecordOrder& order, std::span<std::byte> buffers, Consumer consume) {
+  DriverJob j = job_over(engine, std::move(path), IoOp::read, record_bytes, order);
+  j.read_buffers = buffers;
+  j.consume = std::move(consume);
+  return j;
+}
+
+std::size_t read_buffer_bytes(const Engine& engine, std::uint64_t record_bytes, bool consume) {
+  return static_cast<std::size_t>(record_bytes) * engine.depth() * (consume ? 2 : 1);
+}
+
+IoDriver::IoDriver(const DriverJob& job) : job_(job), depth_(job.engine->depth()) {
   // With a consumer, completed buffers are consumed after their slots were refilled, so the
   // device never waits for the counting: up to `depth` more buffers than requests in flight.
   const unsigned buffers = depth_ + (job.consume ? depth_ : 0);

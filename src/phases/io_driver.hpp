@@ -21,8 +21,13 @@
 
 namespace iosweep {
 
+// Called with every record read, in completion order (verification, counting).
+using Consumer = std::function<void(const std::byte*, std::uint64_t offset, std::size_t len)>;
+
+// One pass of the loop over a range of an order's records. Built by write_job or read_job (the
+// only places that fill one); the timed fields are set by the phase that arms its window.
 struct DriverJob {
-  Engine* engine = nullptr;
+  Engine* engine = nullptr;  // its depth() is the loop's depth
   int file = -1;
   std::string path;  // for error messages
   IoOp op = IoOp::read;
@@ -30,10 +35,9 @@ struct DriverJob {
   const RecordOrder* order = nullptr;
   std::uint64_t begin = 0, end = 0;  // range of positions in `order` to perform
   bool reorder_ok = false;  // random order: a record whose buffer is busy may be taken later
-  unsigned depth = 1;
   PatternBuffer* source = nullptr;    // writes
-  std::span<std::byte> read_buffers;  // reads: depth * record_bytes, twice that with `consume`
-  std::function<void(const std::byte*, std::uint64_t offset, std::size_t len)> consume;
+  std::span<std::byte> read_buffers;  // reads: read_buffer_bytes() of them
+  Consumer consume;
 
   std::uint64_t t0_ns = 0;        // start of the timed window
   std::uint64_t deadline_ns = 0;  // 0: none
@@ -75,6 +79,16 @@ class IoDriver {
   std::vector<unsigned> to_consume_;
   std::vector<std::uint64_t> deferred_;  // random writes whose pattern region was busy
 };
+
+// Writes every record of `order` from `source` (a random order may take records out of turn).
+DriverJob write_job(Engine& engine, std::string path, std::uint64_t record_bytes,
+                    const RecordOrder& order, PatternBuffer& source);
+// Reads every record of `order` into `buffers`, handing each to `consume` when given.
+DriverJob read_job(Engine& engine, std::string path, std::uint64_t record_bytes,
+                   const RecordOrder& order, std::span<std::byte> buffers, Consumer consume = {});
+// Bytes of read buffers a read job needs: one record per request in flight, twice that with a
+// consumer (completed records are consumed after their slots were refilled).
+std::size_t read_buffer_bytes(const Engine& engine, std::uint64_t record_bytes, bool consume);
 
 // Untimed uses (wear-out, file creation, tests): construct and run in one go.
 inline DriverResult run_driver(const DriverJob& job) {

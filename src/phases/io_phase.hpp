@@ -1,5 +1,6 @@
-// The four read/write phases in one class: operation (read, write) x pattern (sequential,
-// random) x record size (--seq-record, --rand-record).
+// The read/write phases in one class, configured by their phase table row: operation (the row
+// writes or reads), pattern (random or sequential order), record size (the row's record kind),
+// and whether the timed window makes a fresh file (seq-write, IOzone's initial write).
 #pragma once
 
 #include <memory>
@@ -7,7 +8,6 @@
 
 #include "core/aligned_buffer.hpp"
 #include "core/permutation.hpp"
-#include "engines/engine.hpp"
 #include "phases/io_driver.hpp"
 #include "phases/phase.hpp"
 
@@ -15,20 +15,17 @@ namespace iosweep {
 
 class IoPhase final : public Phase {
  public:
-  explicit IoPhase(PhaseKind kind) : kind_(kind) {}
-  PhaseKind kind() const override { return kind_; }
-  std::string validate(const Config& cfg) const override;
+  using Phase::Phase;
+  std::string validate(const Workload& work, const EngineOptions& io) const override;
   void prepare(PhaseContext& ctx) override;
   void run(PhaseContext& ctx, RankSample& sample) override;
   void finish(PhaseContext& ctx, RankSample& sample) override;
   void cleanup(PhaseContext& ctx) override;
 
  private:
-  DriverJob job(PhaseContext& ctx, int handle);
-  bool writes() const { return phase_writes(kind_); }
+  DriverJob job(PhaseContext& ctx);
+  bool writes() const { return desc().writes(); }
 
-  PhaseKind kind_;
-  std::unique_ptr<Engine> engine_;
   std::unique_ptr<PatternBuffer> source_;
   AlignedBuffer read_buffers_;
   std::optional<RecordOrder> order_;
@@ -40,9 +37,14 @@ class IoPhase final : public Phase {
   DriverResult timed_;
 };
 
-// Before a phase other than seq-write: makes sure the rank's own file exists, writing it
-// outside any timed window when this run has not written it yet (or checking the kept file of
-// --reuse). Sets the own file's valid length.
+// Checks a record size option against the file size, the 4 KiB data block and the O_DIRECT
+// alignment: "--option: problem", or empty.
+std::string check_record(const Workload& work, const EngineOptions& io, std::uint64_t record,
+                         const char* option);
+
+// Before a phase that does not create its file: makes sure the rank's own file exists, writing
+// it outside any timed window through ctx.engine when this run has not written it yet (or
+// checking the kept file of --reuse). Sets the own file's valid length.
 void ensure_own_file(PhaseContext& ctx);
 
 // Per-record verification shared by the reading phases (--verify).

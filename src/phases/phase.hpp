@@ -1,30 +1,34 @@
-// The Phase interface (IO500's phase record): validate on every rank before any I/O, untimed
-// prepare, timed run returning the rank's sample, untimed finish (wear-out) and cleanup. The
-// SweepRunner calls these in the order of the phase table on the active ranks of each point.
+// The Phase interface (IO500's phase record): validate on every rank before any I/O, say which
+// engine it needs, untimed prepare, timed run returning the rank's sample, untimed finish
+// (wear-out) and cleanup. The SweepRunner builds one phase object and one engine per phase and
+// rank, and calls these in the order of the phase table on the active ranks of each point.
 #pragma once
 
 #include <mpi.h>
 
 #include <atomic>
-#include <memory>
 #include <string>
 
-#include "app/config.hpp"
 #include "core/histogram.hpp"
 #include "core/pattern.hpp"
 #include "core/timeseries.hpp"
+#include "engines/registry.hpp"
+#include "model/config.hpp"
+#include "model/phase_desc.hpp"
+#include "model/sample.hpp"
 #include "phases/file_set.hpp"
 #include "phases/io_driver.hpp"
-#include "phases/phase_kind.hpp"
-#include "phases/sample.hpp"
 
 namespace iosweep {
 
 struct PhaseContext {
-  PhaseContext(const Config& c, const DataSpec& d, FileSet& f, RankPlace me, std::string h)
-      : cfg(c), data(d), self(me), host(std::move(h)), files(f) {}
+  PhaseContext(const Workload& w, const EngineOptions& o, const PhaseDesc& d,
+               const DataSpec& data_spec, FileSet& f, RankPlace me, std::string h)
+      : work(w), io(o), desc(d), data(data_spec), self(me), host(std::move(h)), files(f) {}
 
-  const Config& cfg;
+  const Workload& work;
+  const EngineOptions& io;
+  const PhaseDesc& desc;
   const DataSpec& data;
   MPI_Comm active = MPI_COMM_NULL;  // the active ranks of this point, ordered by position
   int k = 1;                        // active ranks
@@ -34,6 +38,7 @@ struct PhaseContext {
   FileSet& files;
   int read_position = 0;               // file this rank reads in reading phases
   std::uint64_t read_valid_bytes = 0;  // how much of that file holds data
+  Engine* engine = nullptr;            // built for this phase and rank from its EngineNeed
 
   LatencyHistogram latency;
   TimeSeries series;
@@ -42,25 +47,24 @@ struct PhaseContext {
   const std::atomic<bool>* stop = nullptr;
 };
 
-// The parts of a driver job that every timed window shares: its start, the --stonewall
-// deadline, the latency histogram, the time series, progress and the interrupt flag.
-inline void arm_timed(DriverJob& job, PhaseContext& ctx, std::uint64_t t0_ns) {
-  job.t0_ns = t0_ns;
-  job.deadline_ns =
-      ctx.cfg.stonewall_s > 0 ? t0_ns + static_cast<std::uint64_t>(ctx.cfg.stonewall_s * 1e9) : 0;
-  job.latency = &ctx.latency;
-  job.series = &ctx.series;
-  job.progress_bytes = ctx.progress_bytes;
-  job.stop = ctx.stop;
-}
+// The engine a phase runs on: the run's engine options with this depth, for this use.
+struct EngineNeed {
+  unsigned depth = 1;
+  EngineUse use = EngineUse::io;
+};
 
 class Phase {
  public:
+  explicit Phase(const PhaseDesc& desc) : desc_(desc) {}
   virtual ~Phase() = default;
-  virtual PhaseKind kind() const = 0;
+  const PhaseDesc& desc() const { return desc_; }
   // On every rank before any I/O: empty, or "--option: problem".
-  virtual std::string validate(const Config& cfg) const = 0;
-  // Untimed: engine set-up, buffers, file creation when needed, cache dropping.
+  virtual std::string validate(const Workload& work, const EngineOptions& io) const = 0;
+  virtual EngineNeed engine_need(const Workload& work, const EngineOptions& io) const {
+    (void)work;
+    return {io.iodepth, EngineUse::io};
+  }
+  // Untimed: buffers, file creation when needed, cache dropping (ctx.engine is built).
   virtual void prepare(PhaseContext& ctx) = 0;
   // Timed, from the exit of the active ranks' barrier; fills the rank's sample.
   virtual void run(PhaseContext& ctx, RankSample& sample) = 0;
@@ -70,6 +74,27 @@ class Phase {
     (void)sample;
   }
   virtual void cleanup(PhaseContext& ctx) { (void)ctx; }
+
+ private:
+  const PhaseDesc& desc_;
 };
+
+// Whether a file this rank creates is made and preallocated (fallocate) before the window, so
+// that O_DIRECT writes do not extend it inside the timed window; never for an engine that
+// moves no data.
+inline bool preallocates(const PhaseContext& ctx) {
+  return ctx.io.direct && engine_row(ctx.io.engine).moves_data;
+}
+
+// The parts of a driver job that every timed window shares: its start, the --stonewall
+// deadline, the latency histogram, the time series, progress and the interrupt flag.
+void arm_timed(DriverJob& job, PhaseContext& ctx, std::uint64_t t0_ns);
+
+// One timed window, the same for every phase: open (creating the file when `mode.create`), the
+// I/O loop, fsync when `sync`, close. The clock starts before the open and stops after the
+// close; everything the loop needs was set up before (`driver` is built on `job`). Fills the
+// sample's file, bytes, ops, stonewall flag, largest latency and the times of each step.
+DriverResult timed_window(PhaseContext& ctx, DriverJob& job, IoDriver& driver, OpenMode mode,
+                          bool sync, int file_position, RankSample& s);
 
 }  // namespace iosweep

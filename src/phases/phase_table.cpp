@@ -1,5 +1,7 @@
-// Phase table and names (see phase_table.hpp, phase_kind.hpp).
+// The phase table (see phase_table.hpp).
 #include "phases/phase_table.hpp"
+
+#include <stdexcept>
 
 #include "phases/filter_count.hpp"
 #include "phases/io_phase.hpp"
@@ -7,46 +9,58 @@
 namespace iosweep {
 namespace {
 
-template <PhaseKind K>
-std::unique_ptr<Phase> make_io() {
-  return std::make_unique<IoPhase>(K);
-}
-std::unique_ptr<Phase> make_filter() {
-  return std::make_unique<FilterCount>();
+template <class P>
+std::unique_ptr<Phase> make(const PhaseDesc& d) {
+  return std::make_unique<P>(d);
 }
 
-const PhaseEntry kPhases[] = {
-    {PhaseKind::seq_write, "seq-write", "seq_write", &make_io<PhaseKind::seq_write>},
-    {PhaseKind::seq_read, "seq-read", "seq_read", &make_io<PhaseKind::seq_read>},
-    {PhaseKind::rand_write, "rand-write", "rand_write", &make_io<PhaseKind::rand_write>},
-    {PhaseKind::rand_read, "rand-read", "rand_read", &make_io<PhaseKind::rand_read>},
-    {PhaseKind::filter_count, "filter-count", "filter_count", &make_filter},
+// Ids are the values stored in results files: never renumbered, never reused. Rows run in the
+// order listed here, whatever order --phases names them in.
+const PhaseRow kPhases[] = {
+    {{0, "seq-write", "seq_write", "initial writers", kPhaseWrites | kPhaseCreates, RecordKind::seq,
+      "writes the rank's file front to back (a fresh file each time)"},
+     &make<IoPhase>,
+     nullptr},
+    {{1, "seq-read", "seq_read", "readers", 0, RecordKind::seq, "reads it back front to back"},
+     &make<IoPhase>,
+     nullptr},
+    {{2, "rand-write", "rand_write", "random writers", kPhaseWrites | kPhaseRandom,
+      RecordKind::rand, "rewrites every record once in a shuffled order"},
+     &make<IoPhase>,
+     nullptr},
+    {{3, "rand-read", "rand_read", "random readers", kPhaseRandom, RecordKind::rand,
+      "reads every record once in a shuffled order"},
+     &make<IoPhase>,
+     nullptr},
+    {{4, "filter-count", "filter_count", nullptr, kPhaseCounts, RecordKind::scan,
+      "scans the file as 64-bit words and counts the key, in situ"},
+     &make<FilterCount>,
+     &FilterCount::reduce},
 };
 
 }  // namespace
 
-std::span<const PhaseEntry> phase_table() {
+std::span<const PhaseRow> phase_table() {
   return kPhases;
 }
 
-const PhaseEntry& phase_entry(PhaseKind k) {
-  return kPhases[static_cast<int>(k)];
+const PhaseRow& phase_row(PhaseId id) {
+  for (const auto& r : kPhases)
+    if (r.desc.id == id) return r;
+  throw std::logic_error("no phase with id " + std::to_string(id));
 }
 
-const char* phase_cli_name(PhaseKind k) {
-  return phase_entry(k).cli_name;
-}
-const char* phase_enum_name(PhaseKind k) {
-  return phase_entry(k).enum_name;
+const PhaseRow* find_phase(std::string_view name) {
+  for (const auto& r : kPhases)
+    if (name == r.desc.name || name == r.desc.enum_name) return &r;
+  return nullptr;
 }
 
-bool parse_phase(const std::string& s, PhaseKind& out) {
-  for (const auto& e : kPhases)
-    if (s == e.cli_name || s == e.enum_name) {
-      out = e.kind;
-      return true;
-    }
-  return false;
+std::string phase_names() {
+  std::string s;
+  for (const auto& r : kPhases)
+    s += (s.empty() ? "" : ", ") + std::string(r.desc.name);
+  return s;
 }
 
 }  // namespace iosweep

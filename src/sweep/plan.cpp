@@ -13,7 +13,7 @@
 
 namespace iosweep {
 
-std::string resolve_points(const Config& cfg, int world_size, std::vector<int>& points) {
+std::string resolve_points(const SweepSpec& cfg, int world_size, std::vector<int>& points) {
   points.clear();
   if (!cfg.ranks.empty()) {
     int prev = 0;
@@ -67,32 +67,34 @@ std::string make_run_id() {
 }
 
 std::uint64_t planned_bytes_of_rank0(const Config& cfg, const std::vector<int>& points) {
-  return static_cast<std::uint64_t>(points.size()) * static_cast<std::uint64_t>(cfg.repetitions) *
-         cfg.phases.size() * cfg.file_size;
+  return static_cast<std::uint64_t>(points.size()) *
+         static_cast<std::uint64_t>(cfg.sweep.repetitions) * cfg.work.phases.size() *
+         cfg.work.file_size;
 }
 
 void print_plan(std::FILE* out, const Config& cfg, const std::vector<int>& points,
                 const Topology& topo) {
   std::fprintf(out, "iosweep dry run: nothing is created, written or removed.\n");
+  const Workload& w = cfg.work;
   std::fprintf(out, "  engine %s%s, %s per rank, records seq %s / rand %s / scan %s\n",
-               engine_name(cfg.engine), cfg.engine_options.direct ? " (O_DIRECT)" : "",
-               format_size(cfg.file_size).c_str(), format_size(cfg.seq_record).c_str(),
-               format_size(cfg.rand_record).c_str(), format_size(cfg.scan_record).c_str());
+               engine_row(cfg.io.engine).name, cfg.io.direct ? " (O_DIRECT)" : "",
+               format_size(w.file_size).c_str(), format_size(w.seq_record).c_str(),
+               format_size(w.rand_record).c_str(), format_size(w.scan_record).c_str());
   std::string phases;
-  for (auto p : cfg.phases)
-    phases += (phases.empty() ? "" : ", ") + std::string(phase_cli_name(p));
+  for (auto p : w.phases)
+    phases += (phases.empty() ? "" : ", ") + std::string(phase_row(p).desc.name);
   std::fprintf(out, "  phases (in this order): %s; %d repetition(s)\n", phases.c_str(),
-               cfg.repetitions);
+               cfg.sweep.repetitions);
   std::fprintf(out, "  files: %s/iosweep.<run-id>.<position>, removed at the end%s\n",
-               cfg.dir.c_str(), cfg.keep ? " unless kept (--keep: kept)" : "");
-  std::fprintf(out, "  results: appended to %s\n", cfg.output.c_str());
+               w.dir.c_str(), w.keep ? " unless kept (--keep: kept)" : "");
+  std::fprintf(out, "  results: appended to %s\n", cfg.report.output.c_str());
   std::fprintf(out, "%6s %6s %6s %14s %16s\n", "ranks", "nodes", "files", "bytes/phase",
                "bytes/point");
   std::uint64_t total = 0;
   for (int k : points) {
-    const std::uint64_t per_phase = static_cast<std::uint64_t>(k) * cfg.file_size;
+    const std::uint64_t per_phase = static_cast<std::uint64_t>(k) * w.file_size;
     const std::uint64_t per_point =
-        per_phase * cfg.phases.size() * static_cast<std::uint64_t>(cfg.repetitions);
+        per_phase * w.phases.size() * static_cast<std::uint64_t>(cfg.sweep.repetitions);
     total += per_point;
     std::fprintf(out, "%6d %6d %6d %14s %16s\n", k, topo.nodes_used(k), k,
                  format_size(per_phase).c_str(), format_size(per_point).c_str());
@@ -100,7 +102,7 @@ void print_plan(std::FILE* out, const Config& cfg, const std::vector<int>& point
   std::fprintf(
       out, "  total: %zu point(s), %s moved; largest footprint %s on disk\n", points.size(),
       format_size(total).c_str(),
-      format_size(static_cast<std::uint64_t>(points.empty() ? 0 : points.back()) * cfg.file_size)
+      format_size(static_cast<std::uint64_t>(points.empty() ? 0 : points.back()) * w.file_size)
           .c_str());
 }
 

@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "app/config.hpp"
-#include "mpi/topology.hpp"
+#include "model/config.hpp"
+#include "model/topology.hpp"
 
 namespace iosweep {
 
 // Empty on success (points filled), otherwise "--option: problem".
-std::string resolve_points(const Config& cfg, int world_size, std::vector<int>& points);
+std::string resolve_points(const SweepSpec& sweep, int world_size, std::vector<int>& points);
 
 // "20261130T045512.345Z-3fa9c1d2": UTC start time (ms) and 32 random bits; a valid file and
 // group name. Run groups sort by start time.

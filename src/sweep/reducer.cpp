@@ -53,8 +53,8 @@ PointResult reduce_point(const PointInput& in) {
   PointResult out;
   SummaryRow& s = out.summary;
   s.point = in.point;
-  s.phase = static_cast<std::uint8_t>(in.phase);
-  s.engine = static_cast<std::uint8_t>(in.engine);
+  s.phase = in.phase;
+  s.engine = in.engine;
   s.ranks = static_cast<std::uint32_t>(in.ranks);
   s.nodes = static_cast<std::uint32_t>(in.nodes);
   s.repetition = static_cast<std::uint32_t>(in.repetition);

@@ -1,8 +1,8 @@
 // Reduction of one point (phase x active ranks x repetition) from per-rank samples to the rows
 // that are printed and stored. Pure arithmetic: no MPI, unit-tested directly.
 //
-// Timing windows (see DESIGN.md): every rank times open -> I/O -> fsync -> close from its exit
-// from the phase barrier. wall = max elapsed; bandwidth = total bytes / wall (IOR); children =
+// Timing windows (README, "The table"): every rank times open -> I/O -> fsync -> close from its
+// exit from the phase barrier. wall = max elapsed; bandwidth = total bytes / wall (IOR); children =
 // sum of bytes_i / elapsed_i (IOzone's "Children see"); first-done and the IOzone-equivalent
 // stonewalled rate count what every rank had moved when the first rank finished, read from the
 // time series.
@@ -12,17 +12,16 @@
 #include <vector>
 
 #include "core/histogram.hpp"
-#include "engines/engine.hpp"
-#include "output/schema.hpp"
-#include "phases/phase_kind.hpp"
-#include "phases/sample.hpp"
+#include "model/config.hpp"
+#include "model/point.hpp"
+#include "model/sample.hpp"
 
 namespace iosweep {
 
 struct PointInput {
   std::uint32_t point = 0;
-  PhaseKind phase = PhaseKind::seq_write;
-  EngineKind engine = EngineKind::posix;
+  PhaseId phase = 0;
+  EngineId engine = 0;
   int ranks = 1;
   int nodes = 1;
   int repetition = 0;
@@ -32,13 +31,6 @@ struct PointInput {
   std::vector<std::vector<std::uint64_t>> series_ops;
   double bin_s = 0.1;
   std::uint64_t total_matches = 0;  // filter-count: the MPI_Reduce sum
-};
-
-struct PointResult {
-  SummaryRow summary{};
-  std::vector<RankRow> ranks;
-  std::vector<NodeRow> nodes;
-  std::vector<TimeSeriesRow> series;
 };
 
 PointResult reduce_point(const PointInput& in);

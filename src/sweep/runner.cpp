@@ -4,22 +4,20 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <memory>
 
-#include "app/version.hpp"
 #include "core/clock.hpp"
 #include "core/errors.hpp"
-#include "core/units.hpp"
 #include "engines/file_ops.hpp"
 #include "engines/registry.hpp"
 #include "mpi/gentle.hpp"
-#include "mpi/topology.hpp"
 #include "output/console_writer.hpp"
 #include "output/hdf5_writer.hpp"
 #include "output/iozone_writer.hpp"
+#include "output/versions.hpp"
 #include "phases/io_phase.hpp"
 #include "phases/phase_table.hpp"
+#include "sweep/gather.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/progress.hpp"
 #include "sweep/reducer.hpp"
@@ -48,29 +46,41 @@ constexpr int kMessageBytes = 512;
 
 class SweepRunner {
  public:
-  SweepRunner(const Config& cfg, const MpiSession& mpi, LocalPlace place, std::vector<int> points)
+  SweepRunner(const Config& cfg, const MpiSession& mpi, LocalPlace place, std::vector<int> points,
+              std::string engine_detail)
       : cfg_(cfg),
+        work_(cfg.work),
         mpi_(mpi),
         points_(std::move(points)),
         rank0_(mpi.rank() == 0),
-        place_(std::move(place)) {}
+        place_(std::move(place)),
+        engine_detail_(std::move(engine_detail)) {}
   int run();
 
  private:
   bool checkpoint(const std::string& mine);
-  bool run_phase(PhaseKind kind, std::size_t point_index, int k, int rep, MPI_Comm comm, int shift);
-  std::string check_point(const PointResult& p, const std::vector<RankSample>& samples);
+  bool run_phase(const PhaseRow& row, std::size_t point_index, int k, int rep, MPI_Comm comm,
+                 int shift);
+  std::string check_point(const PhaseDesc& phase, const PointResult& p,
+                          const std::vector<RankSample>& samples);
   int shift_for(int k);
   std::string who() const {
     return "rank " + std::to_string(mpi_.rank()) + " (host " + mpi_.host() + ")";
   }
+  std::string where(const RankSample& r) const {
+    return "rank " + std::to_string(r.rank) + " (host " +
+           place_.full.hosts[static_cast<std::size_t>(r.node)] + ")";
+  }
+  bool start_writers();
   int fail();
 
   const Config& cfg_;
+  const Workload& work_;
   const MpiSession& mpi_;
   std::vector<int> points_;
   bool rank0_;
   LocalPlace place_;
+  std::string engine_detail_;
   std::string run_id_;
   DataSpec spec_;
   std::unique_ptr<FileSet> files_;
@@ -78,8 +88,8 @@ class SweepRunner {
   Hdf5Writer* hdf5_ = nullptr;
   std::unique_ptr<Progress> progress_;
   std::unique_ptr<SignalWatcher> watcher_;
-  std::string failure_;                                // on rank 0: why the run stops
-  std::map<std::pair<int, int>, double> seq_read_bw_;  // (ranks, repetition) -> bytes/s
+  std::string failure_;  // on rank 0: why the run stops
+  PointBook book_;       // on rank 0: the points reduced at the current (ranks, repetition)
   std::uint32_t next_point_ = 0;
 };
 
@@ -117,23 +127,20 @@ int SweepRunner::fail() {
       writers_.end_run(RunStatus::aborted, failure_);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "iosweep: could not mark the run aborted in %s: %s\n",
-                   cfg_.output.c_str(), e.what());
+                   cfg_.report.output.c_str(), e.what());
     }
   }
-  if (files_ && !cfg_.keep) files_->remove_own();
+  if (files_ && !work_.keep) files_->remove_own();
   return kExitFailure;
 }
 
 int SweepRunner::shift_for(int k) {
-  if (!cfg_.read_shift_auto) return k > 0 ? cfg_.read_shift % k : 0;
+  if (!work_.read_shift_auto) return k > 0 ? work_.read_shift % k : 0;
   int shift = 0;
   if (rank0_) {
     std::vector<int> nodes;
     for (int p = 0; p < k; ++p)
-      nodes.push_back(
-          place_.full
-              .ranks[static_cast<std::size_t>(place_.full.order[static_cast<std::size_t>(p)])]
-              .node);
+      nodes.push_back(place_.full.node_at(p));
     bool all_remote = false;
     shift = auto_read_shift(nodes, k, all_remote);
     if (!all_remote && k > 1)
@@ -146,23 +153,23 @@ int SweepRunner::shift_for(int k) {
   return shift;
 }
 
-std::string SweepRunner::check_point(const PointResult& p, const std::vector<RankSample>& samples) {
+// The checks every point gets: the exact count of a counting phase (when the engine moved data)
+// and the blocks --verify found wrong.
+std::string SweepRunner::check_point(const PhaseDesc& phase, const PointResult& p,
+                                     const std::vector<RankSample>& samples) {
   const SummaryRow& s = p.summary;
   std::string why;
-  if (static_cast<PhaseKind>(s.phase) == PhaseKind::filter_count &&
-      s.matches != s.expected_matches) {
-    why = "filter-count: " + std::to_string(s.matches) + " matches in total, expected exactly " +
-          std::to_string(s.expected_matches);
+  if (phase.counts() && engine_row(s.engine).moves_data && s.matches != s.expected_matches) {
+    why = std::string(phase.name) + ": " + std::to_string(s.matches) +
+          " matches in total, expected exactly " + std::to_string(s.expected_matches);
     for (const auto& r : samples)
       if (r.matches != r.expected_matches)
-        why += "\n  rank " + std::to_string(r.rank) + " (host " +
-               place_.full.hosts[static_cast<std::size_t>(r.node)] + ") counted " +
-               std::to_string(r.matches) + " in " + files_->path(r.file) + ", expected " +
-               std::to_string(r.expected_matches);
+        why += "\n  " + where(r) + " counted " + std::to_string(r.matches) + " in " +
+               files_->path(r.file) + ", expected " + std::to_string(r.expected_matches);
   }
   if (s.bad_blocks > 0) {
     why += (why.empty() ? "" : "\n") + std::string("--verify: ") + std::to_string(s.bad_blocks) +
-           " bad 4 KiB block(s) in " + phase_cli_name(static_cast<PhaseKind>(s.phase));
+           " bad 4 KiB block(s) in " + phase.name;
     for (const auto& r : samples)
       if (r.bad_blocks > 0) {
         char b[160];
@@ -170,26 +177,26 @@ std::string SweepRunner::check_point(const PointResult& p, const std::vector<Ran
                       static_cast<unsigned long long>(r.mismatch_offset),
                       static_cast<unsigned long long>(r.mismatch_expected),
                       static_cast<unsigned long long>(r.mismatch_found));
-        why += "\n  rank " + std::to_string(r.rank) + " (host " +
-               place_.full.hosts[static_cast<std::size_t>(r.node)] +
-               "): " + std::to_string(r.bad_blocks) + " bad block(s) in " + files_->path(r.file) +
-               "; first mismatch" + b;
+        why += "\n  " + where(r) + ": " + std::to_string(r.bad_blocks) + " bad block(s) in " +
+               files_->path(r.file) + "; first mismatch" + b;
       }
   }
   return why;
 }
 
-bool SweepRunner::run_phase(PhaseKind kind, std::size_t point_index, int k, int rep, MPI_Comm comm,
-                            int shift) {
+bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k, int rep,
+                            MPI_Comm comm, int shift) {
+  const PhaseDesc& desc = row.desc;
   const bool active = comm != MPI_COMM_NULL;
   const int pos = place_.self.position;
-  std::unique_ptr<Phase> phase = phase_entry(kind).make();
-  PhaseContext ctx(cfg_, spec_, *files_, place_.self, mpi_.host());
+  std::unique_ptr<Phase> phase = row.make(desc);
+  std::unique_ptr<Engine> engine;
+  PhaseContext ctx(work_, cfg_.io, desc, spec_, *files_, place_.self, mpi_.host());
   ctx.active = comm;
   ctx.k = k;
   ctx.repetition = rep;
   ctx.read_position = active ? (pos + shift) % k : pos;
-  ctx.series = TimeSeries(static_cast<std::uint64_t>(cfg_.timeseries_bin_s * 1e9));
+  ctx.series = TimeSeries(static_cast<std::uint64_t>(work_.timeseries_bin_s * 1e9));
   ctx.stop = watcher_->stop_flag();
   RankSample s;
   s.rank = mpi_.rank();
@@ -200,17 +207,21 @@ bool SweepRunner::run_phase(PhaseKind kind, std::size_t point_index, int k, int 
     try {
       step();
       return {};
-    } catch (const IoError& e) {
-      s.error_errno = e.err();
-      return who() + ": " + e.what();
     } catch (const std::exception& e) {
       return who() + ": " + e.what();
     }
   };
 
-  // Untimed: the rank's own file exists, and every reader knows how much of its file is valid.
+  // Untimed: the one engine of this phase and rank, the rank's own file, and every reader
+  // knows how much of its file is valid.
   if (!checkpoint(guarded([&] {
-        if (kind != PhaseKind::seq_write) ensure_own_file(ctx);
+        const EngineNeed need = phase->engine_need(work_, cfg_.io);
+        EngineOptions io = cfg_.io;
+        io.iodepth = need.depth;
+        if (io.iodepth_batch > io.iodepth) io.iodepth_batch = io.iodepth;
+        engine = make_engine(io, need.use);
+        ctx.engine = engine.get();
+        if (!desc.creates()) ensure_own_file(ctx);
       })))
     return false;
   if (active) {
@@ -222,10 +233,10 @@ bool SweepRunner::run_phase(PhaseKind kind, std::size_t point_index, int k, int 
   if (!checkpoint(guarded([&] { phase->prepare(ctx); }))) return false;
 
   // Timed.
-  const bool random = phase_random(kind);
   if (rank0_) {
     progress_->begin_phase(static_cast<int>(point_index) + 1, static_cast<int>(points_.size()), k,
-                           phase_cli_name(kind), ctx.progress_total, random ? cfg_.rand_record : 0);
+                           desc.name, ctx.progress_total,
+                           desc.random() ? work_.record_bytes(desc.record) : 0);
     ctx.progress_bytes = progress_->counter();
   }
   if (active) MPI_Barrier(comm);
@@ -234,74 +245,38 @@ bool SweepRunner::run_phase(PhaseKind kind, std::size_t point_index, int k, int 
   if (!checkpoint(run_error)) return false;
   if (!checkpoint(guarded([&] { phase->finish(ctx, s); }))) return false;
 
-  // Gather: samples, one reduce of the histograms, one of the filter count, the time series.
-  std::vector<RankSample> samples;
   PointInput in;
+  std::string engine_detail;
   if (active) {
-    std::vector<std::uint64_t> lat(LatencyHistogram::kBuckets + 1),
-        lat_sum(rank0_ ? lat.size() : 0);
-    std::copy(ctx.latency.counts().begin(), ctx.latency.counts().end(), lat.begin());
-    lat.back() = ctx.latency.sum_ns();
-    MPI_Reduce(lat.data(), lat_sum.data(), static_cast<int>(lat.size()), MPI_UINT64_T, MPI_SUM, 0,
-               comm);
-    std::uint64_t matches = s.matches, total = 0;
-    if (kind == PhaseKind::filter_count)
-      MPI_Reduce(&matches, &total, 1, MPI_UINT64_T, MPI_SUM, 0, comm);
-    if (rank0_) samples.resize(static_cast<std::size_t>(k));
-    MPI_Gather(&s, sizeof(RankSample), MPI_BYTE, samples.data(), sizeof(RankSample), MPI_BYTE, 0,
-               comm);
-    int nbins = static_cast<int>(ctx.series.bytes().size());
-    std::vector<int> counts(rank0_ ? static_cast<std::size_t>(k) : 0), displs(counts.size());
-    MPI_Gather(&nbins, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm);
-    int all_bins = 0;
-    for (std::size_t i = 0; i < counts.size(); ++i) {
-      displs[i] = all_bins;
-      all_bins += counts[i];
-    }
-    std::vector<std::uint64_t> bytes(static_cast<std::size_t>(all_bins)), ops(bytes.size());
-    MPI_Gatherv(ctx.series.bytes().data(), nbins, MPI_UINT64_T, bytes.data(), counts.data(),
-                displs.data(), MPI_UINT64_T, 0, comm);
-    MPI_Gatherv(ctx.series.ops().data(), nbins, MPI_UINT64_T, ops.data(), counts.data(),
-                displs.data(), MPI_UINT64_T, 0, comm);
+    gather_point(comm, s, ctx.latency, ctx.series, desc.counts(), in);
     phase->cleanup(ctx);
-    if (rank0_) {
-      std::copy(lat_sum.begin(), lat_sum.end() - 1, in.latency.counts().begin());
-      in.latency.sum_ns() = lat_sum.back();
-      for (const auto& r : samples)
-        in.latency.max_ns_ref() = std::max(in.latency.max_ns_ref(), r.latency_max_ns);
-      in.total_matches = total;
-      for (std::size_t i = 0; i < counts.size(); ++i) {
-        const auto b = bytes.begin() + displs[i], o = ops.begin() + displs[i];
-        in.series_bytes.emplace_back(b, b + counts[i]);
-        in.series_ops.emplace_back(o, o + counts[i]);
-      }
-    }
+    if (rank0_)
+      engine_detail = std::string(engine->name()) + " depth " + std::to_string(engine->depth()) +
+                      ": " + engine->detail();
+    engine.reset();
   }
 
-  // Rank 0: reduce, check, write; then everyone learns whether the run goes on.
+  // Rank 0: reduce, add the phase's own reduction, check, write; then everyone learns whether
+  // the run goes on.
   std::string verdict;
   if (rank0_) {
     in.point = next_point_++;
-    in.phase = kind;
-    in.engine = cfg_.engine;
+    in.phase = desc.id;
+    in.engine = cfg_.io.engine;
     in.ranks = k;
     in.nodes = place_.full.nodes_used(k);
     in.repetition = rep;
-    in.bin_s = cfg_.timeseries_bin_s;
-    in.samples = samples;
+    in.bin_s = work_.timeseries_bin_s;
     PointResult p = reduce_point(in);
-    if (kind == PhaseKind::seq_read) seq_read_bw_[{k, rep}] = p.summary.bandwidth_Bps;
-    if (kind == PhaseKind::filter_count) {
-      const auto it = seq_read_bw_.find({k, rep});
-      if (it != seq_read_bw_.end() && it->second > 0)
-        p.summary.filter_efficiency = p.summary.bandwidth_Bps / it->second;
-    }
+    p.engine_detail = engine_detail;
+    if (row.reduce != nullptr) row.reduce(p.summary, book_);
+    book_.add(p.summary);
     try {
       writers_.append_point(p, in.latency);
     } catch (const std::exception& e) {
       verdict = std::string("writing the results failed: ") + e.what();
     }
-    const std::string wrong = check_point(p, samples);
+    const std::string wrong = check_point(desc, p, in.samples);
     if (!wrong.empty()) verdict += (verdict.empty() ? "" : "\n") + wrong;
   }
   int len = static_cast<int>(verdict.size());
@@ -313,15 +288,7 @@ bool SweepRunner::run_phase(PhaseKind kind, std::size_t point_index, int k, int 
   return true;
 }
 
-int SweepRunner::run() {
-  char id[64] = {};
-  if (rank0_) std::strncpy(id, make_run_id().c_str(), sizeof id - 1);
-  MPI_Bcast(id, sizeof id, MPI_CHAR, 0, MPI_COMM_WORLD);
-  run_id_ = id;
-  spec_ = {cfg_.seed, cfg_.filter_key, cfg_.filter_every};
-  files_ = std::make_unique<FileSet>(
-      cfg_.dir, run_id_, cfg_.reuse_run.empty() ? run_id_ : cfg_.reuse_run, place_.self.position);
-
+bool SweepRunner::start_writers() {
   std::string err;
   if (rank0_) {
     try {
@@ -332,29 +299,41 @@ int SweepRunner::run() {
       rc.topology = place_.full;
       rc.points = points_;
       rc.t_start_unix_ns = unix_now_ns();
-      rc.engine_detail = make_engine(cfg_.engine, cfg_.engine_options)->info().detail;
-      rc.filter_kernel = filter_kernel_name(resolve_filter_kernel(cfg_.filter_kernel));
+      rc.engine_detail = engine_detail_;
+      rc.filter_kernel = filter_kernel_name(resolve_filter_kernel(work_.filter_kernel));
       rc.versions_toml = versions_toml();
       if (const char* j = std::getenv("SLURM_JOB_ID")) rc.slurm_job_id = j;
       if (const char* n = std::getenv("SLURM_JOB_NODELIST")) rc.slurm_nodelist = n;
-      rc.mount_type = fsops::fs_type(cfg_.dir);
+      rc.mount_type = fsops::fs_type(work_.dir);
       writers_.add(std::make_unique<ConsoleWriter>(stdout));
-      if (cfg_.format == "iozone") writers_.add(std::make_unique<IozoneWriter>(stdout));
-      auto h = std::make_unique<Hdf5Writer>(cfg_.output);
+      if (cfg_.report.format == "iozone") writers_.add(std::make_unique<IozoneWriter>(stdout));
+      auto h = std::make_unique<Hdf5Writer>(cfg_.report.output);
       hdf5_ = h.get();
       writers_.add(std::move(h));
       writers_.begin_run(rc);
     } catch (const std::exception& e) {
-      err = "rank 0: starting the results in " + cfg_.output + " failed: " + e.what();
+      err = "rank 0: starting the results in " + cfg_.report.output + " failed: " + e.what();
     }
   }
-  if (!checkpoint(err)) return fail();
+  return checkpoint(err);
+}
 
-  progress_ = std::make_unique<Progress>(rank0_ && !cfg_.quiet, stderr);
+int SweepRunner::run() {
+  char id[64] = {};
+  if (rank0_) std::strncpy(id, make_run_id().c_str(), sizeof id - 1);
+  MPI_Bcast(id, sizeof id, MPI_CHAR, 0, MPI_COMM_WORLD);
+  run_id_ = id;
+  spec_ = {work_.seed, work_.filter_key, work_.filter_every};
+  files_ = std::make_unique<FileSet>(work_.dir, run_id_,
+                                     work_.reuse_run.empty() ? run_id_ : work_.reuse_run,
+                                     place_.self.position);
+  if (!start_writers()) return fail();
+
+  progress_ = std::make_unique<Progress>(rank0_ && !cfg_.report.quiet, stderr);
   progress_->begin_run(planned_bytes_of_rank0(cfg_, points_));
   watcher_ = std::make_unique<SignalWatcher>([this](int sig) {
     const char* name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
-    if (!cfg_.keep) files_->remove_own();
+    if (!work_.keep) files_->remove_own();
     if (rank0_) {
       const std::string msg = std::string("interrupted by ") + name;
       try {
@@ -362,7 +341,8 @@ int SweepRunner::run() {
       } catch (...) {
       }
       std::fprintf(stderr, "\niosweep: %s; run %s marked aborted in %s%s\n", msg.c_str(),
-                   run_id_.c_str(), cfg_.output.c_str(), cfg_.keep ? "" : ", its files removed");
+                   run_id_.c_str(), cfg_.report.output.c_str(),
+                   work_.keep ? "" : ", its files removed");
     }
   });
 
@@ -373,9 +353,11 @@ int SweepRunner::run() {
     MPI_Comm_split(MPI_COMM_WORLD, active ? 0 : MPI_UNDEFINED, place_.self.position, &comm);
     const int shift = shift_for(k);
     bool ok = true;
-    for (int rep = 0; rep < cfg_.repetitions && ok; ++rep)
-      for (PhaseKind kind : cfg_.phases)
-        if (!(ok = run_phase(kind, pi, k, rep, comm, shift))) break;
+    for (int rep = 0; rep < cfg_.sweep.repetitions && ok; ++rep) {
+      book_.clear();
+      for (PhaseId phase : work_.phases)
+        if (!(ok = run_phase(phase_row(phase), pi, k, rep, comm, shift))) break;
+    }
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
     if (!ok) {
       watcher_.reset();
@@ -384,14 +366,14 @@ int SweepRunner::run() {
   }
   watcher_.reset();
   progress_.reset();
-  if (!cfg_.keep) files_->remove_own();
+  if (!work_.keep) files_->remove_own();
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank0_) {
     try {
       writers_.end_run(RunStatus::complete, {});
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "iosweep: finishing the results in %s failed: %s\n", cfg_.output.c_str(),
-                   e.what());
+      std::fprintf(stderr, "iosweep: finishing the results in %s failed: %s\n",
+                   cfg_.report.output.c_str(), e.what());
       return kExitFailure;
     }
   }
@@ -401,8 +383,8 @@ int SweepRunner::run() {
 }  // namespace
 
 int run_sweep(const Config& cfg, const MpiSession& mpi, const LocalPlace& place,
-              const std::vector<int>& points) {
-  SweepRunner runner(cfg, mpi, place, points);
+              const std::vector<int>& points, const std::string& engine_detail) {
+  SweepRunner runner(cfg, mpi, place, points, engine_detail);
   return runner.run();
 }
 

@@ -8,15 +8,18 @@
 
 #include <vector>
 
-#include "app/config.hpp"
+#include <string>
+
+#include "model/config.hpp"
 #include "mpi/session.hpp"
 #include "mpi/topology.hpp"
 
 namespace iosweep {
 
 // Runs the sweep over `points` (already validated) and returns the process exit status.
+// `engine_detail` is what the engine's probe found (recorded with the run).
 int run_sweep(const Config& cfg, const MpiSession& mpi, const LocalPlace& place,
-              const std::vector<int>& points);
+              const std::vector<int>& points, const std::string& engine_detail);
 
 // The smallest shift K that moves every read of a k-rank point to another node, given the node
 // of every position; 1 (or 0 for one rank) with `all_remote` false when there is none.

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "app/cli.hpp"
+#include "engines/registry.hpp"
+#include "phases/phase_table.hpp"
 
 using namespace iosweep;
 
@@ -24,22 +26,23 @@ TEST(Cli, DefaultsAndConversions) {
   const auto r =
       parse({"run", "--dir", "/tmp", "--file-size", "32MiB", "--phases", "rand-read,seq-write"});
   ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
-  EXPECT_EQ(r.cfg.file_size, 32u << 20);
-  EXPECT_EQ(r.cfg.seq_record, 16u << 20);
-  EXPECT_EQ(r.cfg.rand_record, 4096u);
-  EXPECT_EQ(r.cfg.output, "results/iosweep.h5");
+  EXPECT_EQ(r.cfg.work.file_size, 32u << 20);
+  EXPECT_EQ(r.cfg.work.seq_record, 16u << 20);
+  EXPECT_EQ(r.cfg.work.rand_record, 4096u);
+  EXPECT_EQ(r.cfg.report.output, "results/iosweep.h5");
   // Always in table order, whatever the order given.
-  EXPECT_EQ(r.cfg.phases, (std::vector<PhaseKind>{PhaseKind::seq_write, PhaseKind::rand_read}));
+  EXPECT_EQ(r.cfg.work.phases, (std::vector<PhaseId>{find_phase("seq-write")->desc.id,
+                                                     find_phase("rand-read")->desc.id}));
   EXPECT_NE(r.cfg.config_toml.find("file-size=\"32MiB\""), std::string::npos);
 }
 
 TEST(Cli, RanksAndSweep) {
   auto r = parse({"run", "--dir", "/tmp", "--ranks", "1,2,4"});
   ASSERT_EQ(r.action, CliResult::Action::run);
-  EXPECT_EQ(r.cfg.ranks, (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(r.cfg.sweep.ranks, (std::vector<int>{1, 2, 4}));
   r = parse({"run", "--dir", "/tmp", "--sweep", "2:16"});
-  EXPECT_EQ(r.cfg.sweep_min, 2);
-  EXPECT_EQ(r.cfg.sweep_max, 16);
+  EXPECT_EQ(r.cfg.sweep.sweep_min, 2);
+  EXPECT_EQ(r.cfg.sweep.sweep_max, 16);
 }
 
 TEST(Cli, BadInputIsOneLineNamingTheOption) {
@@ -78,4 +81,34 @@ TEST(Cli, HelpListsEveryOptionWithDefaults) {
     EXPECT_NE(r.text.find(opt), std::string::npos) << opt;
   EXPECT_NE(r.text.find("=16m"), std::string::npos);
   EXPECT_NE(r.text.find("binary"), std::string::npos);
+}
+
+TEST(Cli, HelpAndChoicesComeFromTheTables) {
+  const auto r = parse({"--help"});
+  ASSERT_EQ(r.action, CliResult::Action::print);
+  for (const auto& row : phase_table())
+    EXPECT_NE(r.text.find(row.desc.name), std::string::npos) << row.desc.name;
+  for (const auto& e : engine_table())
+    EXPECT_NE(r.text.find(e.help), std::string::npos) << e.name;
+  const auto bad = parse({"run", "--dir", "/tmp", "--phases", "seq-wrote"});
+  EXPECT_NE(bad.text.find(phase_names()), std::string::npos) << bad.text;
+}
+
+TEST(Cli, NullEngineTakesADepthButRefusesVerify) {
+  auto r = parse({"run", "--dir", "/tmp", "--engine", "null", "--iodepth", "32"});
+  ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
+  EXPECT_EQ(r.cfg.io.engine, find_engine("null")->id);
+  EXPECT_EQ(r.cfg.io.iodepth, 32u);
+  r = parse({"run", "--dir", "/tmp", "--engine", "null", "--verify"});
+  EXPECT_EQ(r.action, CliResult::Action::usage_error);
+  EXPECT_NE(r.text.find("--verify"), std::string::npos) << r.text;
+}
+
+TEST(Cli, UnitsPrintsBytesAndRefusesBadSizes) {
+  auto r = parse({"units", "16m", "4KiB"});
+  ASSERT_EQ(r.action, CliResult::Action::print) << r.text;
+  EXPECT_EQ(r.text, "16777216\n4096\n");
+  r = parse({"units", "4x"});
+  EXPECT_EQ(r.action, CliResult::Action::usage_error);
+  EXPECT_NE(r.text.find("units"), std::string::npos) << r.text;
 }

@@ -24,9 +24,9 @@ struct Fixture {
   Fixture() {
     char tmpl[] = "/tmp/iosweep-h5-XXXXXX";
     dir = mkdtemp(tmpl);
-    cfg.dir = dir;
-    cfg.file_size = 1 << 20;
-    cfg.phases = {PhaseKind::seq_write};
+    cfg.work.dir = dir;
+    cfg.work.file_size = 1 << 20;
+    cfg.work.phases = {0};
     cfg.argv = {"iosweep", "run"};
     cfg.config_toml = "dir=\"x\"\n";
     ctx.cfg = &cfg;

@@ -5,7 +5,7 @@
 #include <set>
 #include <sstream>
 
-#include "output/schema.hpp"
+#include "model/schema.hpp"
 
 using namespace iosweep;
 

@@ -15,11 +15,13 @@
 
 namespace iosweep {
 
-class ThreadedEngine final : public Engine {
+class ReadaheadEngine final : public Engine {
  public:
-  ThreadedEngine(const EngineOptions& options, unsigned threads);
-  ~ThreadedEngine() override;
-  EngineInfo info() const override;
+  ReadaheadEngine(const EngineOptions& options, unsigned threads);
+  ~ReadaheadEngine() override;
+  const char* name() const override { return "posix-readahead"; }
+  unsigned depth() const override { return depth_; }
+  std::string detail() const override;
   int open(const std::string& path, OpenMode mode) override { return inner_.open(path, mode); }
   void close(int file) override { inner_.close(file); }
   void submit(std::span<const IoRequest> requests) override;

@@ -1,12 +1,12 @@
-// Version strings (see version.hpp).
-#include "app/version.hpp"
+// Version strings (see versions.hpp).
+#include "output/versions.hpp"
 
 #include <hdf5.h>
 #include <sys/utsname.h>
 
-#include "build_info.hpp"
 #include "core/filter_kernel.hpp"
 #include "engines/registry.hpp"
+#include "model/version.hpp"
 #include "mpi/session.hpp"
 
 namespace iosweep {

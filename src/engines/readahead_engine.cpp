@@ -1,15 +1,15 @@
-// Worker-thread read-ahead around the posix engine (see threaded_engine.hpp).
-#include "engines/threaded_engine.hpp"
+// Worker-thread read-ahead around the posix engine (see readahead_engine.hpp).
+#include "engines/readahead_engine.hpp"
 
 namespace iosweep {
 
-ThreadedEngine::ThreadedEngine(const EngineOptions& options, unsigned threads)
+ReadaheadEngine::ReadaheadEngine(const EngineOptions& options, unsigned threads)
     : inner_(options), depth_(threads + 1) {
   for (unsigned i = 0; i < threads; ++i)
     workers_.emplace_back([this] { work(); });
 }
 
-ThreadedEngine::~ThreadedEngine() {
+ReadaheadEngine::~ReadaheadEngine() {
   {
     std::lock_guard lock(mu_);
     stop_ = true;
@@ -19,12 +19,11 @@ ThreadedEngine::~ThreadedEngine() {
     t.join();
 }
 
-EngineInfo ThreadedEngine::info() const {
-  return {"posix", depth_,
-          "pread/pwrite with " + std::to_string(workers_.size()) + " read-ahead thread(s)"};
+std::string ReadaheadEngine::detail() const {
+  return "pread/pwrite with " + std::to_string(workers_.size()) + " read-ahead thread(s)";
 }
 
-void ThreadedEngine::submit(std::span<const IoRequest> requests) {
+void ReadaheadEngine::submit(std::span<const IoRequest> requests) {
   {
     std::lock_guard lock(mu_);
     todo_.insert(todo_.end(), requests.begin(), requests.end());
@@ -32,7 +31,7 @@ void ThreadedEngine::submit(std::span<const IoRequest> requests) {
   todo_cv_.notify_all();
 }
 
-std::size_t ThreadedEngine::reap(std::span<IoCompletion> out, std::size_t min) {
+std::size_t ReadaheadEngine::reap(std::span<IoCompletion> out, std::size_t min) {
   std::unique_lock lock(mu_);
   done_cv_.wait(lock, [&] { return done_.size() >= min || stop_; });
   std::size_t n = 0;
@@ -43,7 +42,7 @@ std::size_t ThreadedEngine::reap(std::span<IoCompletion> out, std::size_t min) {
   return n;
 }
 
-void ThreadedEngine::work() {
+void ReadaheadEngine::work() {
   for (;;) {
     IoRequest r;
     {

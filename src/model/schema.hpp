@@ -1,7 +1,8 @@
 // Results schema 1: the row types of every table iosweep stores, and a field table for each
 // (name, type, unit, how the value was reduced). The HDF5 writer builds its compound types and
-// unit attributes from these tables, and results/README.md documents the same fields (a test
-// checks the two agree). Fields may be added; none is ever renamed or renumbered.
+// unit attributes from these tables, its enum types from the phase and engine tables and the
+// status names here, and results/README.md documents the same fields (a test checks the two
+// agree). Fields may be added; none is ever renamed or renumbered.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,13 @@ inline constexpr const char* kSchemaName = "iosweep.results";
 inline constexpr int kSchemaVersion = 1;
 
 enum class RunStatus : std::uint8_t { running = 0, complete = 1, aborted = 2 };
+
+struct EnumMember {
+  const char* name;
+  std::uint8_t value;
+};
+// The members of the results file's `status` enum.
+std::span<const EnumMember> status_members();
 
 enum class FieldType { u8, i32, u32, u64, f64, phase_enum, status_enum, engine_enum, str64 };
 

@@ -13,7 +13,6 @@ struct RankSample {
   std::int32_t position = -1;    // position in the activation order
   std::int32_t node = -1;        // node id
   std::int32_t file = -1;        // position of the file this rank read or wrote
-  std::int32_t error_errno = 0;  // 0 when the phase succeeded
   std::int32_t stonewalled = 0;  // 1 when --stonewall stopped the phase early
 
   std::uint64_t bytes = 0;  // moved inside the timed window
@@ -44,8 +43,6 @@ struct RankSample {
   double wearout_s = 0;
 
   std::uint64_t latency_max_ns = 0;
-  char error[400] =
-      {};  // "rank R (host H): write of FILE at offset O failed: ... (errno N, ENAME)"
 };
 static_assert(std::is_trivially_copyable_v<RankSample>);
 

@@ -1,5 +1,5 @@
 // Field tables of results schema 1 (see schema.hpp).
-#include "output/schema.hpp"
+#include "model/schema.hpp"
 
 #include <cstddef>
 
@@ -13,9 +13,9 @@ namespace {
 
 const FieldDesc kSummary[] = {
     F(SummaryRow, point, u32, "1", "row index within the run"),
-    F(SummaryRow, phase, phase_enum, "enum",
-      "seq_write=0 seq_read=1 rand_write=2 rand_read=3 filter_count=4"),
-    F(SummaryRow, engine, engine_enum, "enum", "posix=0 uring=1 mpiio=2"),
+    F(SummaryRow, phase, phase_enum, "enum", "the phase; names and values from the phase table"),
+    F(SummaryRow, engine, engine_enum, "enum",
+      "the engine; names and values from the engine table"),
     F(SummaryRow, stonewalled, u8, "bool", "1 when --stonewall stopped any rank early"),
     F(SummaryRow, ranks, u32, "ranks", "active ranks at this point"),
     F(SummaryRow, nodes, u32, "nodes", "distinct nodes among the active ranks"),
@@ -150,7 +150,13 @@ const TableDesc kTimeSeriesT{"timeseries", sizeof(TimeSeriesRow), kTimeSeries,
 const TableDesc* const kAll[] = {&kRunIndexT, &kRankMapT, &kSummaryT,
                                  &kRanksT,    &kNodesT,   &kTimeSeriesT};
 
+const EnumMember kStatus[] = {{"running", 0}, {"complete", 1}, {"aborted", 2}};
+
 }  // namespace
+
+std::span<const EnumMember> status_members() {
+  return kStatus;
+}
 
 const TableDesc& summary_table() {
   return kSummaryT;

@@ -1,4 +1,5 @@
-// Versions of iosweep and of everything it measures through, for --version and the results.
+// Versions of iosweep and of everything it measures through (MPI, HDF5, liburing, the engines,
+// the kernel), for --version and the results file.
 #pragma once
 
 #include <string>

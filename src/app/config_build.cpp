@@ -1,0 +1,180 @@
+// Option conversion and option-only checks (see config_build.hpp).
+#include "app/config_build.hpp"
+
+#include <initializer_list>
+#include <limits>
+#include <utility>
+
+#include "core/errors.hpp"
+#include "core/units.hpp"
+#include "engines/registry.hpp"
+#include "phases/phase_table.hpp"
+
+namespace iosweep {
+namespace {
+
+std::uint64_t size_opt(const char* opt, const std::string& v) {
+  std::uint64_t out = 0;
+  if (auto why = parse_size(v, out); !why.empty()) throw UsageError(std::string(opt) + ": " + why);
+  if (out == 0) throw UsageError(std::string(opt) + ": must be larger than zero");
+  return out;
+}
+
+std::uint64_t count_opt(const char* opt, const std::string& v, std::uint64_t min,
+                        std::uint64_t max) {
+  std::uint64_t out = 0;
+  if (auto why = parse_count(v, out); !why.empty()) throw UsageError(std::string(opt) + ": " + why);
+  if (out < min) throw UsageError(std::string(opt) + ": must be at least " + std::to_string(min));
+  if (out > max) throw UsageError(std::string(opt) + ": must be at most " + std::to_string(max));
+  return out;
+}
+
+std::uint64_t u64_opt(const char* opt, const std::string& v) {
+  try {
+    std::size_t used = 0;
+    if (!v.empty() && v[0] == '-') throw std::invalid_argument("negative");
+    const unsigned long long x = std::stoull(v, &used, 0);
+    if (used != v.size()) throw std::invalid_argument("trailing");
+    return x;
+  } catch (const std::exception&) {
+    throw UsageError(std::string(opt) + ": '" + v +
+                     "' is not an unsigned 64-bit number (decimal or 0x hex)");
+  }
+}
+
+// One of a fixed set of words: "--cache: 'maybe' is not drop or keep".
+template <class T>
+T choice(const char* opt, const std::string& v,
+         std::initializer_list<std::pair<const char*, T>> c) {
+  std::string names;
+  for (const auto& [name, value] : c) {
+    if (v == name) return value;
+    names += (names.empty() ? "" : " or ") + std::string(name);
+  }
+  throw UsageError(std::string(opt) + ": '" + v + "' is not " + names);
+}
+
+}  // namespace
+
+Config build_config(const RawOptions& r) {
+  Config c;
+  Workload& w = c.work;
+  if (r.dir.empty())
+    throw UsageError("--dir: required; the folder where each rank writes its file");
+  w.dir = r.dir;
+  while (w.dir.size() > 1 && w.dir.back() == '/')
+    w.dir.pop_back();
+  w.file_size = size_opt("--file-size", r.file_size);
+  w.seq_record = size_opt("--seq-record", r.seq_record);
+  w.rand_record = size_opt("--rand-record", r.rand_record);
+  // auto: 1 MiB, a record that is still in the L2 cache when it is counted; with --direct the
+  // data arrives by DMA, not through any cache, and only the request size matters to the
+  // device, so the scan reads in --seq-record units as seq-read does.
+  w.scan_record = r.scan_record == "auto" ? 0 : size_opt("--scan-record", r.scan_record);
+
+  std::vector<bool> want(256, r.phases.empty());
+  for (const auto& p : r.phases) {
+    if (p.empty()) throw UsageError("--phases: empty phase name");
+    const PhaseRow* row = find_phase(p);
+    if (row == nullptr)
+      throw UsageError("--phases: unknown phase '" + p + "'; choose from " + phase_names());
+    want[row->desc.id] = true;
+  }
+  for (const auto& row : phase_table())
+    if (want[row.desc.id]) w.phases.push_back(row.desc.id);
+
+  SweepSpec& sw = c.sweep;
+  if (!r.ranks.empty() && !r.sweep.empty())
+    throw UsageError("--ranks and --sweep: give one or the other");
+  for (const auto& v : r.ranks) {
+    if (v.empty()) throw UsageError("--ranks: empty entry in the list");
+    sw.ranks.push_back(static_cast<int>(count_opt("--ranks", v, 1, 1u << 24)));
+  }
+  if (!r.sweep.empty()) {
+    const auto colon = r.sweep.find(':');
+    if (colon == std::string::npos) throw UsageError("--sweep: '" + r.sweep + "' is not MIN:MAX");
+    sw.sweep_min = static_cast<int>(count_opt("--sweep", r.sweep.substr(0, colon), 1, 1u << 24));
+    sw.sweep_max = static_cast<int>(count_opt("--sweep", r.sweep.substr(colon + 1), 1, 1u << 24));
+  }
+  sw.placement = choice<Placement>("--placement", r.placement,
+                                   {{"spread", Placement::spread}, {"block", Placement::block}});
+  sw.repetitions = static_cast<int>(count_opt("--repetitions", r.repetitions, 1, 1000000));
+  w.seed = u64_opt("--seed", r.seed);
+  w.filter_key = u64_opt("--filter-key", r.filter_key);
+  w.filter_every =
+      count_opt("--filter-every", r.filter_every, 2, std::numeric_limits<std::uint64_t>::max() / 2);
+  if (!parse_filter_kernel(r.filter_kernel, w.filter_kernel))
+    throw UsageError("--filter-kernel: '" + r.filter_kernel +
+                     "' is not auto, avx512, avx2 or scalar");
+  if (!r.rated_bw.empty())
+    if (auto why = parse_rate(r.rated_bw, c.report.rated_bw_Bps); !why.empty())
+      throw UsageError("--rated-bw: " + why);
+  w.fsync = r.fsync;
+  w.keep = r.keep;
+
+  EngineOptions& io = c.io;
+  const EngineRow* e = find_engine(r.engine);
+  if (e == nullptr)
+    throw UsageError("--engine: unknown engine '" + r.engine + "'; choose from " +
+                     compiled_engines());
+  if (!e->compiled())
+    throw UsageError("--engine: " + r.engine +
+                     " is not compiled into this build (have: " + compiled_engines() + ")");
+  io.engine = e->id;
+  io.iodepth = static_cast<unsigned>(count_opt("--iodepth", r.iodepth, 1, 4096));
+  io.iodepth_batch = static_cast<unsigned>(count_opt("--iodepth-batch", r.iodepth_batch, 1, 4096));
+  if (io.iodepth_batch > io.iodepth)
+    throw UsageError("--iodepth-batch: " + r.iodepth_batch + " is more than --iodepth " +
+                     r.iodepth);
+  io.direct = r.direct;
+  if (w.scan_record == 0) w.scan_record = io.direct ? w.seq_record : (1ull << 20);
+  w.hugepages = r.hugepages;
+  io.sqpoll = r.sqpoll;
+  for (const auto& h : r.hints) {
+    const auto eq = h.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError("--mpiio-hint: '" + h + "' is not key=value");
+    io.mpiio_hints.emplace_back(h.substr(0, eq), h.substr(eq + 1));
+  }
+  w.cache =
+      choice<CacheMode>("--cache", r.cache, {{"drop", CacheMode::drop}, {"keep", CacheMode::keep}});
+  if (r.read_shift == "auto")
+    w.read_shift_auto = true;
+  else
+    w.read_shift = static_cast<int>(count_opt("--read-shift", r.read_shift, 0, 1u << 24));
+
+  if (!r.stonewall.empty())
+    if (auto why = parse_seconds(r.stonewall, w.stonewall_s); !why.empty())
+      throw UsageError("--stonewall: " + why);
+  w.stonewall_wearout = r.wearout;
+  if (w.stonewall_wearout && w.stonewall_s <= 0)
+    throw UsageError("--stonewall-wearout: needs --stonewall SECONDS");
+  if (auto why = parse_seconds(r.timeseries_bin, w.timeseries_bin_s); !why.empty())
+    throw UsageError("--timeseries-bin: " + why);
+  if (w.timeseries_bin_s < 1e-3) throw UsageError("--timeseries-bin: must be at least 1ms");
+  w.verify = r.verify;
+  c.report.quiet = r.quiet;
+  c.force = r.force;
+  c.report.format =
+      choice<std::string>("--format", r.format, {{"table", "table"}, {"iozone", "iozone"}});
+  w.reuse_run = r.reuse;
+  if (!w.reuse_run.empty()) {
+    if (w.reuse_run.find_first_of("/ \t") != std::string::npos)
+      throw UsageError("--reuse: '" + w.reuse_run + "' is not a run id");
+    for (auto id : w.phases)
+      if (phase_row(id).desc.creates())
+        throw UsageError(std::string("--reuse: ") + phase_row(id).desc.name +
+                         " makes new files; the kept files of another run are only read or "
+                         "rewritten in place, so leave " +
+                         phase_row(id).desc.name + " out of --phases");
+  }
+  // The engine's own rules: options it does not take, and its row's further checks.
+  if (auto why = check_engine_options(w, io); !why.empty()) throw UsageError(why);
+  if (r.output.empty()) throw UsageError("--output: empty file name");
+  c.report.output = r.output;
+  c.report.label = r.label;
+  c.dry_run = r.dry_run;
+  return c;
+}
+
+}  // namespace iosweep

@@ -1,0 +1,98 @@
+// The effective configuration of one run, after parsing and unit conversion, split by who reads
+// it: the workload (what the phases do), the engine options (what the engines see), the sweep
+// (which points run) and the report (what is printed and stored). Plain data: the CLI
+// (app/cli.cpp) fills it, the checks (app/config_check.cpp) validate it, every other layer only
+// reads its own part; the results writer records all of it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/filter_kernel.hpp"
+#include "model/phase_desc.hpp"
+#include "model/topology.hpp"
+
+namespace iosweep {
+
+// The value stored in the `engine` enum of results files (the engine table's id).
+using EngineId = std::uint8_t;
+
+enum class CacheMode { drop, keep };
+
+// What an engine is built from.
+struct EngineOptions {
+  EngineId engine = 0;
+  unsigned iodepth = 1;
+  unsigned iodepth_batch = 1;  // io_uring: requests queued before they are handed to the kernel
+  bool direct = false;         // O_DIRECT on every open
+  bool sqpoll = false;         // io_uring: kernel submission polling thread
+  std::vector<std::pair<std::string, std::string>> mpiio_hints;
+};
+
+// What every phase does, on every active rank.
+struct Workload {
+  std::string dir;
+  std::uint64_t file_size = 0;
+  std::uint64_t seq_record = 16ull << 20;
+  std::uint64_t rand_record = 4096;
+  std::uint64_t scan_record = 1ull << 20;
+  std::vector<PhaseId> phases;  // in execution order (the phase table's order)
+
+  bool fsync = false;
+  bool keep = false;
+  std::uint64_t seed = 0;
+  std::uint64_t filter_key = 0;
+  std::uint64_t filter_every = 1048576;
+  FilterKernel filter_kernel = FilterKernel::automatic;
+
+  CacheMode cache = CacheMode::drop;
+  int read_shift = 0;  // reading phases read the file of position (i + shift) mod k
+  bool read_shift_auto = false;
+  std::uint64_t direct_alignment = 4096;  // found by probing --dir when --direct
+  bool hugepages = false;                 // I/O buffers advised for transparent huge pages
+
+  double stonewall_s = 0;  // 0: off
+  bool stonewall_wearout = false;
+  double timeseries_bin_s = 0.1;
+  bool verify = false;
+  std::string reuse_run;  // read the kept files of an earlier run
+
+  std::uint64_t record_bytes(RecordKind k) const {
+    return k == RecordKind::seq ? seq_record : k == RecordKind::rand ? rand_record : scan_record;
+  }
+};
+
+// Which points run.
+struct SweepSpec {
+  std::vector<int> ranks;  // explicit --ranks, or empty
+  int sweep_min = 1;
+  int sweep_max = 0;  // 0: world size
+  Placement placement = Placement::spread;
+  int repetitions = 1;
+};
+
+// What is printed and stored.
+struct ReportSpec {
+  std::string output = "results/iosweep.h5";
+  std::string label;
+  std::string format = "table";  // table | iozone
+  bool quiet = false;
+  double rated_bw_Bps = 0;  // per rank's device; 0 = not given
+};
+
+struct Config {
+  Workload work;
+  EngineOptions io;
+  SweepSpec sweep;
+  ReportSpec report;
+  bool force = false;
+  bool dry_run = false;
+
+  // Provenance (recorded in the results file)
+  std::vector<std::string> argv;
+  std::string config_toml;
+};
+
+}  // namespace iosweep

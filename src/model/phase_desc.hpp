@@ -1,0 +1,40 @@
+// What a phase is, as every layer sees it: its id (the value stored in results files), its
+// names and labels, and the flags that decide how it is run, reduced and printed. The rows
+// themselves live in one table, phases/phase_table.cpp; nothing else lists the phases.
+#pragma once
+
+#include <cstdint>
+
+namespace iosweep {
+
+// The value stored in the `phase` enum of results files: never renumbered, never reused.
+using PhaseId = std::uint8_t;
+
+enum PhaseFlag : unsigned {
+  kPhaseWrites = 1u << 0,   // writes the rank's own file (else reads the read-shift file)
+  kPhaseRandom = 1u << 1,   // visits records in a shuffled order; its headline figure is IOPS
+  kPhaseCreates = 1u << 2,  // makes a fresh file inside its timed window (IOzone's initial write)
+  kPhaseCounts = 1u << 3,   // counts planted keys; the total must equal the exact expected count
+  kPhaseControl = 1u << 4,  // a measurement control: stored, shown only with --show-controls
+};
+
+// Which record size option a phase reads.
+enum class RecordKind : std::uint8_t { seq, rand, scan };
+
+struct PhaseDesc {
+  PhaseId id;
+  const char* name;          // command-line spelling (--phases), also the console label
+  const char* enum_name;     // results-file spelling (the HDF5 enum member)
+  const char* iozone_label;  // "initial writers" ...; nullptr: no IOzone counterpart
+  unsigned flags;            // PhaseFlag bits
+  RecordKind record;         // --seq-record, --rand-record or --scan-record
+  const char* help;          // one line for --help
+
+  bool writes() const { return (flags & kPhaseWrites) != 0; }
+  bool random() const { return (flags & kPhaseRandom) != 0; }
+  bool creates() const { return (flags & kPhaseCreates) != 0; }
+  bool counts() const { return (flags & kPhaseCounts) != 0; }
+  bool control() const { return (flags & kPhaseControl) != 0; }
+};
+
+}  // namespace iosweep

@@ -1,0 +1,40 @@
+// Placement: which node every rank runs on, and the order in which ranks become active.
+//
+// Nodes are the distinct processor names, numbered in order of first appearance by rank. The
+// node-spread order sorts ranks by (index within node, node), so the first k ranks of the order
+// are spread as evenly as possible over the nodes however the launcher mapped them (thread i
+// on node i mod nodes, as IOzone's round-robin threadlist). Block placement uses rank order.
+// Pure data and arithmetic; mpi/topology.hpp gathers the names.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace iosweep {
+
+enum class Placement { spread, block };
+
+struct RankPlace {
+  int rank = 0;
+  int node = 0;
+  int local_index = 0;  // index of the rank among the ranks of its node, by rank
+  int position = 0;     // position in the activation order
+};
+
+struct Topology {
+  std::vector<std::string> hosts;  // index = node id
+  std::vector<RankPlace> ranks;    // index = world rank
+  std::vector<int> order;          // index = position, value = world rank
+
+  // Number of distinct nodes among the first k positions.
+  int nodes_used(int k) const;
+  // Node of the rank at position p.
+  int node_at(int p) const {
+    return ranks[static_cast<std::size_t>(order[static_cast<std::size_t>(p)])].node;
+  }
+};
+
+// Placement from every rank's processor name (index = rank).
+Topology compute_topology(const std::vector<std::string>& names, Placement placement);
+
+}  // namespace iosweep

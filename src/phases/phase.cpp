@@ -1,0 +1,45 @@
+// The timed window every phase shares (see phase.hpp).
+#include "phases/phase.hpp"
+
+#include "core/clock.hpp"
+
+namespace iosweep {
+
+void arm_timed(DriverJob& job, PhaseContext& ctx, std::uint64_t t0_ns) {
+  job.t0_ns = t0_ns;
+  job.deadline_ns =
+      ctx.work.stonewall_s > 0 ? t0_ns + static_cast<std::uint64_t>(ctx.work.stonewall_s * 1e9) : 0;
+  job.latency = &ctx.latency;
+  job.series = &ctx.series;
+  job.progress_bytes = ctx.progress_bytes;
+  job.stop = ctx.stop;
+}
+
+DriverResult timed_window(PhaseContext& ctx, DriverJob& job, IoDriver& driver, OpenMode mode,
+                          bool sync, int file_position, RankSample& s) {
+  Engine& e = *job.engine;
+  const std::uint64_t t0 = now_ns();
+  const int h = e.open(job.path, mode);
+  const std::uint64_t t1 = now_ns();
+  job.file = h;
+  arm_timed(job, ctx, t0);
+  const DriverResult r = driver.run();
+  const std::uint64_t t2 = now_ns();
+  if (sync) e.sync(h);
+  const std::uint64_t t3 = now_ns();
+  e.close(h);
+  const std::uint64_t t4 = now_ns();
+  s.file = file_position;
+  s.bytes = r.bytes;
+  s.ops = r.ops;
+  s.open_s = ns_to_s(t1 - t0);
+  s.io_s = ns_to_s(t2 - t1);
+  s.sync_s = ns_to_s(t3 - t2);
+  s.close_s = ns_to_s(t4 - t3);
+  s.elapsed_s = ns_to_s(t4 - t0);
+  s.stonewalled = r.stonewalled ? 1 : 0;
+  s.latency_max_ns = ctx.latency.max_ns();
+  return r;
+}
+
+}  // namespace iosweep
