@@ -42,6 +42,13 @@ std::uint64_t u64_opt(const char* opt, const std::string& v) {
   }
 }
 
+std::string writing_phases() {
+  std::string s;
+  for (const auto& row : phase_table())
+    if (row.desc.writes()) s += (s.empty() ? "" : ", ") + std::string(row.desc.name);
+  return s;
+}
+
 // One of a fixed set of words: "--cache: 'maybe' is not drop or keep".
 template <class T>
 T choice(const char* opt, const std::string& v,
@@ -52,6 +59,31 @@ T choice(const char* opt, const std::string& v,
     names += (names.empty() ? "" : " or ") + std::string(name);
   }
   throw UsageError(std::string(opt) + ": '" + v + "' is not " + names);
+}
+
+// --fsync: nothing given, "false" or "none": no phase; alone, "true" or "all": every writing
+// phase; else a list of writing phases.
+std::vector<PhaseId> fsync_phases(const std::string& v) {
+  std::vector<PhaseId> out;
+  if (v.empty() || v == "false" || v == "none") return out;
+  const bool all = v == "all" || v == "true";
+  std::string names = all ? std::string() : v + ",";
+  for (const auto& row : phase_table())
+    if (all && row.desc.writes()) out.push_back(row.desc.id);
+  for (std::size_t at = 0; !all && at < names.size();) {
+    const std::size_t comma = names.find(',', at);
+    const std::string name = names.substr(at, comma - at);
+    at = comma + 1;
+    const PhaseRow* row = find_phase(name);
+    if (row == nullptr)
+      throw UsageError("--fsync: '" + name + "' is not a phase; give writing phases (" +
+                       writing_phases() + "), all, or none");
+    if (!row->desc.writes())
+      throw UsageError("--fsync: " + name + " does not write; give writing phases (" +
+                       writing_phases() + "), all, or none");
+    out.push_back(row->desc.id);
+  }
+  return out;
 }
 
 }  // namespace
@@ -80,6 +112,12 @@ Config build_config(const RawOptions& r) {
       throw UsageError("--phases: unknown phase '" + p + "'; choose from " + phase_names());
     want[row->desc.id] = true;
   }
+  // A control phase runs whenever the phase it is the baseline of runs.
+  for (const auto& row : phase_table())
+    if (row.desc.control_for != nullptr) {
+      const PhaseRow* subject = find_phase(row.desc.control_for);
+      if (subject != nullptr && want[subject->desc.id]) want[row.desc.id] = true;
+    }
   for (const auto& row : phase_table())
     if (want[row.desc.id]) w.phases.push_back(row.desc.id);
 
@@ -109,7 +147,12 @@ Config build_config(const RawOptions& r) {
   if (!r.rated_bw.empty())
     if (auto why = parse_rate(r.rated_bw, c.report.rated_bw_Bps); !why.empty())
       throw UsageError("--rated-bw: " + why);
-  w.fsync = r.fsync;
+  w.fsync_phases = fsync_phases(r.fsync);
+  w.preallocate = r.preallocate;
+  if (!r.order_seed.empty()) {
+    w.order_seed = u64_opt("--order-seed", r.order_seed);
+    w.order_seed_pinned = true;
+  }
   w.keep = r.keep;
 
   EngineOptions& io = c.io;
@@ -154,6 +197,7 @@ Config build_config(const RawOptions& r) {
   if (w.timeseries_bin_s < 1e-3) throw UsageError("--timeseries-bin: must be at least 1ms");
   w.verify = r.verify;
   c.report.quiet = r.quiet;
+  c.report.show_controls = r.show_controls;
   c.force = r.force;
   c.report.format =
       choice<std::string>("--format", r.format, {{"table", "table"}, {"iozone", "iozone"}});

@@ -62,7 +62,10 @@ void declare_run_options(CLI::App& a, RawOptions& r) {
   value(a, "--placement", r.placement, "MODE",
         "spread: activate ranks round-robin across nodes; block: in rank order");
   value(a, "--repetitions", r.repetitions, "N", "Run every point this many times");
-  value(a, "--seed", r.seed, "N", "Seed of the data pattern and of the random orders");
+  value(a, "--seed", r.seed, "N", "Seed of the data pattern (the bytes of every file)");
+  unset(a, "--order-seed", r.order_seed, "N",
+        "Pin the random phases' record orders (default: a new order every run; repetitions and "
+        "points always differ)");
   value(a, "--filter-key", r.filter_key, "N",
         "The 64-bit value filter-count counts (decimal or 0x hex)");
   value(a, "--filter-every", r.filter_every, "N", "One planted key every N 64-bit words (N >= 2)");
@@ -71,8 +74,15 @@ void declare_run_options(CLI::App& a, RawOptions& r) {
   unset(a, "--rated-bw", r.rated_bw, "RATE",
         "Rated bandwidth of each rank's device, e.g. 5.2GB/s (decimal) or 3GiB/s; adds percent "
         "of rated to the filter-count report");
-  flag(a, "--fsync", r.fsync,
-       "fsync inside the timed write, as IOzone -e (close is always timed, as -c)");
+  a.add_option("--fsync", r.fsync,
+               "fsync inside the timed window of every writing phase (as IOzone -e), or of the "
+               "writing phases listed; close is always timed (as -c)")
+      ->expected(0, 1)
+      ->default_str("all")
+      ->type_name("[LIST]");
+  flag(a, "--preallocate", r.preallocate,
+       "Create and fallocate seq-write's file before its timed window (default: block allocation "
+       "is paid inside the window, as IOR, IOzone and fio pay it)");
   flag(a, "--keep", r.keep,
        "Keep the files at the end, as IOzone -w (default: remove the files this run created)");
   value(a, "--engine", r.engine, "NAME", engine_help());
@@ -105,6 +115,8 @@ void declare_run_options(CLI::App& a, RawOptions& r) {
        "Check every block read (stamp, pattern, keys); time spent is inside the timed window and "
        "reported as verify");
   flag(a, "--quiet", r.quiet, "No live progress on stderr");
+  flag(a, "--show-controls", r.show_controls,
+       "Also print the rows of control phases (scan-only, filter-count's baseline)");
   flag(a, "--force", r.force, "Run even when --dir lacks the free space the largest point needs");
   value(a, "--format", r.format, "FORMAT",
         "table, or iozone: also print IOzone-style throughput blocks");

@@ -18,10 +18,11 @@ struct RawOptions {
   std::string rated_bw, engine = "posix", iodepth = "1", iodepth_batch = "1", cache = "drop",
                         read_shift = "0";
   std::vector<std::string> hints;
-  std::string stonewall, timeseries_bin = "100ms", format = "table", reuse;
+  std::string stonewall, timeseries_bin = "100ms", format = "table", reuse, fsync, order_seed;
   std::string output = "results/iosweep.h5", label;
-  bool fsync = false, keep = false, direct = false, sqpoll = false, wearout = false, verify = false,
-       quiet = false, force = false, dry_run = false, hugepages = false;
+  bool preallocate = false, show_controls = false, keep = false, direct = false, sqpoll = false,
+       wearout = false, verify = false, quiet = false, force = false, dry_run = false,
+       hugepages = false;
 };
 
 // Declares every run option on `app` (the main program, so that --help lists them all and a

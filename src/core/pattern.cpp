@@ -38,7 +38,16 @@ std::uint64_t block_stamp(const DataSpec& spec, std::uint64_t file, std::uint64_
   return s == spec.filter_key ? ~s : s;
 }
 
+KeyPlan::KeyPlan(const DataSpec& spec) : every_(spec.filter_every) {
+  const std::uint64_t file_words = spec.file_bytes / 8;
+  if (file_words > 0 && every_ - 1 >= file_words) {
+    const std::uint64_t mid = file_words / 2;
+    single_ = mid % kWordsPerBlock == 0 ? mid + 1 : mid;
+  }
+}
+
 std::uint64_t KeyPlan::first_at_or_after(std::uint64_t word) const {
+  if (single_ != kNone) return word <= single_ ? 0 : 1;
   const std::uint64_t r = every_ - 1;
   std::uint64_t j = word > r + 1 ? (word - r - 1) / every_ : 0;
   while (position(j) < word)
@@ -48,7 +57,7 @@ std::uint64_t KeyPlan::first_at_or_after(std::uint64_t word) const {
 
 std::uint64_t expected_matches(const DataSpec& spec, std::uint64_t begin_bytes,
                                std::uint64_t end_bytes) {
-  return KeyPlan(spec.filter_every).count_in(begin_bytes / 8, end_bytes / 8);
+  return KeyPlan(spec).count_in(begin_bytes / 8, end_bytes / 8);
 }
 
 void fill_blocks(const DataSpec& spec, std::uint64_t file, std::uint64_t file_offset,
@@ -64,7 +73,7 @@ void fill_blocks(const DataSpec& spec, std::uint64_t file, std::uint64_t file_of
     for (std::size_t k = 1; k < kWordsPerBlock; ++k)
       w[k] = word_from_base(spec, base, pw + k);
   }
-  const KeyPlan keys(spec.filter_every);
+  const KeyPlan keys(spec);
   const std::uint64_t w0 = file_offset / 8, w1 = w0 + dst.size() / 8;
   for (std::uint64_t j = keys.first_at_or_after(w0); keys.position(j) < w1; ++j)
     words(dst.data())[keys.position(j) - w0] = spec.filter_key;
@@ -73,7 +82,7 @@ void fill_blocks(const DataSpec& spec, std::uint64_t file, std::uint64_t file_of
 std::uint64_t verify_blocks(const DataSpec& spec, std::uint64_t file, std::uint64_t file_offset,
                             std::span<const std::byte> src, Mismatch* first) {
   const std::uint64_t base = pattern_base(spec, file);
-  const KeyPlan keys(spec.filter_every);
+  const KeyPlan keys(spec);
   const std::uint64_t first_block = file_offset / kBlockBytes;
   const std::size_t n_blocks = src.size() / kBlockBytes;
   std::uint64_t bad = 0;
@@ -107,7 +116,7 @@ PatternBuffer::PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size
     : spec_(spec),
       file_(file),
       base_(pattern_base(spec, file)),
-      keys_(spec.filter_every),
+      keys_(spec),
       inflight_(depth == 0 ? 1 : depth) {
   // Copies of the pattern, back to back, so that `depth` records fit side by side, plus a tail
   // for records that cross the end of a copy (only when the record does not divide 16 MiB).

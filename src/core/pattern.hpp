@@ -7,7 +7,9 @@
 //                 64-bit words from a counter-based generator, so the bytes are incompressible
 //                 (no compressor window finds a repeat shorter than 16 MiB);
 //   planted keys  the filter key at word positions j*N + N-1 of the file (N = --filter-every),
-//                 moved one word on when that lands on a stamp. No pattern word and no stamp
+//                 moved one word on when that lands on a stamp. When N exceeds the file (no
+//                 such position in it), one key is planted at the file's middle word instead,
+//                 so that every file's count proves something. No pattern word and no stamp
 //                 ever equals the key, so the exact number of matches in any byte range is
 //                 known without reading the data.
 // Because content depends only on position, the random-write phase rewrites blocks with the
@@ -34,6 +36,7 @@ struct DataSpec {
   std::uint64_t seed = 0;
   std::uint64_t filter_key = 0;
   std::uint64_t filter_every = 1048576;  // words between planted keys; at least 2
+  std::uint64_t file_bytes = 0;          // size of every file; 0: unbounded (no middle key)
 };
 
 // splitmix64's finalizer: a bijection on 64-bit values.
@@ -51,8 +54,9 @@ std::uint64_t block_stamp(const DataSpec& spec, std::uint64_t file, std::uint64_
 // Where the planted keys are, in file word positions.
 class KeyPlan {
  public:
-  explicit KeyPlan(std::uint64_t every) : every_(every) {}
+  explicit KeyPlan(const DataSpec& spec);
   std::uint64_t position(std::uint64_t j) const {
+    if (single_ != kNone) return j == 0 ? single_ : kNone;
     const std::uint64_t p = j * every_ + (every_ - 1);
     return (p % kWordsPerBlock == 0) ? p + 1 : p;
   }
@@ -64,7 +68,9 @@ class KeyPlan {
   }
 
  private:
+  static constexpr std::uint64_t kNone = ~0ull;
   std::uint64_t every_;
+  std::uint64_t single_ = kNone;  // the one middle key of a file shorter than the spacing
 };
 
 // Exact number of key words in the byte range [begin, end) of any file (8-byte aligned).

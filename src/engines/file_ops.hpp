@@ -42,6 +42,18 @@ void drop_cache(const std::string& path);
 // O_DIRECT writes do not extend the file inside a timed window. Returns its identity.
 FileIdentity create_preallocated(const std::string& path, std::uint64_t bytes);
 
+// What of a file's first `bytes` the page cache holds: resident bytes, and bytes dirty or under
+// writeback. cachestat(2) where the kernel has it (Linux 6.5); else mincore over a mapping for
+// the resident bytes, and no figure for the dirty ones (`dirty_known` false). Never throws:
+// `known` false when the file cannot be opened.
+struct CacheState {
+  bool known = false, dirty_known = false;
+  std::uint64_t cached_bytes = 0, dirty_bytes = 0;
+};
+CacheState cache_state(const std::string& path, std::uint64_t bytes);
+// "cachestat(2)", or what is used instead where the kernel lacks it.
+std::string cache_probe_method();
+
 // Checks made before anything is created; each returns an empty string or a reason.
 std::string check_writable_dir(const std::string& dir);
 // Probes O_DIRECT in `dir` with an unnamed temporary file; sets the required alignment.

@@ -40,11 +40,14 @@ struct Workload {
   std::uint64_t scan_record = 1ull << 20;
   std::vector<PhaseId> phases;  // in execution order (the phase table's order)
 
-  bool fsync = false;
+  std::vector<PhaseId> fsync_phases;  // writing phases that fsync inside their timed window
+  bool preallocate = false;           // create and fallocate seq-write's file before its window
   bool keep = false;
   std::uint64_t seed = 0;
   std::uint64_t filter_key = 0;
   std::uint64_t filter_every = 1048576;
+  std::uint64_t order_seed = 0;  // --order-seed; else a nonce drawn per run
+  bool order_seed_pinned = false;
   FilterKernel filter_kernel = FilterKernel::automatic;
 
   CacheMode cache = CacheMode::drop;
@@ -59,6 +62,11 @@ struct Workload {
   bool verify = false;
   std::string reuse_run;  // read the kept files of an earlier run
 
+  bool fsyncs(PhaseId p) const {
+    for (PhaseId f : fsync_phases)
+      if (f == p) return true;
+    return false;
+  }
   std::uint64_t record_bytes(RecordKind k) const {
     return k == RecordKind::seq ? seq_record : k == RecordKind::rand ? rand_record : scan_record;
   }
@@ -79,7 +87,8 @@ struct ReportSpec {
   std::string label;
   std::string format = "table";  // table | iozone
   bool quiet = false;
-  double rated_bw_Bps = 0;  // per rank's device; 0 = not given
+  bool show_controls = false;  // console rows of control phases (scan-only)
+  double rated_bw_Bps = 0;     // per rank's device; 0 = not given
 };
 
 struct Config {

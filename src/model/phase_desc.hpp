@@ -29,6 +29,9 @@ struct PhaseDesc {
   unsigned flags;            // PhaseFlag bits
   RecordKind record;         // --seq-record, --rand-record or --scan-record
   const char* help;          // one line for --help
+  // A control phase: the phase it is the baseline of. It runs whenever that phase runs, just
+  // before it, and just after it on odd repetitions. nullptr for the others.
+  const char* control_for;
 
   bool writes() const { return (flags & kPhaseWrites) != 0; }
   bool random() const { return (flags & kPhaseRandom) != 0; }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 namespace iosweep {
@@ -43,6 +44,10 @@ struct RankSample {
   double wearout_s = 0;
 
   std::uint64_t latency_max_ns = 0;
+
+  // Where the bytes came from (untimed; NaN where not measured)
+  double cached_fraction = std::numeric_limits<double>::quiet_NaN();     // reads, before
+  double unflushed_fraction = std::numeric_limits<double>::quiet_NaN();  // writes, after close
 };
 static_assert(std::is_trivially_copyable_v<RankSample>);
 

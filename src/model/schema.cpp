@@ -53,8 +53,8 @@ const FieldDesc kSummary[] = {
       "filter-count: mean over ranks of time in the read loop not spent counting"),
     F(SummaryRow, compute_mean_s, f64, "s", "filter-count: mean over ranks of time spent counting"),
     F(SummaryRow, filter_efficiency, f64, "1",
-      "filter-count bandwidth_Bps / seq-read bandwidth_Bps at the same point and repetition; 0 "
-      "when seq-read did not run"),
+      "filter-count bandwidth_Bps / scan-only bandwidth_Bps at the same point and repetition (the "
+      "identical read path with counting switched off); NaN when scan-only did not run"),
     F(SummaryRow, lat_mean_ns, f64, "ns", "mean operation latency, all ranks"),
     F(SummaryRow, lat_p50_ns, f64, "ns",
       "median latency from the merged histogram (bucket midpoint)"),
@@ -70,6 +70,27 @@ const FieldDesc kSummary[] = {
       "max over ranks of time spent verifying (inside the timed window)"),
     F(SummaryRow, bad_blocks, u64, "blocks",
       "sum over ranks of 4 KiB blocks that failed verification"),
+    F(SummaryRow, order_seed, u64, "1",
+      "random phases: the seed of this point's record orders (--order-seed, or the run's nonce, "
+      "mixed with ranks and repetition); a rank's order is keyed by it, its position and the "
+      "phase"),
+    F(SummaryRow, filter_vs_seq_read, f64, "1",
+      "filter-count bandwidth_Bps / seq-read bandwidth_Bps at the same point and repetition; NaN "
+      "when seq-read did not run"),
+    F(SummaryRow, device_read_bytes, f64, "bytes",
+      "bytes the block device holding --dir read during the phase, summed over nodes (each "
+      "device of each kernel once); NaN without a block device"),
+    F(SummaryRow, device_write_bytes, f64, "bytes",
+      "bytes the block device holding --dir wrote during the phase, summed as device_read_bytes"),
+    F(SummaryRow, device_fraction, f64, "1",
+      "device bytes in the phase's direction / bytes; NaN without a block device"),
+    F(SummaryRow, cached_fraction_mean, f64, "1",
+      "reading phases: mean over ranks of the fraction of the bytes to read that were in the "
+      "page cache when the phase started; NaN for writing phases"),
+    F(SummaryRow, cached_fraction_max, f64, "1", "max over ranks of cached_fraction"),
+    F(SummaryRow, unflushed_fraction, f64, "1",
+      "writing phases without fsync or O_DIRECT: bytes still dirty or under writeback in the "
+      "page cache after the last close / bytes written; NaN otherwise"),
 };
 
 const FieldDesc kRanks[] = {
@@ -98,6 +119,12 @@ const FieldDesc kRanks[] = {
     F(RankRow, wearout_ops, u64, "ops", "untimed wear-out operations"),
     F(RankRow, wearout_s, f64, "s", "untimed wear-out time"),
     F(RankRow, latency_max_ns, u64, "ns", "largest operation latency"),
+    F(RankRow, cached_fraction, f64, "1",
+      "reading phases: fraction of the bytes to read resident in the page cache before the "
+      "timed window (cachestat(2), else mincore); NaN for writing phases"),
+    F(RankRow, unflushed_fraction, f64, "1",
+      "writing phases without fsync or O_DIRECT: fraction of the bytes written still dirty or "
+      "under writeback after close (cachestat(2)); NaN otherwise"),
 };
 
 const FieldDesc kRankMap[] = {
@@ -135,6 +162,24 @@ const FieldDesc kTimeSeries[] = {
     F(TimeSeriesRow, ops, u64, "ops", "completed in the bin"),
 };
 
+const FieldDesc kDevice[] = {
+    F(DeviceRow, point, u32, "1", "summary row"),
+    F(DeviceRow, phase, phase_enum, "enum", "the phase"),
+    F(DeviceRow, repetition, u32, "1", "repetition index"),
+    F(DeviceRow, node, i32, "1", "node id"),
+    F(DeviceRow, device, str64, "text",
+      "the block device holding --dir on that node (a partition's disk; device-mapper and md by "
+      "their own name)"),
+    F(DeviceRow, counted, u8, "bool",
+      "1 when this row is in the summary's device sums; 0 when another node shares the same "
+      "kernel and device (emulated nodes)"),
+    F(DeviceRow, read_bytes, u64, "bytes",
+      "sectors read x 512 between the sample before the phase's barrier and after the last close"),
+    F(DeviceRow, write_bytes, u64, "bytes", "sectors written x 512, same window"),
+    F(DeviceRow, read_ops, u64, "ops", "read requests completed, same window"),
+    F(DeviceRow, write_ops, u64, "ops", "write requests completed, same window"),
+};
+
 #undef F
 
 const TableDesc kSummaryT{"summary", sizeof(SummaryRow), kSummary,
@@ -147,8 +192,10 @@ const TableDesc kRunIndexT{"run_index", sizeof(RunIndexRow), kRunIndex,
 const TableDesc kNodesT{"nodes", sizeof(NodeRow), kNodes, "one row per (summary point, node used)"};
 const TableDesc kTimeSeriesT{"timeseries", sizeof(TimeSeriesRow), kTimeSeries,
                              "one row per (summary point, rank, time bin)"};
-const TableDesc* const kAll[] = {&kRunIndexT, &kRankMapT, &kSummaryT,
-                                 &kRanksT,    &kNodesT,   &kTimeSeriesT};
+const TableDesc kDeviceT{"device", sizeof(DeviceRow), kDevice,
+                         "one row per (summary point, node sampled): block device counters"};
+const TableDesc* const kAll[] = {&kRunIndexT, &kRankMapT,    &kSummaryT, &kRanksT,
+                                 &kNodesT,    &kTimeSeriesT, &kDeviceT};
 
 const EnumMember kStatus[] = {{"running", 0}, {"complete", 1}, {"aborted", 2}};
 
@@ -175,6 +222,9 @@ const TableDesc& nodes_table() {
 }
 const TableDesc& timeseries_table() {
   return kTimeSeriesT;
+}
+const TableDesc& device_table() {
+  return kDeviceT;
 }
 std::span<const TableDesc* const> all_tables() {
   return kAll;

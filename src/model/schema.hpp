@@ -85,6 +85,15 @@ struct SummaryRow {
   double wearout_max_s;
   double verify_max_s;
   std::uint64_t bad_blocks;
+  // Where the bytes came from (NaN where not measured: see the field table).
+  std::uint64_t order_seed;
+  double filter_vs_seq_read;
+  double device_read_bytes;
+  double device_write_bytes;
+  double device_fraction;
+  double cached_fraction_mean;
+  double cached_fraction_max;
+  double unflushed_fraction;
 };
 
 // One row per (point, active rank): the raw per-rank sample.
@@ -113,6 +122,8 @@ struct RankRow {
   std::uint64_t wearout_ops;
   double wearout_s;
   std::uint64_t latency_max_ns;
+  double cached_fraction;
+  double unflushed_fraction;
 };
 
 struct RankMapRow {
@@ -142,6 +153,21 @@ struct NodeRow {
   double bandwidth_Bps;
 };
 
+// One row per (point, node sampled): the block device counters of the node's lowest rank around
+// one phase.
+struct DeviceRow {
+  std::uint32_t point;
+  std::uint8_t phase;
+  std::uint32_t repetition;
+  std::int32_t node;
+  char device[64];
+  std::uint8_t counted;  // 0: the same device of the same kernel was counted for another node
+  std::uint64_t read_bytes;
+  std::uint64_t write_bytes;
+  std::uint64_t read_ops;
+  std::uint64_t write_ops;
+};
+
 // One row per (point, rank, time bin).
 struct TimeSeriesRow {
   std::uint32_t point;
@@ -158,6 +184,7 @@ const TableDesc& rank_map_table();
 const TableDesc& run_index_table();
 const TableDesc& nodes_table();
 const TableDesc& timeseries_table();
+const TableDesc& device_table();
 std::span<const TableDesc* const> all_tables();
 
 }  // namespace iosweep

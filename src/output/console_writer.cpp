@@ -1,10 +1,12 @@
 // Console table (see console_writer.hpp; README.md explains every column).
 #include "output/console_writer.hpp"
 
+#include <cmath>
 #include <map>
 
 #include "core/units.hpp"
 #include "engines/registry.hpp"
+#include "output/notes.hpp"
 #include "phases/phase_table.hpp"
 
 namespace iosweep {
@@ -26,12 +28,18 @@ void ConsoleWriter::begin_run(const RunContext& ctx) {
                ctx.world_size, ctx.topology.hosts.size(), engine_row(cfg.io.engine).name,
                ctx.engine_detail.c_str(), cfg.io.direct ? ", O_DIRECT" : "",
                format_size(w.file_size).c_str(), w.dir.c_str(), ctx.mount_type.c_str());
+  std::string fsync;
+  for (auto p : w.fsync_phases)
+    fsync += (fsync.empty() ? "" : ",") + std::string(phase_row(p).desc.name);
   std::fprintf(out_, "  records: seq %s, rand %s, scan %s; cache %s; fsync %s; filter kernel %s\n",
                format_size(w.seq_record).c_str(), format_size(w.rand_record).c_str(),
                format_size(w.scan_record).c_str(),
                cfg.io.direct ? "bypassed (O_DIRECT)"
                              : (w.cache == CacheMode::drop ? "dropped before reads" : "kept"),
-               w.fsync ? "timed" : "off", ctx.filter_kernel.c_str());
+               fsync.empty() ? "off" : fsync.c_str(), ctx.filter_kernel.c_str());
+  std::fprintf(out_, "  device counters: %s\n",
+               ctx.device_note.empty() ? "measured around every phase"
+                                       : ("not measured: " + ctx.device_note).c_str());
   std::fprintf(out_, "placement (%s):\n",
                cfg.sweep.placement == Placement::spread ? "spread" : "block");
   std::map<int, std::vector<int>> by_node;
@@ -54,24 +62,28 @@ void ConsoleWriter::print_header() {
 }
 
 void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) {
-  if (rows_printed_++ == 0) print_header();
   const SummaryRow& s = p.summary;
   const PhaseDesc& phase = phase_row(s.phase).desc;
+  if (phase.control() && !ctx_.cfg->report.show_controls) return;
+  if (rows_printed_++ == 0) print_header();
   std::string notes;
+  auto add = [&](const std::string& x) {
+    if (!x.empty()) notes += (notes.empty() ? "" : "; ") + x;
+  };
   if (phase.counts()) {
-    notes = "rows " + std::to_string(s.rows) + " matches " + std::to_string(s.matches) + "/" +
-            std::to_string(s.expected_matches);
-    if (!engine_row(s.engine).moves_data) notes += " (not checked: no data moved)";
-    if (s.filter_efficiency > 0) {
+    add("rows " + std::to_string(s.rows) + " matches " + std::to_string(s.matches) + "/" +
+        std::to_string(s.expected_matches) +
+        (engine_row(s.engine).moves_data ? "" : " (not checked: no data moved)"));
+    if (!std::isnan(s.filter_efficiency)) {
       char b[48];
-      std::snprintf(b, sizeof b, " eff %.2f", s.filter_efficiency);
-      notes += b;
+      std::snprintf(b, sizeof b, "eff %.2f", s.filter_efficiency);
+      add(b);
     }
     last_filter_ = p;
   }
-  if (s.stonewalled) notes += (notes.empty() ? "" : "; ") + std::string("stonewalled");
-  if (s.bad_blocks)
-    notes += (notes.empty() ? "" : "; ") + std::to_string(s.bad_blocks) + " bad blocks";
+  if (s.stonewalled) add("stonewalled");
+  if (s.bad_blocks) add(std::to_string(s.bad_blocks) + " bad blocks");
+  add(provenance_notes(s));
   std::fprintf(out_,
                "%-12s %5u %5u %3u %9.3f %10.1f %10.0f %10.1f %9.1f %9.1f %9.1f %9.1f %9.1f  %s\n",
                phase.name, s.ranks, s.nodes, s.repetition, s.wall_s, mib(s.bandwidth_Bps), s.iops,

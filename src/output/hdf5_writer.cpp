@@ -7,6 +7,7 @@
 #include "core/clock.hpp"
 #include "core/pattern.hpp"
 #include "core/units.hpp"
+#include "engines/file_ops.hpp"
 #include "engines/registry.hpp"
 #include "model/version.hpp"
 #include "output/hdf5_file.hpp"
@@ -84,7 +85,16 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
   for (const auto& [k, v] : io.mpiio_hints)
     hints += (hints.empty() ? "" : ",") + k + "=" + v;
   set_attr(g, "mpiio_hints", hints);
-  set_attr(g, "fsync", static_cast<std::int64_t>(w.fsync));
+  set_attr(g, "fsync", static_cast<std::int64_t>(!w.fsync_phases.empty()));
+  std::string fsync;
+  for (auto p : w.fsync_phases)
+    fsync += (fsync.empty() ? "" : ",") + std::string(phase_row(p).desc.name);
+  set_attr(g, "fsync_phases", fsync);
+  set_attr(g, "preallocate", static_cast<std::int64_t>(w.preallocate));
+  h5::set_attr_u64(g, "order_seed", ctx.order_seed);
+  set_attr(g, "order_seed_pinned", static_cast<std::int64_t>(w.order_seed_pinned));
+  set_attr(g, "device_note", ctx.device_note);
+  set_attr(g, "page_cache_probe", fsops::cache_probe_method());
   set_attr(g, "keep", static_cast<std::int64_t>(w.keep));
   h5::set_attr_u64(g, "seed", w.seed);
   h5::set_attr_u64(g, "filter_key", w.filter_key);
@@ -130,6 +140,7 @@ void Hdf5Writer::begin_run(const RunContext& ctx) {
   h5::create_table(g.get(), ranks_table(), 1024);
   h5::create_table(g.get(), nodes_table(), 256);
   h5::create_table(g.get(), timeseries_table(), 4096);
+  h5::create_table(g.get(), device_table(), 256);
   h5::Handle lat = h5::check(H5Gcreate2(g.get(), "latency", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                              H5Gclose, "latency group");
   std::vector<std::uint64_t> lower, upper;
@@ -168,6 +179,7 @@ void Hdf5Writer::append_point(const PointResult& p, const LatencyHistogram& late
   h5::append_rows(g.get(), ranks_table(), p.ranks.data(), p.ranks.size());
   h5::append_rows(g.get(), nodes_table(), p.nodes.data(), p.nodes.size());
   h5::append_rows(g.get(), timeseries_table(), p.series.data(), p.series.size());
+  h5::append_rows(g.get(), device_table(), p.devices.data(), p.devices.size());
   h5::Handle lat = h5::check(H5Gopen2(g.get(), "latency", H5P_DEFAULT), H5Gclose, "latency");
   std::vector<std::uint64_t> counts(latency.counts().begin(), latency.counts().end());
   h5::append_matrix_u64(lat.get(), "counts", counts);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "output/notes.hpp"
 #include "phases/phase_table.hpp"
 
 namespace iosweep {
@@ -46,6 +47,9 @@ void IozoneWriter::append_point(const PointResult& p, const LatencyHistogram&) {
       out_, "\tMin xfer \t\t\t\t\t= %10.2f %s\n\n",
       ops ? static_cast<double>(min_xfer) / record : static_cast<double>(min_xfer) / 1024.0,
       ops ? "ops" : "kB");
+  // The block above stays exactly IOzone's; what iosweep knows of its bytes follows it.
+  if (const std::string n = provenance_notes(s); !n.empty())
+    std::fprintf(out_, "\tiosweep note: %s\n\n", n.c_str());
   std::fflush(out_);
 }
 

@@ -28,6 +28,8 @@ struct RunContext {
   std::string versions_toml;  // iosweep, git, MPI, HDF5, liburing, kernel
   std::string slurm_job_id, slurm_nodelist;
   std::string mount_type;
+  std::string device_note;       // why the device counters are NaN; empty when measured
+  std::uint64_t order_seed = 0;  // --order-seed, or the run's nonce
 };
 
 class ResultWriter {

@@ -2,6 +2,7 @@
 #include "phases/filter_count.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "core/clock.hpp"
 #include "engines/file_ops.hpp"
@@ -9,6 +10,14 @@
 #include "phases/phase_table.hpp"
 
 namespace iosweep {
+namespace {
+
+// The control's "kernel": the call is made, nothing is read.
+std::uint64_t count_nothing(const std::uint64_t*, std::size_t, std::uint64_t) {
+  return 0;
+}
+
+}  // namespace
 
 std::string FilterCount::validate(const Workload& work, const EngineOptions& io) const {
   if (auto why = check_record(work, io, work.scan_record, "--scan-record"); !why.empty())
@@ -42,6 +51,7 @@ void FilterCount::prepare(PhaseContext& ctx) {
   ctx.engine->register_buffers(bufs);
   count_ = filter_count_fn(resolve_filter_kernel(work.filter_kernel));
   if (work.cache == CacheMode::drop && !ctx.io.direct) fsops::drop_cache(path_);
+  cached_fraction_ = cached_fraction(path_, data_bytes_);
   ctx.progress_total = data_bytes_;
 }
 
@@ -49,7 +59,7 @@ void FilterCount::run(PhaseContext& ctx, RankSample& s) {
   Verifier verifier(ctx.data, static_cast<std::uint64_t>(ctx.read_position));
   const bool verify = ctx.work.verify;
   const std::uint64_t key = ctx.work.filter_key;
-  const CountFn count = count_;
+  const CountFn count = desc().counts() ? count_ : &count_nothing;
   std::uint64_t matches = 0, compute_ns = 0;
 
   // Everything the window needs is set up before its clock starts.
@@ -64,9 +74,12 @@ void FilterCount::run(PhaseContext& ctx, RankSample& s) {
   IoDriver driver(j);
   const DriverResult r = timed_window(ctx, j, driver, {false, false}, false, ctx.read_position, s);
   s.rows = r.bytes / 8;
-  s.matches = matches;
-  // Records are read in order and all issued ones complete, so the scanned range is a prefix.
-  s.expected_matches = expected_matches(ctx.data, 0, r.next * record_);
+  s.cached_fraction = cached_fraction_;
+  if (desc().counts()) {
+    s.matches = matches;
+    // Records are read in order and all issued ones complete: the scanned range is a prefix.
+    s.expected_matches = expected_matches(ctx.data, 0, r.next * record_);
+  }
   s.compute_s = ns_to_s(compute_ns);
   s.io_wait_s = s.io_s - s.compute_s - ns_to_s(verifier.ns);
   verifier.fill(s);
@@ -79,10 +92,14 @@ void FilterCount::cleanup(PhaseContext& ctx) {
 }
 
 void FilterCount::reduce(SummaryRow& s, const PointBook& book) {
-  const PhaseRow* seq_read = find_phase("seq-read");
-  const SummaryRow* base = seq_read ? book.find(seq_read->desc.id) : nullptr;
-  if (base != nullptr && base->bandwidth_Bps > 0)
-    s.filter_efficiency = s.bandwidth_Bps / base->bandwidth_Bps;
+  auto ratio_to = [&](const char* phase) {
+    const PhaseRow* row = find_phase(phase);
+    const SummaryRow* base = row != nullptr ? book.find(row->desc.id) : nullptr;
+    return base != nullptr && base->bandwidth_Bps > 0 ? s.bandwidth_Bps / base->bandwidth_Bps
+                                                      : std::numeric_limits<double>::quiet_NaN();
+  };
+  s.filter_efficiency = ratio_to("scan-only");
+  s.filter_vs_seq_read = ratio_to("seq-read");
 }
 
 }  // namespace iosweep

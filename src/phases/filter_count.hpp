@@ -1,7 +1,10 @@
 // The filter-count phase: each active rank scans its file as 64-bit integers and counts the
 // words equal to --filter-key, in situ; only the 8-byte count travels to rank 0 (one
 // MPI_Reduce, made by the runner for every phase flagged as counting), which compares the total
-// with the exact expected count.
+// with the exact expected count. The same class, built from the scan-only row (no counting
+// flag), is its control: the identical read path (engine, threads, depth, records, buffers,
+// the consumer called on every record) with the counting switched off, so that
+// filter_efficiency = filter-count / scan-only measures what counting costs and nothing else.
 //
 // Reads overlap with counting: the next records are in flight while the current one is
 // counted (io_uring or MPI-IO keeping as many bytes in flight as seq-read, or posix with two
@@ -31,7 +34,8 @@ class FilterCount final : public Phase {
   void run(PhaseContext& ctx, RankSample& sample) override;
   void cleanup(PhaseContext& ctx) override;
 
-  // The phase's own reduction: efficiency against seq-read at the same point.
+  // The phase's own reduction: efficiency against its scan-only control and against seq-read,
+  // at the same point and repetition.
   static void reduce(SummaryRow& s, const PointBook& book);
 
  private:
@@ -41,6 +45,7 @@ class FilterCount final : public Phase {
   std::uint64_t record_ = 0;
   std::uint64_t data_bytes_ = 0;
   CountFn count_ = nullptr;
+  double cached_fraction_ = 0;
 };
 
 }  // namespace iosweep

@@ -75,8 +75,9 @@ void IoPhase::prepare(PhaseContext& ctx) {
     data_bytes_ = writes() ? ctx.files.valid_bytes() : ctx.read_valid_bytes;
   }
   const std::uint64_t n = data_bytes_ / record_;
-  const std::uint64_t order_seed =
-      mix64(work.seed ^ mix64(static_cast<std::uint64_t>(ctx.self.position) * 0x100 + desc().id));
+  // Random orders differ per run (or --order-seed), point, repetition, position and phase.
+  const std::uint64_t order_seed = mix64(
+      ctx.order_seed ^ mix64(static_cast<std::uint64_t>(ctx.self.position) * 0x100 + desc().id));
   order_ = desc().random() ? RecordOrder::shuffled(n, order_seed) : RecordOrder::sequential(n);
   if (writes()) {
     source_ = std::make_unique<PatternBuffer>(ctx.data, static_cast<std::uint64_t>(file_position_),
@@ -89,6 +90,7 @@ void IoPhase::prepare(PhaseContext& ctx) {
     const std::span<std::byte> bufs[] = {read_buffers_.span()};
     engine.register_buffers(bufs);
     if (work.cache == CacheMode::drop && !ctx.io.direct) fsops::drop_cache(path_);
+    cached_fraction_ = cached_fraction(path_, data_bytes_);
   }
   ctx.progress_total = data_bytes_;
 }
@@ -108,11 +110,14 @@ void IoPhase::run(PhaseContext& ctx, RankSample& s) {
     };
   IoDriver driver(j);
   if (create_in_window_) ctx.files.note_pending_create();
-  timed_ = timed_window(ctx, j, driver, {writes(), create_in_window_}, writes() && ctx.work.fsync,
-                        file_position_, s);
+  const bool sync = writes() && ctx.work.fsyncs(desc().id);
+  timed_ = timed_window(ctx, j, driver, {writes(), create_in_window_}, sync, file_position_, s);
   // Outside the timed window from here on.
   if (create_in_window_) ctx.files.note_created(fsops::identity_of(path_));
   if (desc().creates()) ctx.files.set_valid_bytes(timed_.next * record_);
+  if (!writes()) s.cached_fraction = cached_fraction_;
+  if (writes() && !sync && !ctx.io.direct)
+    s.unflushed_fraction = unflushed_fraction(path_, data_bytes_, s.bytes);
   verifier.fill(s);
 }
 
@@ -131,7 +136,7 @@ void IoPhase::finish(PhaseContext& ctx, RankSample& s) {
   j.end = furthest;
   j.stop = ctx.stop;
   const DriverResult r = run_driver(j);
-  if (writes() && ctx.work.fsync) engine.sync(j.file);
+  if (writes() && ctx.work.fsyncs(desc().id)) engine.sync(j.file);
   engine.close(j.file);
   s.wearout_bytes = r.bytes;
   s.wearout_ops = r.ops;

@@ -34,6 +34,7 @@ class IoPhase final : public Phase {
   std::uint64_t record_ = 0;
   std::uint64_t data_bytes_ = 0;
   bool create_in_window_ = false;
+  double cached_fraction_ = 0;
   DriverResult timed_;
 };
 

@@ -1,9 +1,26 @@
 // The timed window every phase shares (see phase.hpp).
 #include "phases/phase.hpp"
 
+#include <algorithm>
+#include <limits>
+
 #include "core/clock.hpp"
+#include "engines/file_ops.hpp"
 
 namespace iosweep {
+
+double cached_fraction(const std::string& path, std::uint64_t bytes) {
+  const fsops::CacheState cs = fsops::cache_state(path, bytes);
+  if (!cs.known || bytes == 0) return std::numeric_limits<double>::quiet_NaN();
+  return static_cast<double>(cs.cached_bytes) / static_cast<double>(bytes);
+}
+
+double unflushed_fraction(const std::string& path, std::uint64_t file_bytes,
+                          std::uint64_t written) {
+  const fsops::CacheState cs = fsops::cache_state(path, file_bytes);
+  if (!cs.dirty_known || written == 0) return std::numeric_limits<double>::quiet_NaN();
+  return std::min(1.0, static_cast<double>(cs.dirty_bytes) / static_cast<double>(written));
+}
 
 void arm_timed(DriverJob& job, PhaseContext& ctx, std::uint64_t t0_ns) {
   job.t0_ns = t0_ns;

@@ -39,6 +39,7 @@ struct PhaseContext {
   int read_position = 0;               // file this rank reads in reading phases
   std::uint64_t read_valid_bytes = 0;  // how much of that file holds data
   Engine* engine = nullptr;            // built for this phase and rank from its EngineNeed
+  std::uint64_t order_seed = 0;        // this point's seed of the random record orders
 
   LatencyHistogram latency;
   TimeSeries series;
@@ -79,12 +80,19 @@ class Phase {
   const PhaseDesc& desc_;
 };
 
-// Whether a file this rank creates is made and preallocated (fallocate) before the window, so
-// that O_DIRECT writes do not extend it inside the timed window; never for an engine that
-// moves no data.
+// Whether a file this rank creates is made and preallocated (fallocate) before its window
+// (--preallocate); never for an engine that moves no data. By default the file is created
+// inside the window and its blocks are allocated as it is written, as IOR, IOzone and a fresh
+// fio file pay for them.
 inline bool preallocates(const PhaseContext& ctx) {
-  return ctx.io.direct && engine_row(ctx.io.engine).moves_data;
+  return ctx.work.preallocate && engine_row(ctx.io.engine).moves_data;
 }
+
+// Untimed provenance of a phase's bytes: the fraction of the first `bytes` of `path` resident
+// in the page cache (before a read), and the fraction of `written` bytes still dirty or under
+// writeback (after a write's close); NaN where the kernel cannot tell.
+double cached_fraction(const std::string& path, std::uint64_t bytes);
+double unflushed_fraction(const std::string& path, std::uint64_t file_bytes, std::uint64_t written);
 
 // The parts of a driver job that every timed window shares: its start, the --stonewall
 // deadline, the latency histogram, the time series, progress and the interrupt flag.

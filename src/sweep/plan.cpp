@@ -49,6 +49,15 @@ std::string resolve_points(const SweepSpec& cfg, int world_size, std::vector<int
   return {};
 }
 
+std::uint64_t random_u64() {
+  std::uint64_t r = 0;
+  const int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::read(fd, &r, sizeof r) != static_cast<ssize_t>(sizeof r))
+    r = (static_cast<std::uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
+  if (fd >= 0) ::close(fd);
+  return r;
+}
+
 std::string make_run_id() {
   timespec ts{};
   clock_gettime(CLOCK_REALTIME, &ts);
@@ -56,11 +65,7 @@ std::string make_run_id() {
   char day[24], stamp[40];
   std::strftime(day, sizeof day, "%Y%m%dT%H%M%S", std::gmtime(&t));
   std::snprintf(stamp, sizeof stamp, "%s.%03ldZ", day, ts.tv_nsec / 1000000);
-  std::uint32_t r = 0;
-  const int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || ::read(fd, &r, sizeof r) != static_cast<ssize_t>(sizeof r))
-    r = static_cast<std::uint32_t>(std::random_device{}());
-  if (fd >= 0) ::close(fd);
+  const auto r = static_cast<std::uint32_t>(random_u64());
   char id[64];
   std::snprintf(id, sizeof id, "%s-%08x", stamp, r);
   return id;

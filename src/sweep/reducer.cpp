@@ -33,6 +33,48 @@ double safe_div(double a, double b) {
   return b > 0 ? a / b : 0.0;
 }
 
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Device counters, page-cache residency and unflushed bytes: what says where the bytes came
+// from. Fractions are NaN where nothing was measured, never 0.
+void reduce_provenance(const PointInput& in, PointResult& out) {
+  SummaryRow& s = out.summary;
+  s.filter_efficiency = kNaN;
+  s.filter_vs_seq_read = kNaN;
+  s.device_read_bytes = s.device_write_bytes = s.device_fraction = kNaN;
+  if (in.device_measured) {
+    double rd = 0, wr = 0;
+    for (const auto& d : in.devices)
+      if (d.counted) {
+        rd += static_cast<double>(d.read_bytes);
+        wr += static_cast<double>(d.write_bytes);
+      }
+    s.device_read_bytes = rd;
+    s.device_write_bytes = wr;
+    if (s.bytes > 0) s.device_fraction = (in.writes ? wr : rd) / static_cast<double>(s.bytes);
+  }
+  out.devices = in.devices;
+  for (auto& d : out.devices)
+    d.point = in.point;
+  double cached_sum = 0, cached_max = kNaN, unflushed = 0, written = 0;
+  int cached_n = 0;
+  bool any_unflushed = false;
+  for (const auto& r : in.samples) {
+    if (!std::isnan(r.cached_fraction)) {
+      cached_sum += r.cached_fraction;
+      cached_max = cached_n++ == 0 ? r.cached_fraction : std::max(cached_max, r.cached_fraction);
+    }
+    if (!std::isnan(r.unflushed_fraction)) {
+      any_unflushed = true;
+      unflushed += r.unflushed_fraction * static_cast<double>(r.bytes);
+      written += static_cast<double>(r.bytes);
+    }
+  }
+  s.cached_fraction_mean = cached_n > 0 ? cached_sum / cached_n : kNaN;
+  s.cached_fraction_max = cached_max;
+  s.unflushed_fraction = any_unflushed && written > 0 ? unflushed / written : kNaN;
+}
+
 }  // namespace
 
 double bytes_by(const std::vector<std::uint64_t>& bins, double bin_s, double elapsed_s, double t) {
@@ -76,20 +118,36 @@ PointResult reduce_point(const PointInput& in) {
     times.push_back(r.elapsed_s);
     io_wait += r.io_wait_s;
     compute += r.compute_s;
-    out.ranks.push_back({in.point,        r.rank,
-                         r.position,      r.node,
-                         r.file,          static_cast<std::uint8_t>(r.stonewalled),
-                         r.bytes,         r.ops,
-                         r.elapsed_s,     r.open_s,
-                         r.io_s,          r.sync_s,
-                         r.close_s,       r.rows,
-                         r.matches,       r.expected_matches,
-                         r.io_wait_s,     r.compute_s,
-                         r.verify_s,      r.bad_blocks,
-                         r.wearout_bytes, r.wearout_ops,
-                         r.wearout_s,     r.latency_max_ns});
+    out.ranks.push_back({in.point,
+                         r.rank,
+                         r.position,
+                         r.node,
+                         r.file,
+                         static_cast<std::uint8_t>(r.stonewalled),
+                         r.bytes,
+                         r.ops,
+                         r.elapsed_s,
+                         r.open_s,
+                         r.io_s,
+                         r.sync_s,
+                         r.close_s,
+                         r.rows,
+                         r.matches,
+                         r.expected_matches,
+                         r.io_wait_s,
+                         r.compute_s,
+                         r.verify_s,
+                         r.bad_blocks,
+                         r.wearout_bytes,
+                         r.wearout_ops,
+                         r.wearout_s,
+                         r.latency_max_ns,
+                         r.cached_fraction,
+                         r.unflushed_fraction});
   }
   s.matches = in.total_matches;
+  s.order_seed = in.order_seed;
+  reduce_provenance(in, out);
   const auto n = static_cast<double>(in.samples.size());
   const Stats rs = stats_of(rates), ts = stats_of(times);
   s.wall_s = ts.max;

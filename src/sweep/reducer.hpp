@@ -31,6 +31,10 @@ struct PointInput {
   std::vector<std::vector<std::uint64_t>> series_ops;
   double bin_s = 0.1;
   std::uint64_t total_matches = 0;  // filter-count: the MPI_Reduce sum
+  std::uint64_t order_seed = 0;
+  std::vector<DeviceRow> devices;  // one per node sampled, `counted` already decided
+  bool device_measured = false;    // false: no block device (NaN in the summary)
+  bool writes = false;             // the phase's direction, for device_fraction
 };
 
 PointResult reduce_point(const PointInput& in);

@@ -17,9 +17,11 @@
 #include "output/versions.hpp"
 #include "phases/io_phase.hpp"
 #include "phases/phase_table.hpp"
+#include "sweep/devices.hpp"
 #include "sweep/gather.hpp"
 #include "sweep/plan.hpp"
 #include "sweep/progress.hpp"
+#include "sweep/recorder.hpp"
 #include "sweep/reducer.hpp"
 #include "sweep/signals.hpp"
 
@@ -61,9 +63,9 @@ class SweepRunner {
   bool checkpoint(const std::string& mine);
   bool run_phase(const PhaseRow& row, std::size_t point_index, int k, int rep, MPI_Comm comm,
                  int shift);
-  std::string check_point(const PhaseDesc& phase, const PointResult& p,
-                          const std::vector<RankSample>& samples);
   int shift_for(int k);
+  std::vector<PhaseId> order_for(int rep) const;
+  std::uint64_t order_seed_for(int k, int rep) const;
   std::string who() const {
     return "rank " + std::to_string(mpi_.rank()) + " (host " + mpi_.host() + ")";
   }
@@ -88,9 +90,10 @@ class SweepRunner {
   Hdf5Writer* hdf5_ = nullptr;
   std::unique_ptr<Progress> progress_;
   std::unique_ptr<SignalWatcher> watcher_;
-  std::string failure_;  // on rank 0: why the run stops
-  PointBook book_;       // on rank 0: the points reduced at the current (ranks, repetition)
-  std::uint32_t next_point_ = 0;
+  std::unique_ptr<DeviceSampler> devices_;
+  std::unique_ptr<PointRecorder> recorder_;  // rank 0
+  std::uint64_t order_base_ = 0;             // --order-seed, or this run's nonce
+  std::string failure_;                      // on rank 0: why the run stops
 };
 
 // Every rank says whether it is fine; when one is not, rank 0 collects the messages. Returns
@@ -121,6 +124,7 @@ bool SweepRunner::checkpoint(const std::string& mine) {
 
 int SweepRunner::fail() {
   if (rank0_) {
+    if (recorder_) recorder_->flush();
     std::fflush(stdout);
     std::fprintf(stderr, "iosweep: %s\n", failure_.c_str());
     try {
@@ -153,35 +157,23 @@ int SweepRunner::shift_for(int k) {
   return shift;
 }
 
-// The checks every point gets: the exact count of a counting phase (when the engine moved data)
-// and the blocks --verify found wrong.
-std::string SweepRunner::check_point(const PhaseDesc& phase, const PointResult& p,
-                                     const std::vector<RankSample>& samples) {
-  const SummaryRow& s = p.summary;
-  std::string why;
-  if (phase.counts() && engine_row(s.engine).moves_data && s.matches != s.expected_matches) {
-    why = std::string(phase.name) + ": " + std::to_string(s.matches) +
-          " matches in total, expected exactly " + std::to_string(s.expected_matches);
-    for (const auto& r : samples)
-      if (r.matches != r.expected_matches)
-        why += "\n  " + where(r) + " counted " + std::to_string(r.matches) + " in " +
-               files_->path(r.file) + ", expected " + std::to_string(r.expected_matches);
+// The phases of one repetition: the table's order, except that on odd repetitions a control
+// phase runs right after the phase it is the baseline of instead of right before it.
+std::vector<PhaseId> SweepRunner::order_for(int rep) const {
+  std::vector<PhaseId> order = work_.phases;
+  if (rep % 2 == 0) return order;
+  for (std::size_t i = 0; i + 1 < order.size(); ++i) {
+    const PhaseDesc& d = phase_row(order[i]).desc;
+    if (d.control_for != nullptr && std::string(d.control_for) == phase_row(order[i + 1]).desc.name)
+      std::swap(order[i], order[i + 1]), ++i;
   }
-  if (s.bad_blocks > 0) {
-    why += (why.empty() ? "" : "\n") + std::string("--verify: ") + std::to_string(s.bad_blocks) +
-           " bad 4 KiB block(s) in " + phase.name;
-    for (const auto& r : samples)
-      if (r.bad_blocks > 0) {
-        char b[160];
-        std::snprintf(b, sizeof b, " at offset %llu: expected 0x%016llx, found 0x%016llx",
-                      static_cast<unsigned long long>(r.mismatch_offset),
-                      static_cast<unsigned long long>(r.mismatch_expected),
-                      static_cast<unsigned long long>(r.mismatch_found));
-        why += "\n  " + where(r) + ": " + std::to_string(r.bad_blocks) + " bad block(s) in " +
-               files_->path(r.file) + "; first mismatch" + b;
-      }
-  }
-  return why;
+  return order;
+}
+
+// Random orders differ per run (unless --order-seed pins them), point and repetition.
+std::uint64_t SweepRunner::order_seed_for(int k, int rep) const {
+  return mix64(order_base_ ^
+               mix64((static_cast<std::uint64_t>(k) << 32) | static_cast<std::uint64_t>(rep)));
 }
 
 bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k, int rep,
@@ -198,6 +190,7 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
   ctx.read_position = active ? (pos + shift) % k : pos;
   ctx.series = TimeSeries(static_cast<std::uint64_t>(work_.timeseries_bin_s * 1e9));
   ctx.stop = watcher_->stop_flag();
+  ctx.order_seed = order_seed_for(k, rep);
   RankSample s;
   s.rank = mpi_.rank();
   s.position = pos;
@@ -239,13 +232,16 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
                            desc.random() ? work_.record_bytes(desc.record) : 0);
     ctx.progress_bytes = progress_->counter();
   }
+  devices_->before();
   if (active) MPI_Barrier(comm);
   const std::string run_error = guarded([&] { phase->run(ctx, s); });
   if (rank0_) progress_->end_phase();
   if (!checkpoint(run_error)) return false;
+  devices_->after();  // every rank of every node has closed its file
   if (!checkpoint(guarded([&] { phase->finish(ctx, s); }))) return false;
 
   PointInput in;
+  in.devices = devices_->collect();
   std::string engine_detail;
   if (active) {
     gather_point(comm, s, ctx.latency, ctx.series, desc.counts(), in);
@@ -256,28 +252,23 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
     engine.reset();
   }
 
-  // Rank 0: reduce, add the phase's own reduction, check, write; then everyone learns whether
-  // the run goes on.
+  // Rank 0: reduce, check, write; then everyone learns whether the run goes on.
   std::string verdict;
   if (rank0_) {
-    in.point = next_point_++;
     in.phase = desc.id;
     in.engine = cfg_.io.engine;
     in.ranks = k;
     in.nodes = place_.full.nodes_used(k);
     in.repetition = rep;
     in.bin_s = work_.timeseries_bin_s;
-    PointResult p = reduce_point(in);
-    p.engine_detail = engine_detail;
-    if (row.reduce != nullptr) row.reduce(p.summary, book_);
-    book_.add(p.summary);
-    try {
-      writers_.append_point(p, in.latency);
-    } catch (const std::exception& e) {
-      verdict = std::string("writing the results failed: ") + e.what();
+    in.order_seed = desc.random() ? ctx.order_seed : 0;
+    in.device_measured = devices_->measured();
+    in.writes = desc.writes();
+    for (auto& d : in.devices) {
+      d.phase = desc.id;
+      d.repetition = static_cast<std::uint32_t>(rep);
     }
-    const std::string wrong = check_point(desc, p, in.samples);
-    if (!wrong.empty()) verdict += (verdict.empty() ? "" : "\n") + wrong;
+    verdict = recorder_->record(row, std::move(in), engine_detail);
   }
   int len = static_cast<int>(verdict.size());
   MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -305,12 +296,17 @@ bool SweepRunner::start_writers() {
       if (const char* j = std::getenv("SLURM_JOB_ID")) rc.slurm_job_id = j;
       if (const char* n = std::getenv("SLURM_JOB_NODELIST")) rc.slurm_nodelist = n;
       rc.mount_type = fsops::fs_type(work_.dir);
+      rc.device_note = devices_->measured() ? std::string() : devices_->why_not();
+      rc.order_seed = order_base_;
       writers_.add(std::make_unique<ConsoleWriter>(stdout));
       if (cfg_.report.format == "iozone") writers_.add(std::make_unique<IozoneWriter>(stdout));
       auto h = std::make_unique<Hdf5Writer>(cfg_.report.output);
       hdf5_ = h.get();
       writers_.add(std::move(h));
       writers_.begin_run(rc);
+      recorder_ = std::make_unique<PointRecorder>(
+          writers_, [this](const RankSample& r) { return where(r); },
+          [this](int file) { return files_->path(file); });
     } catch (const std::exception& e) {
       err = "rank 0: starting the results in " + cfg_.report.output + " failed: " + e.what();
     }
@@ -323,7 +319,12 @@ int SweepRunner::run() {
   if (rank0_) std::strncpy(id, make_run_id().c_str(), sizeof id - 1);
   MPI_Bcast(id, sizeof id, MPI_CHAR, 0, MPI_COMM_WORLD);
   run_id_ = id;
-  spec_ = {work_.seed, work_.filter_key, work_.filter_every};
+  spec_ = {work_.seed, work_.filter_key, work_.filter_every, work_.file_size};
+  std::uint64_t nonce = 0;
+  if (rank0_) nonce = work_.order_seed_pinned ? work_.order_seed : random_u64();
+  MPI_Bcast(&nonce, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  order_base_ = nonce;
+  devices_ = std::make_unique<DeviceSampler>(work_.dir, place_);
   files_ = std::make_unique<FileSet>(work_.dir, run_id_,
                                      work_.reuse_run.empty() ? run_id_ : work_.reuse_run,
                                      place_.self.position);
@@ -354,8 +355,9 @@ int SweepRunner::run() {
     const int shift = shift_for(k);
     bool ok = true;
     for (int rep = 0; rep < cfg_.sweep.repetitions && ok; ++rep) {
-      book_.clear();
-      for (PhaseId phase : work_.phases)
+      const std::vector<PhaseId> order = order_for(rep);
+      if (rank0_) recorder_->begin(order);
+      for (PhaseId phase : order)
         if (!(ok = run_phase(phase_row(phase), pi, k, rep, comm, shift))) break;
     }
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);

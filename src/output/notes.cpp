@@ -1,0 +1,34 @@
+// Provenance notes (see notes.hpp).
+#include "output/notes.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace iosweep {
+namespace {
+
+constexpr double kCachedNote = 0.05;     // a read that started this cached is marked
+constexpr double kUnflushedNote = 0.05;  // a write that left this much dirty is marked
+constexpr double kDeviceNote = 0.90;     // a phase whose device saw less than this is marked
+
+std::string percent(const char* what, double fraction) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%s %.0f%%", what, 100.0 * fraction);
+  return b;
+}
+
+}  // namespace
+
+std::string provenance_notes(const SummaryRow& s) {
+  std::string n;
+  auto add = [&](const std::string& x) { n += (n.empty() ? "" : "; ") + x; };
+  if (!std::isnan(s.cached_fraction_mean) && s.cached_fraction_mean >= kCachedNote)
+    add(percent("cached", s.cached_fraction_mean));
+  if (!std::isnan(s.unflushed_fraction) && s.unflushed_fraction >= kUnflushedNote)
+    add(percent("unflushed", s.unflushed_fraction));
+  if (!std::isnan(s.device_fraction) && s.device_fraction < kDeviceNote)
+    add(percent("device", s.device_fraction));
+  return n;
+}
+
+}  // namespace iosweep

@@ -1,0 +1,16 @@
+// The provenance notes of a summary row, as the console's `notes` column and the line under an
+// IOzone block print them: `cached 97%` when a reading phase started with at least 5% of its
+// bytes in the page cache, `unflushed 100%` when a writing phase left at least 5% of what it
+// wrote dirty, `device 12%` when the block device saw under 90% of the phase's bytes. Empty
+// when none applies; the figures are in the results file either way.
+#pragma once
+
+#include <string>
+
+#include "model/schema.hpp"
+
+namespace iosweep {
+
+std::string provenance_notes(const SummaryRow& s);
+
+}  // namespace iosweep

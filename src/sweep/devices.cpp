@@ -1,0 +1,79 @@
+// Device counters around every phase (see devices.hpp).
+#include "sweep/devices.hpp"
+
+#include <cstring>
+#include <set>
+
+namespace iosweep {
+namespace {
+
+struct Identity {
+  std::uint64_t identity;
+  std::int32_t node;
+  std::int32_t valid;
+  char why[256];
+};
+
+struct Sample {
+  std::int32_t node;
+  char name[64];
+  std::uint64_t read_bytes, write_bytes, read_ops, write_ops;
+};
+
+}  // namespace
+
+DeviceSampler::DeviceSampler(const std::string& dir, const LocalPlace& place)
+    : sampling_(place.self.local_index == 0), node_(place.self.node) {
+  MPI_Comm_split(MPI_COMM_WORLD, sampling_ ? 0 : MPI_UNDEFINED, place.self.rank, &samplers_);
+  if (!sampling_) return;
+  device_ = BlockDevice::of(dir);
+  Identity mine{device_.identity(), node_, device_.valid() ? 1 : 0, {}};
+  std::strncpy(mine.why, device_.why().c_str(), sizeof mine.why - 1);
+  int me = 0, n = 1;
+  MPI_Comm_rank(samplers_, &me);
+  MPI_Comm_size(samplers_, &n);
+  std::vector<Identity> all(me == 0 ? static_cast<std::size_t>(n) : 0);
+  MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, samplers_);
+  if (me != 0) return;
+  measured_ = true;
+  std::set<std::uint64_t> seen;
+  for (const auto& id : all) {
+    if (!id.valid && measured_) {
+      measured_ = false;
+      why_not_ = "node " + std::to_string(id.node) + ": " + id.why;
+    }
+    counted_.push_back(seen.insert(id.identity).second ? 1 : 0);
+  }
+}
+
+DeviceSampler::~DeviceSampler() {
+  if (samplers_ != MPI_COMM_NULL) MPI_Comm_free(&samplers_);
+}
+
+std::vector<DeviceRow> DeviceSampler::collect() {
+  std::vector<DeviceRow> rows;
+  if (!sampling_) return rows;
+  const DeviceCounters d = after_ - before_;
+  Sample mine{node_, {}, d.read_bytes, d.write_bytes, d.read_ops, d.write_ops};
+  std::strncpy(mine.name, device_.name().c_str(), sizeof mine.name - 1);
+  int me = 0, n = 1;
+  MPI_Comm_rank(samplers_, &me);
+  MPI_Comm_size(samplers_, &n);
+  std::vector<Sample> all(me == 0 ? static_cast<std::size_t>(n) : 0);
+  MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, samplers_);
+  if (me != 0 || !measured_) return rows;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    DeviceRow r{};
+    r.node = all[i].node;
+    std::memcpy(r.device, all[i].name, sizeof r.device);
+    r.counted = counted_[i];
+    r.read_bytes = all[i].read_bytes;
+    r.write_bytes = all[i].write_bytes;
+    r.read_ops = all[i].read_ops;
+    r.write_ops = all[i].write_ops;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+}  // namespace iosweep
