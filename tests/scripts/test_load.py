@@ -1,13 +1,10 @@
 """scripts/iosweep-load: prints the runs of a results file and returns DataFrames on import."""
 import subprocess
-import sys
 
 import pytest
 
+import iosweep_load
 from conftest import SOURCE_DIR, run_iosweep
-
-sys.path.insert(0, str(SOURCE_DIR / "scripts"))
-import iosweep_load  # noqa: E402
 
 
 @pytest.fixture(scope="module")
