@@ -10,8 +10,7 @@ import json
 import re
 from dataclasses import dataclass
 
-PHASES = ["seq_write", "seq_read", "rand_write", "rand_read", "filter_count"]
-RANDOM = {"rand_write", "rand_read"}
+from iosweep_common import is_random
 
 
 class ParseError(Exception):
@@ -33,7 +32,7 @@ class Result:
 
 
 def unit_of(phase):
-    return "ops/s" if phase in RANDOM else "bytes/s"
+    return "ops/s" if is_random(phase) else "bytes/s"
 
 
 # ----------------------------------------------------------------------------------- IOzone
@@ -44,7 +43,8 @@ IOZONE_PHASES = {
     "random readers": "rand_read",
     "random writers": "rand_write",
 }
-# Other IOzone tests have no iosweep counterpart; they are recognised and skipped.
+# Other IOzone tests have no iosweep counterpart; they are recognised and skipped. IOR's
+# results map onto the same four phases (_ior_phase), the only ones the table compares.
 IOZONE_OTHER = {"rewriters", "re-readers", "reverse readers", "stride readers", "mixed workload",
                 "pwrite writers", "pread readers", "pwrite re-writers", "pread re-readers",
                 "fwriters", "freaders", "re-writers", "record rewriters"}
@@ -92,14 +92,14 @@ def parse_iozone(path, text=None):
         phase = IOZONE_PHASES[what]
         v = float(value)
         if unit == "kB/sec":
-            if phase in RANDOM:
+            if is_random(phase):
                 if not record_kb:
                     raise ParseError(path, i, "a 'Record Size N kB' line before random results in kB/sec")
                 v = v / record_kb  # kB/s to records (operations) per second
             else:
                 v *= 1024.0
         elif unit == "ops/sec":
-            if phase not in RANDOM:
+            if not is_random(phase):
                 if not record_kb:
                     raise ParseError(path, i, "a 'Record Size N kB' line before sequential results in ops/sec")
                 v = v * record_kb * 1024.0
@@ -118,9 +118,9 @@ def parse_iozone(path, text=None):
             phase = REPORT_PHASES[m.group(1)]
             for t, v in zip(t_values, values):
                 if units == "ops":
-                    val = v if phase in RANDOM else v * (record_kb or 0) * 1024.0
+                    val = v if is_random(phase) else v * (record_kb or 0) * 1024.0
                 else:
-                    val = v / record_kb if phase in RANDOM and record_kb else v * 1024.0
+                    val = v / record_kb if is_random(phase) and record_kb else v * 1024.0
                 results.append(Result("iozone", phase, t, val, unit_of(phase), "children", path, i))
     if not results:
         where = saw_test or len(lines)
@@ -150,7 +150,7 @@ def _ior_phase(op, random, xfer_bytes):
 
 
 def _ior_value(phase, mib_s, ops_s):
-    return ops_s if phase in RANDOM else mib_s * 1048576.0
+    return ops_s if is_random(phase) else mib_s * 1048576.0
 
 
 def _parse_ior_json(path, text, start_line):
@@ -264,14 +264,20 @@ def parse_any(path):
 
 # ------------------------------------------------------------------------------ comparison
 
+TOOL_PHASES = set(IOZONE_PHASES.values())
+
+
 def iosweep_rows(summary, run_id, rand_record):
-    """(phase, threads) -> (wall, children) in iosweep's units, for the run."""
+    """(phase, threads) -> (wall, children) in iosweep's units, for the run's phases that IOzone
+    and IOR also measure."""
     rows = {}
     s = summary[summary["run_id"] == run_id]
-    for phase in PHASES[:4]:
+    for phase in s["phase_name"].unique():
+        if phase not in TOOL_PHASES:
+            continue
         for k in sorted(s[s["phase_name"] == phase]["ranks"].unique()):
             d = s[(s["phase_name"] == phase) & (s["ranks"] == k)]
-            if phase in RANDOM:
+            if is_random(phase):
                 wall = d["iops"].mean()
                 children = (d["iozone_children_Bps"] / rand_record).mean()
             else:
@@ -281,8 +287,10 @@ def iosweep_rows(summary, run_id, rand_record):
     return rows
 
 
-def compare(summary, run_id, rand_record, results):
-    """One row per (phase, threads) found anywhere: iosweep wall and children, IOzone, IOR."""
+def compare(summary, run_id, rand_record, results, phases):
+    """One row per (phase, threads) found anywhere: iosweep wall and children, IOzone, IOR.
+    `phases` is {name: value} of the results file's phase enum (iosweep_common.phases): rows
+    follow its order."""
     mine = iosweep_rows(summary, run_id, rand_record)
     keys = set(mine)
     by = {}
@@ -292,14 +300,14 @@ def compare(summary, run_id, rand_record, results):
         by.setdefault((r.tool, r.phase, r.threads), []).append(r.value)
         keys.add((r.phase, r.threads))
     table = []
-    for phase, k in sorted(keys, key=lambda x: (PHASES.index(x[0]), x[1])):
+    for phase, k in sorted(keys, key=lambda x: (phases[x[0]], x[1])):
         wall, children = mine.get((phase, k), (None, None))
         ioz = by.get(("iozone", phase, k))
         ior = by.get(("ior", phase, k))
         ioz_v = sum(ioz) / len(ioz) if ioz else None
         ior_v = sum(ior) / len(ior) if ior else None
-        scale = 1.0 if phase in RANDOM else 1.0 / 1048576.0
-        unit = "ops/s" if phase in RANDOM else "MiB/s"
+        scale = 1.0 if is_random(phase) else 1.0 / 1048576.0
+        unit = "ops/s" if is_random(phase) else "MiB/s"
         table.append({
             "phase": phase, "threads": k, "unit": unit,
             "iosweep_wall": None if wall is None else wall * scale,

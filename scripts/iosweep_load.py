@@ -4,8 +4,9 @@
     runs, summary = iosweep_load.load("results/iosweep.h5")
 
 `runs` has one row per run (run_index joined with the run attributes); `summary` has one row
-per summary point of every run, with the run's attributes joined and the phase enum decoded to
-its name. `ranks(path, run_id)`, `latency(path, run_id)` and `nodes(path, run_id)` give the
+per summary point of every run, with the run's attributes joined and the phase and engine enums
+decoded to their names (read from the enum types in the file, so new phases and engines appear
+as they are added). `ranks(path, run_id)`, `latency(path, run_id)` and `nodes(path, run_id)` give the
 per-rank rows, the latency histograms and the per-node rows of one run.
 """
 import sys
@@ -14,9 +15,8 @@ import h5py
 import numpy as np
 import pandas as pd
 
-PHASES = ["seq_write", "seq_read", "rand_write", "rand_read", "filter_count"]
-STATUS = ["running", "complete", "aborted"]
-ENGINES = ["posix", "uring", "mpiio"]
+import iosweep_common as common
+
 SCHEMA = "iosweep.results"
 
 
@@ -39,7 +39,7 @@ def _attrs(group):
     out = {}
     for k, v in group.attrs.items():
         if isinstance(v, bytes):
-            v = v.decode()
+            v = common.text(v)
         elif isinstance(v, np.ndarray):
             v = v.tolist()
         elif isinstance(v, np.generic):
@@ -52,7 +52,7 @@ def _table(ds):
     df = pd.DataFrame.from_records(ds[()])
     for col in df.columns:
         if df[col].dtype == object:
-            df[col] = df[col].map(lambda x: x.decode() if isinstance(x, bytes) else x)
+            df[col] = df[col].map(common.text)
     return df
 
 
@@ -64,14 +64,16 @@ def load(path):
         for run_id, g in f["runs"].items():
             attrs = _attrs(g)
             attrs["run_id"] = run_id
-            attrs["status_name"] = STATUS[int(attrs.get("status", 0))]
-            attrs["hosts"] = [h.decode() if isinstance(h, bytes) else h for h in g["hosts"][()]]
+            attrs["status_name"] = common.status_of(g)
+            attrs["hosts"] = [common.text(h) for h in g["hosts"][()]]
             run_rows.append(attrs)
             s = _table(g["summary"])
             if len(s):
                 s.insert(0, "run_id", run_id)
-                s.insert(2, "phase_name", [PHASES[int(p)] for p in s["phase"]])
-                s["engine_name"] = [ENGINES[int(e)] for e in s["engine"]]
+                phase_of = common.by_value(common.phases(g))
+                engine_of = common.by_value(common.engines(g))
+                s.insert(2, "phase_name", [phase_of[int(p)] for p in s["phase"]])
+                s["engine_name"] = [engine_of[int(e)] for e in s["engine"]]
                 for k in ("label", "file_size_bytes", "seq_record_bytes", "rand_record_bytes",
                           "direct", "iodepth", "fs_type", "world_size", "n_nodes", "status_name"):
                     s[k] = attrs.get(k)
@@ -86,14 +88,12 @@ def load(path):
 def last_run_id(path):
     """The id of the run appended last to the file."""
     with _open(path) as f:
-        rid = f["run_index"]["run_id"][-1]
-        return rid.decode() if isinstance(rid, bytes) else rid
+        return common.text(f["run_index"]["run_id"][-1])
 
 
 def _run_group(f, run_id):
     if run_id is None:  # the run appended last
-        run_id = f["run_index"]["run_id"][-1]
-        run_id = run_id.decode() if isinstance(run_id, bytes) else run_id
+        run_id = common.text(f["run_index"]["run_id"][-1])
     if run_id not in f["runs"]:
         raise NotAResultsFile(f"no run {run_id} in the file")
     return f["runs"][run_id]

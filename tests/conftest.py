@@ -1,9 +1,12 @@
 """Shared helpers for iosweep's Python test layers (mpi, scripts, cluster).
 
 Tests run the real binary under the real mpiexec and read the real HDF5 file with h5py.
-The binary comes from $IOSWEEP_BIN (set by CTest), else build/iosweep.
+The binary comes from $IOSWEEP_BIN (set by CTest), else build/iosweep. Phase and engine names
+come from the file (iosweep_common.phases, .engines), not from a list kept here.
 """
+import ipaddress
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -11,28 +14,38 @@ from pathlib import Path
 import h5py
 import pytest
 
+import iosweep_common
+
 SOURCE_DIR = Path(os.environ.get("IOSWEEP_SOURCE_DIR", Path(__file__).resolve().parents[1]))
 BIN = os.environ.get("IOSWEEP_BIN", str(SOURCE_DIR / "build" / "iosweep"))
 
-MPI_ENV = {
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "OMPI_MCA_mpi_yield_when_idle": "1",
+# Test-only settings on top of the launch environment of scripts/iosweep-env.sh.
+TEST_ENV = {
     "OMPI_MCA_rmaps_base_oversubscribe": "1",
     # When a rank exits non-zero, mpirun waits this long before SIGKILL; the tests that send
     # signals set it back to mpirun's default of 1 s.
     "OMPI_MCA_odls_base_sigkill_timeout": "0",
 }
 
-PHASES = ["seq_write", "seq_read", "rand_write", "rand_read", "filter_count"]
-
 
 def mpi_env(extra=None):
-    env = dict(os.environ)
-    env.update(MPI_ENV)
+    env = iosweep_common.launch_env()
+    env.update(TEST_ENV)
     if extra:
         env.update(extra)
     return env
+
+
+def this_host():
+    """The name MPI_Get_processor_name gives ranks on this machine: the host name, without its
+    domain unless it is an IP address (Open MPI 4.1 drops it; orte_keep_fqdn_hostnames, which
+    the tests leave unset, would keep it). The emulated nodes of tests/cluster have their own."""
+    name = socket.gethostname()
+    try:
+        ipaddress.ip_address(name)
+        return name
+    except ValueError:
+        return name.split(".")[0]
 
 
 def run_iosweep(n, args, timeout=300, env=None, check=None):
@@ -52,7 +65,7 @@ def runs_of(path):
 
 def run_ids(f):
     """Run ids of an open h5py file in the order the runs were appended."""
-    return [r.decode() if isinstance(r, bytes) else r for r in f["run_index"]["run_id"]]
+    return [iosweep_common.text(r) for r in f["run_index"]["run_id"]]
 
 
 def latest_run(f):

@@ -2,15 +2,12 @@
 `mpirun -np 8 --hostfile <made threadlist>` runs a 1:8 sweep, and the results show the hosts,
 the node-spread placement and, with --placement block, rank order."""
 import subprocess
-import sys
 
 import h5py
 import pytest
 
 from conftest import BIN, SOURCE_DIR, latest_run, mpi_env
-
-sys.path.insert(0, str(SOURCE_DIR / "tests" / "cluster"))
-from minicluster import can_emulate, emulated_env  # noqa: E402
+from minicluster import can_emulate, emulated_env
 
 NODES = ["node1", "node2", "node3", "node4"]
 

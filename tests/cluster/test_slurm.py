@@ -1,15 +1,11 @@
 """A real four-node Slurm (munge, slurmctld, four slurmd in their own UTS namespaces) runs the
 shipped batch script with sbatch, with srun (PMIx) and with mpirun inside the allocation; the
 job completes and the results hold the job id, the node list and four hosts."""
-import sys
-
 import h5py
 import pytest
 
 from conftest import BIN, SOURCE_DIR, latest_run, mpi_env
-
-sys.path.insert(0, str(SOURCE_DIR / "tests" / "cluster"))
-from minicluster import MiniSlurm  # noqa: E402
+from minicluster import MiniSlurm
 
 
 @pytest.fixture(scope="module")

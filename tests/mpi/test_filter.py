@@ -6,10 +6,8 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import PHASES, dir_listing, latest_run, run_ids, run_iosweep
-
-FC = PHASES.index("filter_count")
-SR = PHASES.index("seq_read")
+from conftest import dir_listing, latest_run, run_ids, run_iosweep
+from iosweep_common import phases
 
 
 def test_altered_kept_file_fails_the_count_loudly(tmp_path, workdir):
@@ -66,22 +64,23 @@ def test_nodes_table_efficiency_and_time_split(tmp_path, workdir):
         g = latest_run(f)
         s, n, r = g["summary"][()], g["nodes"][()], g["ranks"][()]
         rm = g["rank_map"][()]
+        filter_count, seq_read = phases(g)["filter_count"], phases(g)["seq_read"]
         for row in s:
             used = {rm["node"][rm["rank"] == rk][0] for rk in r["rank"][r["point"] == row["point"]]}
             rows = n[n["point"] == row["point"]]
             assert sorted(rows["node"]) == sorted(used)  # one row per node used at the point
             assert rows["bytes"].sum() == row["bytes"]
             assert rows["ranks"].sum() == row["ranks"]
-        for row in s[s["phase"] == FC]:
-            seq = s[(s["phase"] == SR) & (s["ranks"] == row["ranks"]) & (s["repetition"] == row["repetition"])]
+        for row in s[s["phase"] == filter_count]:
+            seq = s[(s["phase"] == seq_read) & (s["ranks"] == row["ranks"]) & (s["repetition"] == row["repetition"])]
             assert row["filter_efficiency"] == pytest.approx(row["bandwidth_Bps"] / seq["bandwidth_Bps"][0])
             assert 0 < row["filter_efficiency"] < 100
             assert row["compute_mean_s"] > 0 and row["io_wait_mean_s"] >= 0
-        fr = r[np.isin(r["point"], s["point"][s["phase"] == FC])]
+        fr = r[np.isin(r["point"], s["point"][s["phase"] == filter_count])]
         assert all(fr["compute_s"] > 0)
         assert all(fr["compute_s"] + fr["io_wait_s"] <= fr["io_s"] + 1e-6)
         assert all(fr["rows"] == fr["bytes"] // 8)
-        assert all(s[s["phase"] == SR]["filter_efficiency"] == 0)
+        assert all(s[s["phase"] == seq_read]["filter_efficiency"] == 0)
 
 
 def test_filter_alone_has_no_efficiency(tmp_path, workdir):

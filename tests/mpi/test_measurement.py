@@ -7,7 +7,8 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import BIN, PHASES, latest_run, mpi_env, run_iosweep
+from conftest import BIN, latest_run, mpi_env, run_iosweep
+from iosweep_common import phases
 
 
 def p_from_counts(lower, upper, counts, q, max_ns):
@@ -83,7 +84,7 @@ def test_stonewall_marks_rows_and_wearout_leaves_equal_files(tmp_path, workdir):
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         s, r = g["summary"][()], g["ranks"][()]
-        w = s[s["phase"] == PHASES.index("seq_write")][0]
+        w = s[s["phase"] == phases(g)["seq_write"]][0]
         assert w["stonewalled"] == 1 and w["bytes"] < 2 * size
         wr = r[r["point"] == w["point"]]
         total = wr["bytes"] + wr["wearout_bytes"]
@@ -92,7 +93,7 @@ def test_stonewall_marks_rows_and_wearout_leaves_equal_files(tmp_path, workdir):
         furthest = total[0]
         # The reading phase (stonewalled too, and worn out to its own furthest reader) only
         # reads data that is there: nothing short, nothing missing.
-        rd = s[s["phase"] == PHASES.index("seq_read")][0]
+        rd = s[s["phase"] == phases(g)["seq_read"]][0]
         rr = r[r["point"] == rd["point"]]
         read_total = rr["bytes"] + rr["wearout_bytes"]
         assert read_total[0] == read_total[1] <= furthest

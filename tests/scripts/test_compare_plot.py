@@ -5,16 +5,14 @@ import csv
 import re
 import struct
 import subprocess
-import sys
 import zlib
 
 import h5py
 import pytest
 
+import iosweep_common as common
+import iosweep_compare as ic
 from conftest import SOURCE_DIR, latest_run, run_iosweep
-
-sys.path.insert(0, str(SOURCE_DIR / "scripts"))
-import iosweep_compare as ic  # noqa: E402
 
 FIX = SOURCE_DIR / "tests" / "fixtures"
 MIB = 1048576.0
@@ -138,7 +136,8 @@ def test_compare_prints_the_table_and_writes_csv(run_file, tmp_path):
     assert by[("rand_read", 2)]["unit"] == "ops/s"
     with h5py.File(out, "r") as f:
         s = latest_run(f)["summary"][()]
-    w2 = s[(s["phase"] == 0) & (s["ranks"] == 2)][0]
+        seq_write = common.phases(f)["seq_write"]
+    w2 = s[(s["phase"] == seq_write) & (s["ranks"] == 2)][0]
     assert float(by[("seq_write", 2)]["iosweep_wall"]) == pytest.approx(w2["bandwidth_Bps"] / MIB)
     assert float(by[("seq_write", 2)]["ratio_vs_iozone"]) == pytest.approx(
         w2["iozone_children_Bps"] / (598723.97 * 1024), rel=1e-6)
@@ -150,8 +149,7 @@ def test_format_iozone_round_trip(run_file):
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         s = g["summary"][()]
-        rec = {0: 2**20, 1: 2**20, 2: 4096, 3: 4096}
-    names = ic.PHASES
+        names = common.by_value(common.phases(g))
     checked = 0
     for row in s:
         phase = names[row["phase"]]
@@ -160,7 +158,7 @@ def test_format_iozone_round_trip(run_file):
         for kind, field in (("children", "iozone_children_Bps"), ("parent", "bandwidth_Bps")):
             r = [x for x in parsed if x.phase == phase and x.threads == row["ranks"] and x.kind == kind]
             assert len(r) == 1, (phase, kind)
-            want = row[field] / (rec[row["phase"]] if phase.startswith("rand") else 1)
+            want = row[field] / (4096 if common.is_random(phase) else 1)  # random: 4 KiB records
             assert r[0].value == pytest.approx(want, rel=1e-5), (phase, kind)
             checked += 1
     assert checked == 16

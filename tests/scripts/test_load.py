@@ -1,13 +1,11 @@
 """scripts/iosweep-load: prints the runs of a results file and returns DataFrames on import."""
 import subprocess
-import sys
 
+import h5py
 import pytest
 
-from conftest import SOURCE_DIR, run_iosweep
-
-sys.path.insert(0, str(SOURCE_DIR / "scripts"))
-import iosweep_load  # noqa: E402
+import iosweep_load
+from conftest import SOURCE_DIR, run_ids, run_iosweep
 
 
 @pytest.fixture(scope="module")
@@ -25,10 +23,17 @@ def results(tmp_path_factory):
 
 def test_import_returns_one_row_per_summary_point_with_run_attributes(results):
     runs, summary = iosweep_load.load(results)
-    assert list(runs["label"]) == ["first", "second"] or sorted(runs["label"]) == ["first", "second"]
+    # One row per run, in the order they ran; one row per summary point, run by run, in point
+    # order, each carrying its own run's attributes.
+    assert list(runs["label"]) == ["first", "second"]
+    with h5py.File(results, "r") as f:
+        assert list(runs["run_id"]) == run_ids(f)
     assert len(summary) == 2 * 2 * 2  # runs x phases x points
-    assert set(summary["phase_name"]) == {"seq_write", "rand_read"}
-    assert set(summary["label"]) == {"first", "second"}
+    assert list(summary["run_id"]) == [r for r in runs["run_id"] for _ in range(4)]
+    assert list(summary["label"]) == ["first"] * 4 + ["second"] * 4
+    assert list(summary["point"]) == [0, 1, 2, 3] * 2
+    assert list(summary["phase_name"]) == ["seq_write", "rand_read"] * 4
+    assert list(summary["ranks"]) == [1, 1, 2, 2] * 2
     assert (summary["file_size_bytes"] == 2 * 2**20).all()
     assert (summary["bytes"] == summary["ranks"] * 2 * 2**20).all()
     ranks = iosweep_load.ranks(results)

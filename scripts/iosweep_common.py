@@ -1,0 +1,161 @@
+"""What iosweep's Python scripts and tests share, defined once.
+
+    import iosweep_common as common
+    env = common.launch_env()                        # for subprocess.run(["mpirun", ...], env=env)
+    common.fail("--size: must be positive")          # "<script>: --size: must be positive", exit 2
+    common.phases("results/iosweep.h5")              # {"seq_write": 0, "seq_read": 1, ...}
+    common.units("build/iosweep", "4k", "16m")       # [4096, 16777216], iosweep's own parser
+
+- The launch environment is the one of scripts/iosweep-env.sh, which the bash scripts source:
+  this module reads its lines, so both sides use one definition.
+- Phase, engine and status names come from the HDF5 enum types stored in the results file, so
+  a phase or an engine added to iosweep shows up here without any list to edit.
+- Sizes are parsed by the iosweep binary itself (`iosweep units SIZE...`).
+
+h5py is imported only by the functions that read results files, so scripts that need none of
+them (make-threadlist) start without it.
+"""
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ENV_FILE = Path(__file__).resolve().with_name("iosweep-env.sh")
+
+
+# ------------------------------------------------------------------------------- errors
+
+def fail(msg, status=2):
+    """Prints `<script>: msg` on one line to stderr and exits with `status` (2: bad input)."""
+    print(f"{os.path.basename(sys.argv[0])}: {msg}", file=sys.stderr)
+    sys.exit(status)
+
+
+# ------------------------------------------------------------------- launch environment
+
+_SETTING = re.compile(r"(iosweep_env|iosweep_env_root) +([A-Za-z_][A-Za-z0-9_]*) +([^\s'\"$`\\;&|<>(){}#]+)")
+_HELPER = re.compile(r"iosweep_env(_root)?\(\) \{ .* \}|unset -f iosweep_env iosweep_env_root")
+
+
+def env_settings(path=ENV_FILE):
+    """[(name, value, root_only)] as scripts/iosweep-env.sh sets them, in file order."""
+    out = []
+    for i, line in enumerate(Path(path).read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#") or _HELPER.fullmatch(line):
+            continue
+        m = _SETTING.fullmatch(line)
+        if not m:
+            raise ValueError(f"{path}: line {i}: expected 'iosweep_env NAME VALUE' or "
+                             f"'iosweep_env_root NAME VALUE' (found '{line}')")
+        out.append((m.group(2), m.group(3), m.group(1) == "iosweep_env_root"))
+    return out
+
+
+def launch_vars(euid=None):
+    """{name: value} that iosweep-env.sh sets for a user (this process's effective uid by default)."""
+    euid = os.geteuid() if euid is None else euid
+    return {name: value for name, value, root_only in env_settings() if euid == 0 or not root_only}
+
+
+def launch_env(base=None, euid=None):
+    """A copy of `base` (os.environ by default) with the launch variables set where `base` has
+    them unset or empty, exactly as sourcing iosweep-env.sh does in bash."""
+    env = dict(os.environ if base is None else base)
+    for name, value in launch_vars(euid).items():
+        if not env.get(name):
+            env[name] = value
+    return env
+
+
+# -------------------------------------------------------------------- names and decoding
+
+def text(v):
+    """An HDF5 string as str: h5py gives bytes for fixed-length and many variable-length ones."""
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def enum_members(dtype, field=None):
+    """{name: value}, by value, of an HDF5 enum type (or of the enum `field` of a compound type),
+    as h5py stores it with the dtype of a dataset or an attribute."""
+    import h5py
+
+    if field is not None:
+        dtype = dtype[field]
+    members = h5py.check_enum_dtype(dtype)
+    if members is None:
+        raise ValueError(f"{field or dtype} is not an HDF5 enum")
+    return dict(sorted(members.items(), key=lambda kv: kv[1]))
+
+
+def by_value(members):
+    """{value: name} from {name: value}."""
+    return {v: k for k, v in members.items()}
+
+
+def _summary_enum(where, field):
+    """The members of `field` of the summary tables in `where`: a results file (path or open),
+    whose runs' enums are merged, or one run group."""
+    import h5py
+
+    if isinstance(where, (str, os.PathLike)):
+        with h5py.File(where, "r") as f:
+            return _summary_enum(f, field)
+    if "summary" in where:
+        return enum_members(where["summary"].dtype, field)
+    merged = {}
+    for g in where["runs"].values() if "runs" in where else []:
+        merged.update(enum_members(g["summary"].dtype, field))
+    return dict(sorted(merged.items(), key=lambda kv: kv[1]))
+
+
+def phases(where):
+    """{phase name: value}, by value, from the phase enum of a results file or a run group."""
+    return _summary_enum(where, "phase")
+
+
+def engines(where):
+    """{engine name: value}, by value, from the engine enum of a results file or a run group."""
+    return _summary_enum(where, "engine")
+
+
+def status_of(group):
+    """The name of a run group's status (running, complete, aborted), from its attribute's enum."""
+    return by_value(enum_members(group.attrs.get_id("status").dtype))[int(group.attrs["status"])]
+
+
+def is_random(phase):
+    """Random phases (rand_*) are measured in IOPS, the others in bandwidth."""
+    return phase.startswith("rand_")
+
+
+# ------------------------------------------------------------------------------- sizes
+
+class UnitsError(Exception):
+    """A size iosweep refuses (status 2) or a binary that could not answer; str() is the reason."""
+
+    def __init__(self, msg, status):
+        super().__init__(msg)
+        self.status = status
+
+
+def units(binary, *sizes):
+    """The byte count of each size, from `iosweep units`: the parser and messages of the options."""
+    try:
+        p = subprocess.run([str(binary), "units", "--", *sizes], capture_output=True, text=True,
+                           env=launch_env())
+    except OSError as e:
+        raise UnitsError(f"{binary}: cannot run it ({e.strerror})", None) from None
+    if p.returncode != 0:
+        said = [l for l in p.stderr.splitlines() if l.strip()]
+        why = next((l for l in said if l.startswith("iosweep: ")), said[0] if said else "")
+        why = why.removeprefix("iosweep: ").removeprefix("units: ")
+        if p.returncode != 2:
+            why = f"{binary} units failed (exit {p.returncode})" + (f": {why}" if why else "")
+        raise UnitsError(why, p.returncode)
+    out = p.stdout.split()
+    if len(out) != len(sizes) or not all(x.isdigit() for x in out):
+        raise UnitsError(f"{binary} units: expected {len(sizes)} byte count(s), got '{p.stdout.strip()}'",
+                         p.returncode)
+    return [int(x) for x in out]

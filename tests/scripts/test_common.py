@@ -1,0 +1,250 @@
+"""scripts/iosweep_common: the launch environment of iosweep-env.sh as bash and Python see it,
+names decoded from the enum types of a real results file (and of phases and engines the
+scripts have never heard of), sizes through `iosweep units`, and the scripts' one-line errors."""
+import os
+import re
+import shutil
+import subprocess
+
+import h5py
+import numpy as np
+import pytest
+
+import iosweep_common as common
+import iosweep_load
+from conftest import BIN, SOURCE_DIR, latest_run, run_ids, run_iosweep
+
+SCRIPTS = SOURCE_DIR / "scripts"
+BASH_OWN = {"PWD", "OLDPWD", "SHLVL", "_"}  # what bash itself puts in the environment
+
+
+# ------------------------------------------------------------------- launch environment
+
+def bash_added(base, runner=()):
+    """What sourcing iosweep-env.sh in bash adds to or changes in `base`. Under a `runner` that
+    switches user, the file's text comes through stdin (its folder may be closed to that user)."""
+    source = 'eval "$(cat)"' if runner else '. "$0"'
+    p = subprocess.run([*runner, "bash", "-c", f"set -euo pipefail; {source}; env -0", str(common.ENV_FILE)],
+                       input=common.ENV_FILE.read_text(), capture_output=True, text=True, env=base)
+    assert p.returncode == 0, p.stderr
+    after = dict(kv.split("=", 1) for kv in p.stdout.split("\0") if kv)
+    return {k: v for k, v in after.items() if base.get(k) != v and k not in BASH_OWN}
+
+
+def python_added(base, euid=None):
+    return {k: v for k, v in common.launch_env(base, euid).items() if base.get(k) != v}
+
+
+def clean_base():
+    names = {name for name, _, _ in common.env_settings()}
+    return {k: v for k, v in os.environ.items() if k not in names}
+
+
+def test_the_env_file_sets_something_for_everyone_and_for_root():
+    settings = common.env_settings()
+    assert any(not root_only for _, _, root_only in settings)
+    assert any(root_only for _, _, root_only in settings)
+    root, user = common.launch_vars(euid=0), common.launch_vars(euid=1000)
+    for name, value, root_only in settings:
+        assert root[name] == value
+        assert (name in user) == (not root_only)
+
+
+def test_bash_and_python_read_the_same_environment():
+    base = clean_base()
+    added = python_added(base)
+    assert added == common.launch_vars() and added
+    assert bash_added(base) == added
+
+
+def test_a_value_the_caller_set_is_kept_by_both():
+    name, value, _ = next(s for s in common.env_settings() if not s[2])
+    base = dict(clean_base(), **{name: value + "0"})
+    assert common.launch_env(base)[name] == value + "0"
+    assert name not in bash_added(base) and name not in python_added(base)
+
+
+def test_as_another_user_root_lines_do_not_apply_in_bash_or_python():
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("switching to another user needs root and setpriv (util-linux)")
+    base = clean_base()
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    added = python_added(base, euid=65534)
+    assert added == common.launch_vars(euid=65534)
+    assert bash_added(base, nobody) == added
+
+
+def test_the_launch_environment_is_defined_in_one_file():
+    names = [name for name, _, _ in common.env_settings()]
+    others = [p for p in list(SCRIPTS.rglob("*")) + list((SOURCE_DIR / "tests").rglob("*.py"))
+              if p.is_file() and p.resolve() != common.ENV_FILE and "__pycache__" not in p.parts]
+    assert others
+    for p in others:
+        text = p.read_text(errors="replace")
+        for name in names:
+            assert name not in text, f"{p} sets {name} itself: take it from scripts/iosweep-env.sh"
+
+
+def test_a_line_of_another_form_is_refused(tmp_path):
+    bad = tmp_path / "env.sh"
+    bad.write_text(common.ENV_FILE.read_text() + "export SOMETHING=1\n")
+    with pytest.raises(ValueError, match=r"line \d+: expected 'iosweep_env NAME VALUE'.*export SOMETHING=1"):
+        common.env_settings(bad)
+
+
+# -------------------------------------------------------------------- names and decoding
+
+@pytest.fixture(scope="module")
+def run_file(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("common")
+    work = tmp / "w"
+    work.mkdir()
+    out = tmp / "r.h5"
+    p = run_iosweep(2, ["run", "--dir", work, "--file-size", "2MiB", "--seq-record", "1MiB",
+                        "--output", out, "--label", "names"], check=0)
+    return out, p.stdout
+
+
+def table_phases(stdout):
+    """(phase, ranks) of every row of the table iosweep printed, phase names as printed."""
+    return [(m.group(1), int(m.group(2))) for m in
+            re.finditer(r"^([a-z]+(?:-[a-z]+)+) +(\d+) +\d+ +\d+ +[\d.]+ ", stdout, flags=re.M)]
+
+
+def test_phase_names_decode_the_rows_as_iosweep_printed_them(run_file):
+    out, stdout = run_file
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        members = common.phases(g)
+        assert common.phases(f) == members == common.phases(out)
+        assert list(members.values()) == sorted(members.values())
+        name = common.by_value(members)
+        s = g["summary"][()]
+        decoded = [(name[v].replace("_", "-"), int(k)) for v, k in zip(s["phase"], s["ranks"])]
+    printed = table_phases(stdout)
+    assert len(printed) == 10 and decoded == printed
+    _, summary = iosweep_load.load(out)
+    assert [(p.replace("_", "-"), k) for p, k in zip(summary["phase_name"], summary["ranks"])] == printed
+
+
+def test_documented_enums_are_the_ones_in_the_file(run_file):
+    out, _ = run_file
+    doc = (SOURCE_DIR / "results" / "README.md").read_text()
+    documented = {kind: dict((n, int(v)) for n, v in re.findall(r"(\w+)=(\d+)", members))
+                  for kind, members in re.findall(r"(phase|engine|status)\s+`((?:\w+=\d+ ?)+)`", doc)}
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        assert common.phases(f) == documented["phase"]
+        assert common.engines(f) == documented["engine"]
+        assert common.enum_members(f["run_index"].dtype, "status") == documented["status"]
+        assert common.enum_members(g.attrs.get_id("status").dtype) == documented["status"]
+
+
+def test_engine_and_status_names_match_what_iosweep_wrote_as_text(run_file):
+    out, stdout = run_file
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        engine = common.by_value(common.engines(g))
+        assert {engine[v] for v in g["summary"]["engine"]} == {g.attrs["engine_name"]}
+        assert engine[int(g.attrs["engine"])] == g.attrs["engine_name"]
+        assert f"engine {g.attrs['engine_name']} " in stdout
+        assert common.status_of(g) == "complete"
+        status = common.by_value(common.enum_members(f["run_index"].dtype, "status"))
+        assert status[f["run_index"][-1]["status"]] == "complete"
+        raw = f["run_index"]["run_id"][-1]
+        assert isinstance(raw, bytes) and common.text(raw) == run_ids(f)[-1] == g.name.split("/")[-1]
+        assert common.text("already text") == "already text"
+    runs, summary = iosweep_load.load(out)
+    assert list(runs["status_name"]) == ["complete"]
+    assert set(summary["engine_name"]) == {"posix"}
+
+
+def with_added_members(src, dst):
+    """A copy of the results file whose last run's phase and engine enums carry one member more
+    each, used by the last summary row: what a newer iosweep writes when it gains a phase."""
+    shutil.copy(src, dst)
+    with h5py.File(dst, "r+") as f:
+        g = latest_run(f)
+        old = g["summary"]
+        dt, data, attrs = old.dtype, old[()], dict(old.attrs)
+        formats = {}
+        for field, name in (("phase", "added_phase"), ("engine", "added_engine")):
+            members = common.enum_members(dt, field)
+            members[name] = max(members.values()) + 1
+            formats[field] = h5py.enum_dtype(members, basetype=np.dtype(dt[field].str))
+        new = np.dtype({"names": list(dt.names), "offsets": [dt.fields[n][1] for n in dt.names],
+                        "formats": [formats.get(n, dt[n]) for n in dt.names], "itemsize": dt.itemsize})
+        data = data.view(new)
+        data["phase"][-1] = max(common.enum_members(new, "phase").values())
+        data["engine"][-1] = max(common.enum_members(new, "engine").values())
+        del g["summary"]
+        ds = g.create_dataset("summary", data=data, maxshape=(None,), chunks=True)
+        for k, v in attrs.items():
+            ds.attrs[k] = v
+
+
+def test_a_phase_or_engine_added_to_iosweep_reaches_the_scripts_unedited(run_file, tmp_path):
+    newer = tmp_path / "newer.h5"
+    with_added_members(run_file[0], newer)
+    assert list(common.phases(newer))[-1] == "added_phase"
+    assert list(common.engines(newer))[-1] == "added_engine"
+    _, summary = iosweep_load.load(newer)
+    assert summary["phase_name"].iloc[-1] == "added_phase"
+    assert summary["engine_name"].iloc[-1] == "added_engine"
+    assert "added_phase" not in set(summary["phase_name"].iloc[:-1])
+    p = subprocess.run([str(SCRIPTS / "iosweep-load"), str(newer)], capture_output=True, text=True)
+    assert p.returncode == 0 and "added_phase" in p.stdout, p.stderr
+    p = subprocess.run([str(SCRIPTS / "iosweep-plot"), str(newer), "-o", str(tmp_path / "p.png")],
+                       capture_output=True, text=True)
+    assert p.returncode == 0 and (tmp_path / "p.png").stat().st_size > 0, p.stderr
+    p = subprocess.run([str(SCRIPTS / "iosweep-compare"), str(newer)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+
+
+# ------------------------------------------------------------------------------- sizes
+
+def test_units_gives_the_binarys_byte_counts():
+    assert common.units(BIN, "4k", "16MiB", "1g", "4KiB", "512") == [4096, 16 << 20, 1 << 30, 4096, 512]
+
+
+def test_units_refuses_a_bad_size_with_the_binarys_message_and_status_2():
+    direct = subprocess.run([BIN, "units", "bogus"], capture_output=True, text=True, env=common.launch_env())
+    assert direct.returncode == 2
+    (line,) = direct.stderr.strip().splitlines()
+    assert line.startswith("iosweep: units: ")
+    with pytest.raises(common.UnitsError) as e:
+        common.units(BIN, "4k", "bogus")
+    assert e.value.status == 2
+    assert str(e.value) == line.removeprefix("iosweep: units: ") and "'bogus'" in str(e.value)
+
+
+def test_units_reports_a_binary_it_cannot_run(tmp_path):
+    with pytest.raises(common.UnitsError) as e:
+        common.units(tmp_path / "no-iosweep", "4k")
+    assert e.value.status is None and str(tmp_path / "no-iosweep") in str(e.value)
+
+
+def test_bench_vs_fio_names_size_and_stops_before_touching_anything(tmp_path):
+    if shutil.which("fio") is None:
+        pytest.skip("bench-vs-fio checks for fio first (scripts/install-deps installs it)")
+    p = subprocess.run([str(SCRIPTS / "bench-vs-fio"), "--bin", BIN, "--dir", str(tmp_path), "--size", "12q"],
+                       capture_output=True, text=True)
+    direct = subprocess.run([BIN, "units", "12q"], capture_output=True, text=True, env=common.launch_env())
+    assert p.returncode == 2
+    assert p.stderr == "bench-vs-fio: --size: " + direct.stderr.strip().removeprefix("iosweep: units: ") + "\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+# ----------------------------------------------------------------------- one-line errors
+
+@pytest.mark.parametrize("script,args,says", [
+    ("make-threadlist", ["--slots", "0", "n1"], "--slots: must be at least 1"),
+    ("iosweep-compare", ["RESULTS", "--run", "nope"], "--run: nope is not in"),
+    ("iosweep-plot", ["RESULTS", "--run", "nope"], "--run: nope is not in"),
+    ("filter-efficiency", ["--bin", "/nonexistent/iosweep"], "--bin: /nonexistent/iosweep is not an executable"),
+])
+def test_scripts_stop_with_one_line_naming_the_option_and_status_2(run_file, script, args, says):
+    args = [str(run_file[0]) if a == "RESULTS" else a for a in args]
+    p = subprocess.run([str(SCRIPTS / script), *args], capture_output=True, text=True)
+    assert p.returncode == 2
+    assert len(p.stderr.splitlines()) == 1 and p.stderr.startswith(f"{script}: {says}"), p.stderr
