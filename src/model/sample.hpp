@@ -18,7 +18,8 @@ struct RankSample {
 
   std::uint64_t bytes = 0;  // moved inside the timed window
   std::uint64_t ops = 0;
-  double elapsed_s = 0;  // open + io + sync + close
+  std::uint64_t t_start_unix_ns = 0;  // wall clock at the start of the timed window
+  double elapsed_s = 0;               // open + io + sync + close
   double open_s = 0;
   double io_s = 0;
   double sync_s = 0;

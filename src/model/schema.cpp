@@ -91,6 +91,8 @@ const FieldDesc kSummary[] = {
     F(SummaryRow, unflushed_fraction, f64, "1",
       "writing phases without fsync or O_DIRECT: bytes still dirty or under writeback in the "
       "page cache after the last close / bytes written; NaN otherwise"),
+    F(SummaryRow, t_start_unix_ns, u64, "ns",
+      "unix time at which the first rank started its timed window (min over ranks)"),
 };
 
 const FieldDesc kRanks[] = {

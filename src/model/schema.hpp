@@ -94,6 +94,7 @@ struct SummaryRow {
   double cached_fraction_mean;
   double cached_fraction_max;
   double unflushed_fraction;
+  std::uint64_t t_start_unix_ns;
 };
 
 // One row per (point, active rank): the raw per-rank sample.

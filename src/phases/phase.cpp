@@ -35,6 +35,7 @@ void arm_timed(DriverJob& job, PhaseContext& ctx, std::uint64_t t0_ns) {
 DriverResult timed_window(PhaseContext& ctx, DriverJob& job, IoDriver& driver, OpenMode mode,
                           bool sync, int file_position, RankSample& s) {
   Engine& e = *job.engine;
+  s.t_start_unix_ns = unix_now_ns();
   const std::uint64_t t0 = now_ns();
   const int h = e.open(job.path, mode);
   const std::uint64_t t1 = now_ns();
@@ -43,7 +44,7 @@ DriverResult timed_window(PhaseContext& ctx, DriverJob& job, IoDriver& driver, O
   const DriverResult r = driver.run();
   const std::uint64_t t2 = now_ns();
   if (sync) e.sync(h);
-  const std::uint64_t t3 = now_ns();
+  const std::uint64_t t3 = sync ? now_ns() : t2;
   e.close(h);
   const std::uint64_t t4 = now_ns();
   s.file = file_position;

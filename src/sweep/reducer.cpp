@@ -146,6 +146,9 @@ PointResult reduce_point(const PointInput& in) {
                          r.unflushed_fraction});
   }
   s.matches = in.total_matches;
+  s.t_start_unix_ns = in.samples.empty() ? 0 : in.samples.front().t_start_unix_ns;
+  for (const auto& r : in.samples)
+    s.t_start_unix_ns = std::min(s.t_start_unix_ns, r.t_start_unix_ns);
   s.order_seed = in.order_seed;
   reduce_provenance(in, out);
   const auto n = static_cast<double>(in.samples.size());

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from conftest import dir_listing, latest_run, run_ids, run_iosweep
-from iosweep_common import phases
+from iosweep_common import by_value, phases
 
 
 def test_altered_kept_file_fails_the_count_loudly(tmp_path, workdir):
@@ -71,24 +71,57 @@ def test_nodes_table_efficiency_and_time_split(tmp_path, workdir):
             assert sorted(rows["node"]) == sorted(used)  # one row per node used at the point
             assert rows["bytes"].sum() == row["bytes"]
             assert rows["ranks"].sum() == row["ranks"]
+        scan_only = phases(g)["scan_only"]
         for row in s[s["phase"] == filter_count]:
-            seq = s[(s["phase"] == seq_read) & (s["ranks"] == row["ranks"]) & (s["repetition"] == row["repetition"])]
-            assert row["filter_efficiency"] == pytest.approx(row["bandwidth_Bps"] / seq["bandwidth_Bps"][0])
+            same = (s["ranks"] == row["ranks"]) & (s["repetition"] == row["repetition"])
+            seq = s[(s["phase"] == seq_read) & same]
+            control = s[(s["phase"] == scan_only) & same]
+            assert row["filter_efficiency"] == pytest.approx(row["bandwidth_Bps"] / control["bandwidth_Bps"][0])
+            assert row["filter_vs_seq_read"] == pytest.approx(row["bandwidth_Bps"] / seq["bandwidth_Bps"][0])
             assert 0 < row["filter_efficiency"] < 100
             assert row["compute_mean_s"] > 0 and row["io_wait_mean_s"] >= 0
+        # The control reads exactly what filter-count reads, and counts nothing.
+        control = s[s["phase"] == scan_only]
+        assert list(control["bytes"]) == list(s[s["phase"] == filter_count]["bytes"])
+        assert all(control["matches"] == 0) and all(control["expected_matches"] == 0)
         fr = r[np.isin(r["point"], s["point"][s["phase"] == filter_count])]
         assert all(fr["compute_s"] > 0)
         assert all(fr["compute_s"] + fr["io_wait_s"] <= fr["io_s"] + 1e-6)
         assert all(fr["rows"] == fr["bytes"] // 8)
-        assert all(s[s["phase"] == seq_read]["filter_efficiency"] == 0)
+        assert all(np.isnan(s[s["phase"] == seq_read]["filter_efficiency"]))
 
 
-def test_filter_alone_has_no_efficiency(tmp_path, workdir):
+def test_filter_alone_runs_its_control_but_has_no_seq_read_ratio(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    run_iosweep(1, ["run", "--dir", workdir, "--file-size", "2MiB", "--seq-record", "1MiB",
-                    "--phases", "filter-count", "--output", out, "--quiet"], check=0)
+    p = run_iosweep(1, ["run", "--dir", workdir, "--file-size", "2MiB", "--seq-record", "1MiB",
+                        "--phases", "filter-count", "--output", out, "--quiet"], check=0)
+    assert "scan-only" not in p.stdout  # a control's rows are printed with --show-controls only
     with h5py.File(out, "r") as f:
-        assert latest_run(f)["summary"]["filter_efficiency"][0] == 0
+        g = latest_run(f)
+        s = g["summary"][()]
+        name = by_value(phases(g))
+        assert [name[v] for v in s["phase"]] == ["scan_only", "filter_count"]
+        assert np.isfinite(s["filter_efficiency"][1]) and s["filter_efficiency"][1] > 0
+        assert np.isnan(s["filter_vs_seq_read"][1])
+
+
+def test_control_runs_after_filter_count_on_odd_repetitions(tmp_path, workdir):
+    out = tmp_path / "r.h5"
+    p = run_iosweep(1, ["run", "--dir", workdir, "--file-size", "2MiB", "--seq-record", "1MiB",
+                        "--phases", "filter-count", "--repetitions", "2", "--show-controls",
+                        "--output", out, "--quiet"], check=0)
+    assert "scan-only" in p.stdout
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        s = g["summary"][()]
+        # Written in the order that gives every filter-count row its control's figure; the
+        # time series of each row shows when it ran: the control of repetition 1 ran last.
+        name = by_value(phases(g))
+        assert [name[v] for v in s["phase"]] == ["scan_only", "filter_count"] * 2
+        assert all(np.isfinite(s[s["phase"] == phases(g)["filter_count"]]["filter_efficiency"]))
+        # When each window started: the control first in repetition 0, last in repetition 1.
+        t = s["t_start_unix_ns"]
+        assert t[0] < t[1] < t[3] < t[2]
 
 
 @pytest.mark.parametrize("kernel", ["scalar", "avx2", "avx512"])
@@ -105,4 +138,5 @@ def test_kernel_choice_is_recorded(tmp_path, workdir, kernel):
         g = latest_run(f)
         assert g.attrs["filter_kernel"] == kernel
         s = g["summary"][()]
-        assert s["matches"][0] == s["expected_matches"][0] > 0
+        fc = s[s["phase"] == phases(g)["filter_count"]]
+        assert fc["matches"][0] == fc["expected_matches"][0] > 0

@@ -10,7 +10,7 @@ from conftest import dir_listing, latest_run, run_ids, run_iosweep, this_host
 from iosweep_common import by_value, phases
 
 # The phases a run does by default, in table order.
-FIVE = ["seq_write", "seq_read", "rand_write", "rand_read", "filter_count"]
+PHASES_IN_ORDER = ["seq_write", "seq_read", "rand_write", "rand_read", "scan_only", "filter_count"]
 
 
 @pytest.mark.parametrize("n,points", [(2, [1, 2]), (4, [1, 2, 4])])
@@ -19,19 +19,22 @@ def test_all_five_phases_sweep(workdir, tmp_path, n, points):
     p = run_iosweep(n, ["run", "--dir", workdir, "--file-size", "8MiB", "--seq-record", "1MiB",
                         "--filter-every", "1000", "--output", out, "--quiet"], check=0)
     assert "placement (spread)" in p.stdout
-    for phase in FIVE:
-        assert phase.replace("_", "-") in p.stdout
+    for phase in PHASES_IN_ORDER:
+        printed = phase.replace("_", "-") in p.stdout
+        assert printed == (phase != "scan_only")  # a control is printed with --show-controls only
     assert dir_listing(workdir) == [], "the run's files must be removed at its end"
     with h5py.File(out, "r") as f:
         assert f.attrs["schema"] == "iosweep.results"
         assert f.attrs["schema_version"] == 1
         g = latest_run(f)
         s = g["summary"][:]
-        assert len(s) == 5 * len(points)
+        n_phases = len(g.attrs["phases"].split(","))
+        assert n_phases == 6  # the five phases and filter-count's scan-only control
+        assert len(s) == n_phases * len(points)
         # One row per (phase, point), phases in table order within each point.
         name = by_value(phases(g))
-        assert list(s["ranks"]) == [k for k in points for _ in FIVE]
-        assert [name[v] for v in s["phase"]] == FIVE * len(points)
+        assert list(s["ranks"]) == [k for k in points for _ in PHASES_IN_ORDER]
+        assert [name[v] for v in s["phase"]] == PHASES_IN_ORDER * len(points)
         assert all(s["bytes"] == s["ranks"] * 8 * 2**20)
         assert all(s["bandwidth_Bps"] > 0) and all(s["wall_s"] > 0)
         fc = s[s["phase"] == phases(g)["filter_count"]]
@@ -42,7 +45,7 @@ def test_all_five_phases_sweep(workdir, tmp_path, n, points):
         assert sorted(rm["position"]) == list(range(n))
         assert list(g["hosts"].asstr()[:]) == [this_host()]
         ranks = g["ranks"][:]
-        assert len(ranks) == 5 * sum(points)
+        assert len(ranks) == n_phases * sum(points)
         assert g.attrs["status"] == 1  # complete
         assert "--file-size" in g.attrs["argv"]
         assert 'file-size="8MiB"' in g.attrs["config"]
@@ -97,7 +100,7 @@ def test_reading_phases_alone_create_their_files_untimed(workdir, tmp_path):
         g = latest_run(f)
         s = g["summary"][:]
         name = by_value(phases(g))
-        assert [name[v] for v in s["phase"]] == ["rand_read", "filter_count"] * 2
+        assert [name[v] for v in s["phase"]] == ["rand_read", "scan_only", "filter_count"] * 2
         assert all(s["bytes"] == s["ranks"] * 4 * 2**20)
     assert dir_listing(workdir) == []
 

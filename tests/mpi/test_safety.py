@@ -67,7 +67,7 @@ def test_two_runs_in_one_folder_and_one_results_file_at_once(tmp_path, workdir):
         for i, row in zip(ids, f["run_index"][()]):
             g = f["runs"][i]
             assert g.attrs["status"] == 1 and row["status"] == 1
-            assert len(g["summary"]) == row["n_points"] == 5 * 2 * 3
+            assert len(g["summary"]) == row["n_points"] == 6 * 2 * 3
             assert all(g["summary"]["bytes"] > 0)
     h = subprocess.run(["h5dump", "-H", str(out)], capture_output=True, text=True)
     assert h.returncode == 0

@@ -1,0 +1,167 @@
+"""Where the bytes came from, measured for real: page-cache residency before reads, unflushed
+writes, block device counters (on a loop device the tests attach and detach themselves), and NaN
+with a reason where there is no block device."""
+import math
+import os
+import shutil
+import subprocess
+
+import h5py
+import numpy as np
+import pytest
+
+from conftest import latest_run, run_iosweep
+from iosweep_common import phases
+
+
+def summary_of(out):
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        return g["summary"][()], phases(g), dict(g.attrs), g["device"][()]
+
+
+def row(s, names, phase):
+    return s[s["phase"] == names[phase]][0]
+
+
+def fs_type(path):
+    return subprocess.run(["stat", "-f", "-c", "%T", str(path)], capture_output=True,
+                          text=True).stdout.strip()
+
+
+def test_dropped_cache_reads_cold_and_unsynced_writes_stay_dirty(workdir, tmp_path):
+    if fs_type(workdir) not in ("ext2/ext3", "ext4", "xfs"):
+        pytest.skip(f"{workdir} is on {fs_type(workdir)}, not a disk file system")
+    out = tmp_path / "r.h5"
+    p = run_iosweep(1, ["run", "--dir", workdir, "--file-size", "16MiB", "--seq-record", "1MiB",
+                        "--phases", "seq-write,seq-read", "--cache", "drop", "--output", out,
+                        "--quiet"], check=0)
+    s, names, attrs, _ = summary_of(out)
+    w, r = row(s, names, "seq_write"), row(s, names, "seq_read")
+    # The write ran without fsync: what it wrote is still in the page cache.
+    assert w["unflushed_fraction"] > 0
+    assert math.isnan(w["cached_fraction_mean"])
+    # --cache drop: fsync and fadvise(DONTNEED) before the read, which then starts cold.
+    assert r["cached_fraction_mean"] <= 0.05 and r["cached_fraction_max"] <= 0.05
+    assert math.isnan(r["unflushed_fraction"])
+    assert "unflushed" in p.stdout and attrs["page_cache_probe"].startswith(("cachestat", "mincore"))
+
+
+def test_kept_cache_after_a_pre_read_is_reported_cached(workdir, tmp_path):
+    out = tmp_path / "r.h5"
+    run_iosweep(1, ["run", "--dir", workdir, "--file-size", "16MiB", "--seq-record", "1MiB",
+                    "--phases", "seq-write", "--fsync", "--keep", "--output", out, "--quiet"], check=0)
+    with h5py.File(out, "r") as f:
+        rid = latest_run(f).attrs["run_id"]
+    kept = workdir / f"iosweep.{rid}.0"
+    with open(kept, "rb") as fh:  # the pre-read: every page of the file into the cache
+        while fh.read(1 << 20):
+            pass
+    p = run_iosweep(1, ["run", "--dir", workdir, "--file-size", "16MiB", "--seq-record", "1MiB",
+                        "--phases", "seq-read", "--reuse", rid, "--cache", "keep", "--output", out,
+                        "--quiet"], check=0)
+    s, names, _, _ = summary_of(out)
+    r = row(s, names, "seq_read")
+    assert r["cached_fraction_mean"] >= 0.95
+    assert "cached 100%" in p.stdout or "cached 9" in p.stdout
+    os.unlink(kept)
+
+
+def test_fsync_list_and_preallocation_are_recorded(workdir, tmp_path):
+    out = tmp_path / "r.h5"
+    run_iosweep(1, ["run", "--dir", workdir, "--file-size", "8MiB", "--seq-record", "1MiB",
+                    "--phases", "seq-write,rand-write", "--fsync", "rand-write", "--preallocate",
+                    "--output", out, "--quiet"], check=0)
+    s, names, attrs, _ = summary_of(out)
+    assert attrs["fsync_phases"] == "rand-write" and attrs["fsync"] == 1
+    assert attrs["preallocate"] == 1
+    with h5py.File(out, "r") as f:
+        r = latest_run(f)["ranks"][()]
+    sync = {int(p): r["sync_s"][r["point"] == p][0] for p in s["point"]}
+    assert sync[int(row(s, names, "seq_write")["point"])] == 0
+    assert sync[int(row(s, names, "rand_write")["point"])] > 0
+    # The write that fsynced left nothing dirty to measure; the other one did.
+    assert math.isnan(row(s, names, "rand_write")["unflushed_fraction"])
+    assert not math.isnan(row(s, names, "seq_write")["unflushed_fraction"])
+
+
+def test_orders_differ_per_run_and_repetition_unless_pinned(workdir, tmp_path):
+    out = tmp_path / "r.h5"
+    seeds = []
+    for extra in ([], [], ["--order-seed", "7"], ["--order-seed", "7"]):
+        run_iosweep(1, ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB",
+                        "--phases", "rand-read", "--repetitions", "2", "--output", out, "--quiet"]
+                    + extra, check=0)
+        s, _, attrs, _ = summary_of(out)
+        seeds.append(tuple(int(x) for x in s["order_seed"]))
+        assert attrs["order_seed_pinned"] == (1 if extra else 0)
+    for run in seeds:
+        assert run[0] != run[1] and all(x != 0 for x in run)  # repetitions differ
+    assert seeds[0] != seeds[1]  # runs differ
+    assert seeds[2] == seeds[3]  # --order-seed pins them
+
+
+def test_no_block_device_is_nan_with_the_reason(tmp_path):
+    shm = "/dev/shm"
+    if fs_type(shm) != "tmpfs":
+        pytest.skip("/dev/shm is not tmpfs here")
+    work = os.path.join(shm, f"iosweep-prov-{os.getpid()}")
+    os.mkdir(work)
+    try:
+        out = tmp_path / "r.h5"
+        p = run_iosweep(2, ["run", "--dir", work, "--file-size", "4MiB", "--seq-record", "1MiB",
+                            "--phases", "seq-write,seq-read", "--output", out, "--quiet"], check=0)
+        s, _, attrs, dev = summary_of(out)
+        assert all(np.isnan(s["device_read_bytes"])) and all(np.isnan(s["device_fraction"]))
+        assert len(dev) == 0
+        assert "tmpfs" in attrs["device_note"] and "no block device" in attrs["device_note"]
+        assert "not measured" in p.stdout
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.fixture
+def loop_mount(tmp_path):
+    """An ext4 file system on a loop device of its own, detached at the end."""
+    for tool in ("losetup", "mkfs.ext4", "mount", "umount"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed")
+    if os.geteuid() != 0:
+        pytest.skip("attaching a loop device needs root")
+    image = tmp_path / "disk.img"
+    with open(image, "wb") as fh:
+        fh.truncate(256 << 20)
+    attach = subprocess.run(["losetup", "--find", "--show", str(image)], capture_output=True,
+                            text=True)
+    if attach.returncode != 0:
+        pytest.skip("no loop device here: " + attach.stderr.strip())
+    dev = attach.stdout.strip()
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    try:
+        # Initialised in full now, so that no background initialisation writes during the run.
+        subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
+                        dev], check=True, capture_output=True)
+        subprocess.run(["mount", dev, str(mnt)], check=True, capture_output=True)
+        work = mnt / "work"
+        work.mkdir()
+        yield dev, work
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+        subprocess.run(["losetup", "-d", dev], capture_output=True)
+
+
+def test_loop_device_counters_match_direct_writes_and_reads(loop_mount, tmp_path):
+    dev, work = loop_mount
+    out = tmp_path / "r.h5"
+    run_iosweep(1, ["run", "--dir", work, "--file-size", "64MiB", "--seq-record", "4MiB",
+                    "--phases", "seq-write,seq-read", "--direct", "--output", out, "--quiet"],
+                check=0)
+    s, names, attrs, devrows = summary_of(out)
+    assert attrs["device_note"] == ""
+    assert {d.decode() for d in devrows["device"]} == {os.path.basename(dev)}
+    w, r = row(s, names, "seq_write"), row(s, names, "seq_read")
+    assert w["device_write_bytes"] == pytest.approx(64 << 20, rel=0.01)
+    assert w["device_fraction"] == pytest.approx(1.0, rel=0.01)
+    assert r["device_read_bytes"] == pytest.approx(64 << 20, rel=0.01)
+    assert r["device_fraction"] == pytest.approx(1.0, rel=0.01)
