@@ -9,6 +9,7 @@
 
 #include "app/config_build.hpp"
 #include "app/options.hpp"
+#include "app/presets.hpp"
 #include "core/errors.hpp"
 #include "core/units.hpp"
 #include "engines/registry.hpp"
@@ -43,14 +44,17 @@ CliResult parse_cli(int argc, char** argv) {
   app.set_config("--config", "",
                  "TOML file of long option names (CLI11's format), e.g. modes/smoke.toml")
       ->type_name("FILE");
+  app.config_formatter(preset_format());
   app.allow_config_extras(CLI::config_extras_mode::error);
   app.footer(
       "Engines compiled in: " + compiled_engines() +
       ". Bandwidth is printed in MiB/s (2^20 bytes/s); results are stored in bytes and seconds.");
-  declare_run_options(app, r);
+  const auto flags = declare_run_options(app, r);
 
   try {
+    if (auto why = check_preset_args(argc, argv); !why.empty()) throw UsageError(why);
     app.parse(argc, argv);
+    if (auto why = check_given_values(app, flags); !why.empty()) throw UsageError(why);
     if (version) {
       res.action = CliResult::Action::print;
       res.text = version_text();
@@ -94,10 +98,7 @@ CliResult parse_cli(int argc, char** argv) {
     res.text = std::string("--config: ") + e.what();
   } catch (const CLI::ParseError& e) {
     res.action = CliResult::Action::usage_error;
-    std::string m = e.what();
-    for (auto& ch : m)
-      if (ch == '\n') ch = ' ';
-    res.text = m;
+    res.text = e.what();
   } catch (const UsageError& e) {
     res.action = CliResult::Action::usage_error;
     res.text = e.what();

@@ -1,6 +1,7 @@
 // Option conversion and option-only checks (see config_build.hpp).
 #include "app/config_build.hpp"
 
+#include <cctype>
 #include <initializer_list>
 #include <limits>
 #include <utility>
@@ -32,14 +33,39 @@ std::uint64_t count_opt(const char* opt, const std::string& v, std::uint64_t min
 std::uint64_t u64_opt(const char* opt, const std::string& v) {
   try {
     std::size_t used = 0;
-    if (!v.empty() && v[0] == '-') throw std::invalid_argument("negative");
+    if (v.empty() || v[0] == '-' || std::isspace(static_cast<unsigned char>(v[0])))
+      throw std::invalid_argument("not a plain number");
     const unsigned long long x = std::stoull(v, &used, 0);
     if (used != v.size()) throw std::invalid_argument("trailing");
     return x;
   } catch (const std::exception&) {
-    throw UsageError(std::string(opt) + ": '" + v +
+    throw UsageError(std::string(opt) + ": '" + printable(v) +
                      "' is not an unsigned 64-bit number (decimal or 0x hex)");
   }
+}
+
+// A list: entries separated by single commas, no white space, no empty entry ("1,2,4"); a
+// preset's TOML array arrives as several values, each split the same way.
+std::vector<std::string> split_list(const char* opt, const std::vector<std::string>& values) {
+  std::vector<std::string> out;
+  for (const auto& v : values) {
+    for (const char c : v)
+      if (std::isspace(static_cast<unsigned char>(c)))
+        throw UsageError(std::string(opt) + ": '" + printable(v) +
+                         "' contains white space; write lists without spaces, e.g. 1,2,4");
+    std::size_t at = 0;
+    for (;;) {
+      const std::size_t comma = v.find(',', at);
+      const std::string entry = v.substr(at, comma == std::string::npos ? comma : comma - at);
+      if (entry.empty())
+        throw UsageError(std::string(opt) + ": '" + printable(v) +
+                         "' has an empty entry; separate entries by single commas, e.g. 1,2,4");
+      out.push_back(entry);
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+  }
+  return out;
 }
 
 std::string writing_phases() {
@@ -47,6 +73,16 @@ std::string writing_phases() {
   for (const auto& row : phase_table())
     if (row.desc.writes()) s += (s.empty() ? "" : ", ") + std::string(row.desc.name);
   return s;
+}
+
+// Durations become nanoseconds on a 64-bit monotonic clock and are added to its readings: one
+// that does not fit with room to spare (2^62 ns, about 146 years) is refused.
+void within_clock(const char* opt, const std::string& text, double seconds) {
+  constexpr double kMaxSeconds = 4611686018.427387904;  // 2^62 ns
+  if (!(seconds <= kMaxSeconds))
+    throw UsageError(std::string(opt) + ": '" + printable(text) +
+                     "' is more than iosweep's nanosecond clock can count (at most about 146 "
+                     "years)");
 }
 
 // One of a fixed set of words: "--cache: 'maybe' is not drop or keep".
@@ -105,7 +141,7 @@ Config build_config(const RawOptions& r) {
   w.scan_record = r.scan_record == "auto" ? 0 : size_opt("--scan-record", r.scan_record);
 
   std::vector<bool> want(256, r.phases.empty());
-  for (const auto& p : r.phases) {
+  for (const auto& p : split_list("--phases", r.phases)) {
     if (p.empty()) throw UsageError("--phases: empty phase name");
     const PhaseRow* row = find_phase(p);
     if (row == nullptr)
@@ -124,7 +160,7 @@ Config build_config(const RawOptions& r) {
   SweepSpec& sw = c.sweep;
   if (!r.ranks.empty() && !r.sweep.empty())
     throw UsageError("--ranks and --sweep: give one or the other");
-  for (const auto& v : r.ranks) {
+  for (const auto& v : split_list("--ranks", r.ranks)) {
     if (v.empty()) throw UsageError("--ranks: empty entry in the list");
     sw.ranks.push_back(static_cast<int>(count_opt("--ranks", v, 1, 1u << 24)));
   }
@@ -186,15 +222,18 @@ Config build_config(const RawOptions& r) {
   else
     w.read_shift = static_cast<int>(count_opt("--read-shift", r.read_shift, 0, 1u << 24));
 
-  if (!r.stonewall.empty())
+  if (!r.stonewall.empty()) {
     if (auto why = parse_seconds(r.stonewall, w.stonewall_s); !why.empty())
       throw UsageError("--stonewall: " + why);
+    within_clock("--stonewall", r.stonewall, w.stonewall_s);
+  }
   w.stonewall_wearout = r.wearout;
   if (w.stonewall_wearout && w.stonewall_s <= 0)
     throw UsageError("--stonewall-wearout: needs --stonewall SECONDS");
   if (auto why = parse_seconds(r.timeseries_bin, w.timeseries_bin_s); !why.empty())
     throw UsageError("--timeseries-bin: " + why);
   if (w.timeseries_bin_s < 1e-3) throw UsageError("--timeseries-bin: must be at least 1ms");
+  within_clock("--timeseries-bin", r.timeseries_bin, w.timeseries_bin_s);
   w.verify = r.verify;
   c.report.quiet = r.quiet;
   c.report.show_controls = r.show_controls;

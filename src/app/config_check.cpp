@@ -1,15 +1,21 @@
 // Pre-run validation (see config_check.hpp).
 #include "app/config_check.hpp"
 
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 
 #include <cstring>
+#include <fstream>
 #include <map>
+
+#include "core/aligned_buffer.hpp"
+#include "core/pattern.hpp"
 
 #include "core/errors.hpp"
 #include "core/units.hpp"
 #include "engines/file_ops.hpp"
 #include "engines/registry.hpp"
+#include "mpi/messages.hpp"
 #include "output/hdf5_file.hpp"
 #include "phases/phase.hpp"
 #include "phases/phase_table.hpp"
@@ -18,21 +24,49 @@
 namespace iosweep {
 namespace {
 
-constexpr int kLine = 512;
+// /proc/meminfo's MemAvailable in bytes; 0 when unknown.
+std::uint64_t mem_available_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::uint64_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return 0;
+}
+
+// Before a run that reads another run's kept files: each must be that run's regular file, of
+// --file-size, holding this seed's data (its first block checked).
+std::string reuse_check(const Workload& w, int position) {
+  const std::string path = w.dir + "/iosweep." + w.reuse_run + "." + std::to_string(position);
+  const std::string q = "'" + printable(path) + "'";
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0)
+    return "--reuse: " + q + " does not exist (was run " + printable(w.reuse_run) +
+           " kept with --keep?)";
+  if (S_ISLNK(st.st_mode))
+    return "--reuse: " + q + " is a symbolic link; iosweep never follows one";
+  if (!S_ISREG(st.st_mode)) return "--reuse: " + q + " is not a regular file";
+  if (static_cast<std::uint64_t>(st.st_size) != w.file_size)
+    return "--reuse: " + q + " holds " + std::to_string(st.st_size) + " bytes but --file-size is " +
+           std::to_string(w.file_size) + "; give the kept run's --file-size";
+  try {
+    AlignedBuffer head(kBlockBytes);
+    fsops::read_head(path, head.span());
+    const DataSpec spec{w.seed, w.filter_key, w.filter_every, w.file_size};
+    if (verify_blocks(spec, static_cast<std::uint64_t>(position), 0, head.span(), nullptr) != 0)
+      return "--reuse: " + q +
+             " does not hold this run's data (written with another --seed, --filter-key or "
+             "--filter-every, or not by iosweep)";
+  } catch (const IoError& e) {
+    return "--reuse: " + std::string(e.what());
+  }
+  return {};
+}
 
 // The first non-empty message over all ranks (by rank), known to every rank.
 std::string agree(const std::string& mine) {
-  int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const int mine_rank = mine.empty() ? size : rank;
-  int first = size;
-  MPI_Allreduce(&mine_rank, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (first == size) return {};
-  char buf[kLine] = {};
-  if (rank == first) std::strncpy(buf, mine.c_str(), kLine - 1);
-  MPI_Bcast(buf, kLine, MPI_CHAR, first, MPI_COMM_WORLD);
-  return buf;
+  return agree_first(mine, MPI_COMM_WORLD);
 }
 
 std::string local_checks(Config& cfg, const LocalPlace& place, int max_k,
@@ -49,13 +83,50 @@ std::string local_checks(Config& cfg, const LocalPlace& place, int max_k,
     if (auto why = row.make(row.desc)->validate(w, cfg.io); !why.empty()) return why;
   }
   if (auto why = probe_engine(cfg.io, engine_detail); !why.empty()) return why;
-  if (!w.reuse_run.empty() && place.self.position < max_k) {
-    const std::string path =
-        w.dir + "/iosweep." + w.reuse_run + "." + std::to_string(place.self.position);
-    if (!fsops::exists(path))
-      return "--reuse: " + path + " does not exist (was run " + w.reuse_run + " kept with --keep?)";
-  }
+  if (!w.reuse_run.empty() && place.self.position < max_k)
+    if (auto why = reuse_check(w, place.self.position); !why.empty()) return why;
   return {};
+}
+
+// A memory figure in binary units, as the sizes are given.
+std::string mib(std::uint64_t bytes) {
+  return format_size(bytes);
+}
+
+// I/O buffers against the memory of each machine: the largest any phase holds per rank, times
+// the ranks of this machine active at the largest point, against MemAvailable. Ranks sharing
+// memory are grouped as MPI sees them (emulated nodes on one machine share one).
+std::string memory_check(const Config& cfg, const LocalPlace& place, int max_k) {
+  std::uint64_t per_rank = 0;
+  const PhaseDesc* largest = nullptr;
+  for (auto id : cfg.work.phases) {
+    const PhaseRow& row = phase_row(id);
+    const std::uint64_t b = row.make(row.desc)->buffer_bytes(cfg.work, cfg.io);
+    if (b > per_rank) {
+      per_rank = b;
+      largest = &row.desc;
+    }
+  }
+  MPI_Comm machine = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
+  int active = place.self.position < max_k ? 1 : 0, active_here = 0, me = 0;
+  MPI_Allreduce(&active, &active_here, 1, MPI_INT, MPI_SUM, machine);
+  MPI_Comm_rank(machine, &me);
+  MPI_Comm_free(&machine);
+  if (me != 0 || largest == nullptr) return {};
+  const std::uint64_t need = per_rank * static_cast<std::uint64_t>(active_here);
+  const std::uint64_t avail = mem_available_bytes();
+  if (avail == 0 || need <= avail) return {};
+  const std::uint64_t record = cfg.work.record_bytes(largest->record);
+  const char* rec_opt = largest->record == RecordKind::seq    ? "--seq-record"
+                        : largest->record == RecordKind::rand ? "--rand-record"
+                                                              : "--scan-record";
+  const std::string opt = cfg.io.iodepth > 1 ? "--iodepth" : rec_opt;
+  return opt + ": " + std::string(largest->name) + " at depth " + std::to_string(cfg.io.iodepth) +
+         " with " + mib(record) + " records (" + rec_opt + ") needs " + mib(per_rank) +
+         " of I/O buffers per rank, " + mib(need) + " for the " + std::to_string(active_here) +
+         " active rank(s) of this machine, but only " + mib(avail) +
+         " are available (MemAvailable); lower --iodepth or the record size";
 }
 
 // Free space: ranks that see the same file system (same f_fsid) share its free bytes; the
@@ -105,6 +176,7 @@ std::string validate_run(Config& cfg, const MpiSession& mpi, const LocalPlace& p
   if (auto why = resolve_points(cfg.sweep, mpi.size(), points); !why.empty()) return why;
   const int max_k = points.empty() ? 0 : points.back();
   if (auto why = agree(local_checks(cfg, place, max_k, engine_detail)); !why.empty()) return why;
+  if (auto why = agree(memory_check(cfg, place, max_k)); !why.empty()) return why;
   std::string out_why;
   if (mpi.rank() == 0) {
     h5::quiet_errors();

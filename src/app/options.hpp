@@ -26,7 +26,13 @@ struct RawOptions {
 };
 
 // Declares every run option on `app` (the main program, so that --help lists them all and a
-// preset's keys are exactly the long option names).
-void declare_run_options(CLI::App& app, RawOptions& r);
+// preset's keys are exactly the long option names). Returns the flags among them (options
+// that take true or false), so that their values can be checked after parsing.
+std::vector<const CLI::Option*> declare_run_options(CLI::App& app, RawOptions& r);
+
+// After parsing: a flag's value is true or false (a preset's `keep = 3` is refused), and no
+// option given is empty (`--reuse ""` is refused, not taken as unset). "--option: problem", or
+// empty.
+std::string check_given_values(const CLI::App& app, const std::vector<const CLI::Option*>& flags);
 
 }  // namespace iosweep

@@ -20,7 +20,7 @@ int run_app(int argc, char** argv, const MpiSession& mpi) {
     return 0;
   }
   if (cli.action == CliResult::Action::usage_error) {
-    if (rank0) std::fprintf(stderr, "iosweep: %s\n", cli.text.c_str());
+    if (rank0) std::fprintf(stderr, "iosweep: %s\n", printable(cli.text).c_str());
     return kExitUsage;
   }
   Config& cfg = cli.cfg;
@@ -28,7 +28,7 @@ int run_app(int argc, char** argv, const MpiSession& mpi) {
   std::vector<int> points;
   std::string engine_detail;
   if (auto why = validate_run(cfg, mpi, place, points, engine_detail); !why.empty()) {
-    if (rank0) std::fprintf(stderr, "iosweep: %s\n", why.c_str());
+    if (rank0) std::fprintf(stderr, "iosweep: %s\n", printable(why).c_str());
     return kExitUsage;
   }
   if (cfg.dry_run) {

@@ -2,6 +2,7 @@
 #include "core/errors.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace iosweep {
@@ -49,6 +50,28 @@ std::string errno_name(int err) {
   }
 }
 
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (u < 0x20 || u == 0x7f) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", u);
+      out += b;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string describe_errno(int err) {
   return std::string(std::strerror(err)) + " (errno " + std::to_string(err) + ", " +
          errno_name(err) + ")";
@@ -56,7 +79,7 @@ std::string describe_errno(int err) {
 
 IoError::IoError(const std::string& op, const std::string& path, std::uint64_t offset, int err,
                  const std::string& detail)
-    : std::runtime_error(op + " of " + path + " at offset " + std::to_string(offset) +
+    : std::runtime_error(op + " of " + printable(path) + " at offset " + std::to_string(offset) +
                          " failed: " + describe_errno(err) + (detail.empty() ? "" : "; " + detail)),
       op_(op),
       path_(path),

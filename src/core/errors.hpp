@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace iosweep {
 
@@ -42,6 +43,10 @@ class IoError : public std::runtime_error {
   std::uint64_t offset_;
   int err_;
 };
+
+// `text` made safe for a one-line message: control characters (a newline in a value, an escape
+// sequence) are written as \n, \t or \xNN, never echoed raw; nothing is cut.
+std::string printable(std::string_view text);
 
 // "ENOSPC" for 28, "errno 999" for unknown values.
 std::string errno_name(int err);

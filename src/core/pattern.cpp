@@ -111,6 +111,16 @@ std::uint64_t verify_blocks(const DataSpec& spec, std::uint64_t file, std::uint6
   return bad;
 }
 
+std::size_t PatternBuffer::bytes_for(std::size_t record_bytes, unsigned depth) {
+  // Copies of the pattern, back to back, so that `depth` records fit side by side, plus a tail
+  // for records that cross the end of a copy (only when the record does not divide 16 MiB).
+  const std::size_t per_copy = kPatternBytes;
+  std::size_t copies = ((depth == 0 ? 1 : depth) * record_bytes + per_copy - 1) / per_copy;
+  if (copies == 0) copies = 1;
+  const bool aligned = record_bytes <= per_copy && per_copy % record_bytes == 0;
+  return copies * per_copy + (aligned ? 0 : record_bytes);
+}
+
 PatternBuffer::PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size_t record_bytes,
                              unsigned depth, bool hugepages)
     : spec_(spec),
@@ -118,18 +128,12 @@ PatternBuffer::PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size
       base_(pattern_base(spec, file)),
       keys_(spec),
       inflight_(depth == 0 ? 1 : depth) {
-  // Copies of the pattern, back to back, so that `depth` records fit side by side, plus a tail
-  // for records that cross the end of a copy (only when the record does not divide 16 MiB).
-  const std::size_t per_copy = kPatternBytes;
-  std::size_t copies = (inflight_.size() * record_bytes + per_copy - 1) / per_copy;
-  if (copies == 0) copies = 1;
-  const bool aligned = record_bytes <= per_copy && per_copy % record_bytes == 0;
-  const std::size_t tail = aligned ? 0 : record_bytes;
+  const std::size_t bytes = bytes_for(record_bytes, depth);
   // Records of one page reach the device as one segment whatever backs the page, so for them the
   // pattern always asks for huge pages: each write stamps a different 4 KiB page of 16 MiB, and
   // with 4 KiB pages that store waited for a page walk (most of iosweep's own time per 4 KiB
   // random write). Larger records follow --hugepages, which changes what the device sees.
-  mem_ = AlignedBuffer(copies * per_copy + tail, hugepages || record_bytes <= kBlockBytes);
+  mem_ = AlignedBuffer(bytes, hugepages || record_bytes <= kBlockBytes);
   dirty_.assign(mem_.size() / kBlockBytes, 0);
   std::uint64_t* w = words(mem_.data());
   const std::size_t n = mem_.size() / 8;

@@ -104,6 +104,8 @@ class PatternBuffer {
  public:
   PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size_t record_bytes, unsigned depth,
                 bool hugepages = false);
+  // The memory one holds for records of `record_bytes` at `depth` in flight.
+  static std::size_t bytes_for(std::size_t record_bytes, unsigned depth);
   std::byte* acquire(std::uint64_t file_offset, std::size_t length, unsigned& slot);
   // Hint that a write at `file_offset` is coming: fetch the cache line its stamp goes to, so the
   // stamping store does not stall (for 4 KiB random writes that miss was most of iosweep's own

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/errors.hpp"
+
 namespace iosweep {
 namespace {
 
@@ -55,12 +57,24 @@ bool binary_multiplier(const std::string& unit, std::uint64_t& mult) {
   return false;
 }
 
+// One rule for every number iosweep reads: no empty value, and no white space anywhere, so
+// that "4 MiB", " 4m" and "4m " are refused alike rather than read one way here and another
+// way there. Returns the reason, or empty.
+std::string check_spelling(std::string_view text, const char* example) {
+  if (text.empty()) return std::string("empty value; expected e.g. ") + example;
+  for (const char c : text)
+    if (std::isspace(static_cast<unsigned char>(c)))
+      return "'" + printable(text) +
+             "' contains white space; write the number and its unit together, e.g. " + example;
+  return {};
+}
+
 }  // namespace
 
 std::string parse_size(std::string_view text, std::uint64_t& out) {
   std::string_view number;
   std::string unit;
-  if (text.empty()) return "empty value; expected a size such as 4k, 16MiB or 1g";
+  if (auto why = check_spelling(text, "4k, 16MiB or 1g"); !why.empty()) return why;
   if (trim(text).starts_with("-"))
     return "'" + std::string(text) + "' is negative; sizes must be positive";
   if (!split_number(text, number, unit))
@@ -97,6 +111,7 @@ std::string parse_size(std::string_view text, std::uint64_t& out) {
 std::string parse_rate(std::string_view text, double& bytes_per_s) {
   std::string_view number;
   std::string unit;
+  if (auto why = check_spelling(text, "5.2GB/s or 800MiB/s"); !why.empty()) return why;
   if (!split_number(text, number, unit))
     return "'" + std::string(text) + "' is not a rate; expected e.g. 5.2GB/s, 800MiB/s";
   if (unit.ends_with("/s")) unit.resize(unit.size() - 2);
@@ -131,6 +146,7 @@ std::string parse_rate(std::string_view text, double& bytes_per_s) {
 std::string parse_seconds(std::string_view text, double& seconds) {
   std::string_view number;
   std::string unit;
+  if (auto why = check_spelling(text, "30, 30s or 100ms"); !why.empty()) return why;
   if (!split_number(text, number, unit))
     return "'" + std::string(text) + "' is not a duration; expected e.g. 30, 30s, 100ms";
   double v = 0;
@@ -157,6 +173,7 @@ std::string parse_seconds(std::string_view text, double& seconds) {
 }
 
 std::string parse_count(std::string_view text, std::uint64_t& out) {
+  if (auto why = check_spelling(text, "4"); !why.empty()) return why;
   const auto t = trim(text);
   if (t.starts_with("-")) return "'" + std::string(text) + "' is negative";
   std::uint64_t v = 0;

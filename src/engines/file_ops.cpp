@@ -169,13 +169,16 @@ std::string cache_probe_method() {
 }
 
 std::string check_writable_dir(const std::string& dir) {
+  const std::string q = "'" + printable(dir) + "'";
   struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0) return "'" + dir + "' does not exist";
-  if (!S_ISDIR(st.st_mode)) return "'" + dir + "' is not a folder";
+  if (::stat(dir.c_str(), &st) != 0) return q + " does not exist";
+  if (!S_ISDIR(st.st_mode)) return q + " is not a folder";
+  if (const std::string p = pseudo_fs(dir); !p.empty())
+    return q + " is on " + p + ", a pseudo file system of the kernel, not storage";
   struct statvfs vfs {};
   if (::statvfs(dir.c_str(), &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
-    return "'" + dir + "' is on a read-only file system";
-  if (::access(dir.c_str(), W_OK | X_OK) != 0) return "'" + dir + "' is not writable";
+    return q + " is on a read-only file system";
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return q + " is not writable";
   return {};
 }
 
@@ -186,18 +189,19 @@ std::string probe_direct(const std::string& dir, std::uint64_t& alignment) {
     // No O_TMPFILE here: create, probe and remove a named file of our own.
     const std::string probe = dir + "/.iosweep-direct-probe." + std::to_string(::getpid());
     fd = ::open(probe.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) return "cannot create a probe file in '" + dir + "': " + describe_errno(errno);
+    if (fd < 0)
+      return "cannot create a probe file in '" + printable(dir) + "': " + describe_errno(errno);
     ::unlink(probe.c_str());
     const int flags = ::fcntl(fd, F_GETFL);
     if (::fcntl(fd, F_SETFL, flags | O_DIRECT) != 0) {
       const int err = errno;
       ::close(fd);
-      return "the file system of '" + dir + "' (" + fs_type(dir) +
+      return "the file system of '" + printable(dir) + "' (" + fs_type(dir) +
              ") refuses O_DIRECT: " + describe_errno(err);
     }
   }
   if (fd < 0)
-    return "the file system of '" + dir + "' (" + fs_type(dir) +
+    return "the file system of '" + printable(dir) + "' (" + fs_type(dir) +
            ") refuses O_DIRECT: " + describe_errno(errno);
   struct statx sx {};
   if (::statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &sx) == 0 && (sx.stx_mask & STATX_DIOALIGN)) {
@@ -208,30 +212,61 @@ std::string probe_direct(const std::string& dir, std::uint64_t& alignment) {
   return {};
 }
 
+namespace {
+
+struct FsKind {
+  unsigned long magic;
+  const char* name;
+  bool pseudo;  // a view of the kernel, not storage: refused as --dir
+};
+const FsKind kFsKinds[] = {
+    {TMPFS_MAGIC, "tmpfs", false},
+    {RAMFS_MAGIC, "ramfs", false},
+    {EXT4_SUPER_MAGIC, "ext4", false},
+    {XFS_SUPER_MAGIC, "xfs", false},
+    {BTRFS_SUPER_MAGIC, "btrfs", false},
+    {NFS_SUPER_MAGIC, "nfs", false},
+    {OVERLAYFS_SUPER_MAGIC, "overlay", false},
+    {PROC_SUPER_MAGIC, "proc", true},
+    {SYSFS_MAGIC, "sysfs", true},
+    {DEVPTS_SUPER_MAGIC, "devpts", true},
+    {CGROUP_SUPER_MAGIC, "cgroup", true},
+    {CGROUP2_SUPER_MAGIC, "cgroup2", true},
+    {DEBUGFS_MAGIC, "debugfs", true},
+    {TRACEFS_MAGIC, "tracefs", true},
+    {SECURITYFS_MAGIC, "securityfs", true},
+    {SELINUX_MAGIC, "selinuxfs", true},
+    {BPF_FS_MAGIC, "bpf", true},
+    {PSTOREFS_MAGIC, "pstore", true},
+    {EFIVARFS_MAGIC, "efivarfs", true},
+    {NSFS_MAGIC, "nsfs", true},
+    {BINFMTFS_MAGIC, "binfmt_misc", true},
+    {AUTOFS_SUPER_MAGIC, "autofs", true},
+    {HUGETLBFS_MAGIC, "hugetlbfs", true},  // takes mmap, not write(2)
+};
+
+const FsKind* fs_kind(const std::string& dir) {
+  struct statfs sf {};
+  if (::statfs(dir.c_str(), &sf) != 0) return nullptr;
+  for (const auto& k : kFsKinds)
+    if (k.magic == static_cast<unsigned long>(sf.f_type)) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
 std::string fs_type(const std::string& dir) {
+  if (const FsKind* k = fs_kind(dir)) return k->name;
   struct statfs sf {};
   if (::statfs(dir.c_str(), &sf) != 0) return "unknown";
-  switch (static_cast<unsigned long>(sf.f_type)) {
-    case TMPFS_MAGIC:
-      return "tmpfs";
-    case RAMFS_MAGIC:
-      return "ramfs";
-    case EXT4_SUPER_MAGIC:
-      return "ext4";
-    case XFS_SUPER_MAGIC:
-      return "xfs";
-    case BTRFS_SUPER_MAGIC:
-      return "btrfs";
-    case NFS_SUPER_MAGIC:
-      return "nfs";
-    case OVERLAYFS_SUPER_MAGIC:
-      return "overlay";
-    default: {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(sf.f_type));
-      return buf;
-    }
-  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(sf.f_type));
+  return buf;
+}
+
+std::string pseudo_fs(const std::string& dir) {
+  const FsKind* k = fs_kind(dir);
+  return k != nullptr && k->pseudo ? k->name : std::string();
 }
 
 }  // namespace iosweep::fsops

@@ -59,5 +59,7 @@ std::string check_writable_dir(const std::string& dir);
 // Probes O_DIRECT in `dir` with an unnamed temporary file; sets the required alignment.
 std::string probe_direct(const std::string& dir, std::uint64_t& alignment);
 std::string fs_type(const std::string& dir);
+// The name of the pseudo file system holding `dir` (proc, sysfs, cgroup, ...), or empty.
+std::string pseudo_fs(const std::string& dir);
 
 }  // namespace iosweep::fsops

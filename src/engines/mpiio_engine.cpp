@@ -55,6 +55,18 @@ std::string describe(const std::vector<std::pair<std::string, std::string>>& hin
 
 }  // namespace
 
+std::string MpiioEngine::check(const Workload&, const EngineOptions& options) {
+  for (const auto& [k, v] : options.mpiio_hints) {
+    if (k.size() >= MPI_MAX_INFO_KEY)
+      return "--mpiio-hint: the key '" + printable(k) + "' has " + std::to_string(k.size()) +
+             " characters; MPI allows at most " + std::to_string(MPI_MAX_INFO_KEY - 1);
+    if (v.size() >= MPI_MAX_INFO_VAL)
+      return "--mpiio-hint: the value of " + printable(k) + " has " + std::to_string(v.size()) +
+             " characters; MPI allows at most " + std::to_string(MPI_MAX_INFO_VAL - 1);
+  }
+  return {};
+}
+
 std::string MpiioEngine::probe(const EngineOptions& options, std::string& detail) {
   detail = describe(options.mpiio_hints);
   return {};

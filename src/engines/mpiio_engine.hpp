@@ -18,6 +18,8 @@ class MpiioEngine final : public Engine {
  public:
   explicit MpiioEngine(const EngineOptions& options);
   ~MpiioEngine() override;
+  // Before a run: every hint fits MPI_Info's limits (MPI_MAX_INFO_KEY, MPI_MAX_INFO_VAL).
+  static std::string check(const Workload& work, const EngineOptions& options);
   // Before a run: names the hints in `detail` (MPI-IO itself needs no probe).
   static std::string probe(const EngineOptions& options, std::string& detail);
   const char* name() const override { return "mpiio"; }

@@ -48,7 +48,7 @@ const EngineRow kEngines[] = {
 #endif
 #if IOSWEEP_HAVE_MPIIO
     {2, "mpiio", "MPI_File_iread_at/iwrite_at on MPI_COMM_SELF", kTakesDepth | kTakesHints, true,
-     nullptr, &MpiioEngine::probe, &make<MpiioEngine>},
+     &MpiioEngine::check, &MpiioEngine::probe, &make<MpiioEngine>},
 #else
     {2, "mpiio", "MPI-IO (not compiled in)", kTakesDepth | kTakesHints, true, nullptr, nullptr,
      nullptr},

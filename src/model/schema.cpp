@@ -143,7 +143,7 @@ const FieldDesc kRunIndex[] = {
     F(RunIndexRow, world_size, u32, "ranks", "MPI world size"),
     F(RunIndexRow, n_nodes, u32, "nodes", "distinct nodes"),
     F(RunIndexRow, n_points, u32, "rows", "summary rows written so far"),
-    F(RunIndexRow, status, status_enum, "enum", "running=0 complete=1 aborted=2"),
+    F(RunIndexRow, status, status_enum, "enum", "running=0 complete=1 aborted=2 interrupted=3"),
 };
 
 const FieldDesc kNodes[] = {
@@ -199,7 +199,7 @@ const TableDesc kDeviceT{"device", sizeof(DeviceRow), kDevice,
 const TableDesc* const kAll[] = {&kRunIndexT, &kRankMapT,    &kSummaryT, &kRanksT,
                                  &kNodesT,    &kTimeSeriesT, &kDeviceT};
 
-const EnumMember kStatus[] = {{"running", 0}, {"complete", 1}, {"aborted", 2}};
+const EnumMember kStatus[] = {{"running", 0}, {"complete", 1}, {"aborted", 2}, {"interrupted", 3}};
 
 }  // namespace
 

@@ -14,7 +14,9 @@ namespace iosweep {
 inline constexpr const char* kSchemaName = "iosweep.results";
 inline constexpr int kSchemaVersion = 1;
 
-enum class RunStatus : std::uint8_t { running = 0, complete = 1, aborted = 2 };
+// interrupted: found `running` by a later run although its writer process was gone (killed
+// before it could mark the run aborted).
+enum class RunStatus : std::uint8_t { running = 0, complete = 1, aborted = 2, interrupted = 3 };
 
 struct EnumMember {
   const char* name;

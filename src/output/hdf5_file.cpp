@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +12,7 @@
 #include <stdexcept>
 
 #include "core/errors.hpp"
+#include "engines/file_ops.hpp"
 #include "engines/registry.hpp"
 #include "phases/phase_table.hpp"
 
@@ -26,6 +28,7 @@ void check_status(herr_t rc, const std::string& what) {
 }
 
 void quiet_errors() {
+  H5dont_atexit();  // only effective before the library's first use; harmless after
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
 }
 
@@ -145,6 +148,18 @@ hsize_t table_rows(hid_t parent, const char* name) {
   hsize_t dims[2] = {0, 0};
   H5Sget_simple_extent_dims(space.get(), dims, nullptr);
   return dims[0];
+}
+
+std::vector<std::byte> read_rows(hid_t parent, const TableDesc& table, hsize_t& n) {
+  n = table_rows(parent, table.name);
+  std::vector<std::byte> rows(static_cast<std::size_t>(n) * table.row_bytes);
+  if (n == 0) return rows;
+  Handle ds = check(H5Dopen2(parent, table.name, H5P_DEFAULT), H5Dclose,
+                    std::string("opening ") + table.name);
+  Handle type = compound_type(table);
+  check_status(H5Dread(ds.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()),
+               std::string("reading ") + table.name);
+  return rows;
 }
 
 void append_rows(hid_t parent, const TableDesc& table, const void* rows, std::size_t n) {
@@ -296,12 +311,18 @@ bool read_attr(hid_t obj, const char* name, std::int64_t& value) {
   return a && H5Aread(a.get(), H5T_NATIVE_INT64, &value) >= 0;
 }
 
-FileLock::FileLock(const std::string& path, Mode mode) {
-  fd_ = mode == Mode::write ? ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644)
-                            : ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd_ < 0) throw IoError("open", path, 0, errno, "results file");
+FileLock::FileLock(const std::string& path, Mode mode, Identity expect) {
+  int flags = O_CLOEXEC | O_NOFOLLOW | (mode == Mode::read ? O_RDONLY : O_RDWR);
+  if (mode == Mode::create) flags |= O_CREAT;
+  fd_ = ::open(path.c_str(), flags, 0644);
+  if (fd_ < 0) {
+    const int err = errno;
+    if (mode == Mode::append && err == ENOENT)
+      throw IoError("open", path, 0, err, "the results file was removed during the run");
+    throw IoError("open", path, 0, err, "results file");
+  }
   struct flock fl {};
-  fl.l_type = mode == Mode::write ? F_WRLCK : F_RDLCK;
+  fl.l_type = mode == Mode::read ? F_RDLCK : F_WRLCK;
   fl.l_whence = SEEK_SET;
   // Another run appending to the same file holds the lock for one point's worth of writing;
   // wait for it.
@@ -315,48 +336,137 @@ FileLock::FileLock(const std::string& path, Mode mode) {
   struct stat st {};
   ::fstat(fd_, &st);
   was_empty_ = st.st_size == 0;
+  id_ = {static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino)};
+  if (mode == Mode::append && (id_.dev != expect.dev || id_.ino != expect.ino)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw IoError("open", path, 0, ESTALE,
+                  "the results file was replaced during the run; its points are not written to "
+                  "the new file");
+  }
 }
 
 FileLock::~FileLock() {
   if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the OFD lock
 }
 
-std::string check_results_file(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
+void FileLock::truncate_to_empty() {
+  if (fd_ >= 0 && ::ftruncate(fd_, 0) == 0) was_empty_ = true;
+}
+
+std::uint64_t free_bytes(const std::string& path) {
+  struct statvfs v {};
+  std::string at = path;
+  if (::statvfs(at.c_str(), &v) != 0) {
     const auto slash = path.find_last_of('/');
-    const std::string parent =
-        slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-    struct stat pst {};
-    if (::stat(parent.c_str(), &pst) != 0 || !S_ISDIR(pst.st_mode))
-      return "the folder '" + parent + "' of '" + path + "' does not exist";
-    if (::access(parent.c_str(), W_OK | X_OK) != 0)
-      return "the folder '" + parent + "' is not writable";
+    at = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+    if (::statvfs(at.c_str(), &v) != 0) return 0;
+  }
+  return static_cast<std::uint64_t>(v.f_bavail) * v.f_frsize;
+}
+
+namespace {
+
+std::string parent_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+}
+
+// Whether the folder can hold a new file, tried without leaving one: an unnamed temporary file
+// (O_TMPFILE) where the file system has them, else the folder's permissions.
+std::string can_create_in(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    ::close(fd);
     return {};
   }
-  if (S_ISDIR(st.st_mode)) return "'" + path + "' is a folder, not a results file";
-  if (!S_ISREG(st.st_mode)) return "'" + path + "' is not a regular file";
-  std::optional<FileLock> lock;  // wait for a run that is writing to it right now
+  if (errno != EOPNOTSUPP && errno != EISDIR) return describe_errno(errno);
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) return describe_errno(errno);
+  return {};
+}
+
+// The structure every results file has from its first run on: /run_index (a table with the
+// run index's fields) and /runs (a group holding one group per run it lists).
+std::string structure_problem(hid_t f) {
+  if (H5Lexists(f, run_index_table().name, H5P_DEFAULT) <= 0) return "it has no /run_index";
+  if (H5Lexists(f, "runs", H5P_DEFAULT) <= 0) return "it has no /runs group";
+  H5O_info_t info{};
+  if (H5Oget_info_by_name(f, "runs", &info, H5P_DEFAULT) < 0 || info.type != H5O_TYPE_GROUP)
+    return "/runs is not a group";
+  Handle ds(H5Dopen2(f, run_index_table().name, H5P_DEFAULT), H5Dclose);
+  if (!ds) return "/run_index is not a dataset";
+  Handle type(H5Dget_type(ds.get()), H5Tclose);
+  if (H5Tget_class(type.get()) != H5T_COMPOUND) return "/run_index is not a table";
+  for (const auto& field : run_index_table().fields)
+    if (H5Tget_member_index(type.get(), field.name) < 0)
+      return std::string("/run_index has no field ") + field.name;
+  hsize_t n = 0;
+  std::vector<std::byte> rows;
+  try {
+    rows = read_rows(f, run_index_table(), n);
+  } catch (const std::exception&) {
+    return "/run_index cannot be read";
+  }
+  for (hsize_t i = 0; i < n; ++i) {
+    const auto* r = reinterpret_cast<const RunIndexRow*>(rows.data() + i * sizeof(RunIndexRow));
+    const std::string id(r->run_id, strnlen(r->run_id, sizeof r->run_id));
+    if (H5Lexists(f, ("runs/" + id).c_str(), H5P_DEFAULT) <= 0)
+      return "/run_index lists run " + id + " but /runs has no group for it";
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string check_results_file(const std::string& path) {
+  const std::string q = "'" + printable(path) + "'";
+  const std::string parent = parent_of(path);
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+    return q + " is a symbolic link; give the results file itself";
+  if (::stat(path.c_str(), &st) != 0) {
+    struct stat pst {};
+    if (::stat(parent.c_str(), &pst) != 0 || !S_ISDIR(pst.st_mode))
+      return "the folder '" + printable(parent) + "' of " + q + " does not exist";
+    if (const std::string p = fsops::pseudo_fs(parent); !p.empty())
+      return "cannot create " + q + ": '" + printable(parent) + "' is on " + p +
+             ", a pseudo file system of the kernel";
+    if (auto why = can_create_in(parent); !why.empty())
+      return "cannot create " + q + " in '" + printable(parent) + "': " + why;
+  } else {
+    if (S_ISDIR(st.st_mode)) return q + " is a folder, not a results file";
+    if (!S_ISREG(st.st_mode)) return q + " is not a regular file";
+  }
+  if (const std::uint64_t free = free_bytes(path); free < kResultsReserveBytes)
+    return "the file system of " + q + " has " + std::to_string(free) +
+           " bytes free; iosweep needs at least " + std::to_string(kResultsReserveBytes) +
+           " there to append a run";
+  if (::stat(path.c_str(), &st) != 0) return {};  // a new file
+  std::optional<FileLock> lock;                   // wait for a run that is writing to it right now
   try {
     lock.emplace(path, FileLock::Mode::read);
   } catch (const IoError& e) {
-    return "'" + path + "' cannot be read: " + describe_errno(e.err());
+    return q + " cannot be read: " + describe_errno(e.err());
   }
   if (::stat(path.c_str(), &st) != 0 || st.st_size == 0) return {};
-  if (::access(path.c_str(), R_OK | W_OK) != 0) return "'" + path + "' is not writable";
-  if (H5Fis_hdf5(path.c_str()) <= 0) return "'" + path + "' is not an HDF5 file";
+  if (::access(path.c_str(), R_OK | W_OK) != 0) return q + " is not writable";
+  if (H5Fis_hdf5(path.c_str()) <= 0) return q + " is not an HDF5 file";
   Handle f = open_read_only(path);
-  if (!f) return "'" + path + "' cannot be opened as an HDF5 file";
+  if (!f) return q + " cannot be opened as an HDF5 file";
   std::string schema;
   if (!read_attr(f.get(), "schema", schema) || schema != kSchemaName)
-    return "'" + path + "' is an HDF5 file of another schema" +
-           (schema.empty() ? std::string(" (no 'schema' attribute)") : " ('" + schema + "')") +
+    return q + " is an HDF5 file of another schema" +
+           (schema.empty() ? std::string(" (no 'schema' attribute)")
+                           : " ('" + printable(schema) + "')") +
            "; iosweep only appends to its own results files";
   std::int64_t version = 0;
   if (!read_attr(f.get(), "schema_version", version) || version > kSchemaVersion)
-    return "'" + path + "' has results schema version " + std::to_string(version) +
+    return q + " has results schema version " + std::to_string(version) +
            ", newer than this iosweep's " + std::to_string(kSchemaVersion) +
            "; use a newer iosweep or another --output";
+  if (auto why = structure_problem(f.get()); !why.empty())
+    return q + " carries iosweep's schema attributes but not its structure (" + why +
+           "); iosweep does not append to it";
   return {};
 }
 

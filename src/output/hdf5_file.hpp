@@ -48,7 +48,9 @@ class Handle {
 Handle check(hid_t id, herr_t (*closer)(hid_t), const std::string& what);
 void check_status(herr_t rc, const std::string& what);
 
-// Silences HDF5's own error printing (iosweep reports errors itself).
+// Before any other HDF5 call: silences HDF5's own error printing (iosweep reports errors
+// itself) and keeps the library from closing files at exit: after a failed write (a full disk)
+// HDF5 keeps a file it could not close, and closing it again from an exit handler crashes.
 void quiet_errors();
 
 // File access: 1.8 file-format bounds (a killed writer leaves a file h5py and h5dump open),
@@ -67,6 +69,9 @@ void create_table(hid_t parent, const TableDesc& table, hsize_t chunk_rows);
 void append_rows(hid_t parent, const TableDesc& table, const void* rows, std::size_t n);
 void write_row(hid_t parent, const TableDesc& table, hsize_t index, const void* row);
 hsize_t table_rows(hid_t parent, const char* name);
+// All rows of a table, read with `table`'s compound type (fields missing from the file are
+// left zero).
+std::vector<std::byte> read_rows(hid_t parent, const TableDesc& table, hsize_t& n);
 
 // A 2-D (rows x width) unsigned 64-bit dataset appendable along rows.
 void create_matrix_u64(hid_t parent, const char* name, hsize_t width);
@@ -87,19 +92,38 @@ bool read_attr(hid_t obj, const char* name, std::int64_t& value);
 // HDF5's flock and is not released when HDF5 closes its own descriptor). Writers take it
 // exclusive, creating the file if needed; readers (the check before a run) take it shared on
 // an existing file, so they never see a file half written by another run.
+//
+// Modes: `create` (begin a run: the file is created when missing), `append` (the file must be
+// the one the run began in: same device and inode; a file removed or replaced during a run is
+// never recreated), `read` (shared, existing file only).
 class FileLock {
  public:
-  enum class Mode { write, read };
-  explicit FileLock(const std::string& path, Mode mode = Mode::write);
+  enum class Mode { create, append, read };
+  struct Identity {
+    unsigned long long dev = 0, ino = 0;
+  };
+  FileLock(const std::string& path, Mode mode) : FileLock(path, mode, Identity{0, 0}) {}
+  FileLock(const std::string& path, Mode mode, Identity expect);
   ~FileLock();
   FileLock(const FileLock&) = delete;
   FileLock& operator=(const FileLock&) = delete;
   bool was_empty() const { return was_empty_; }
+  Identity identity() const { return id_; }
+  // Back to zero bytes: a file this run began empty is left as it found it when the run's first
+  // write fails (an empty file is taken as a new results file; a half-made one would not be).
+  void truncate_to_empty();
 
  private:
   int fd_ = -1;
   bool was_empty_ = false;
+  Identity id_;
 };
+
+// Bytes free for an unprivileged writer on the file system holding `path` (or its folder).
+std::uint64_t free_bytes(const std::string& path);
+// iosweep keeps this much free beside a results file: below it a run stops appending, so that
+// HDF5 never meets a full disk in the middle of a write (which can break the file).
+inline constexpr std::uint64_t kResultsReserveBytes = 2u << 20;
 
 // Empty if `path` can take a new run; otherwise why not. Opens an existing file read-only and
 // never modifies it.

@@ -6,6 +6,7 @@
 
 #include "core/clock.hpp"
 #include "core/pattern.hpp"
+#include "core/process.hpp"
 #include "core/units.hpp"
 #include "engines/file_ops.hpp"
 #include "engines/registry.hpp"
@@ -106,6 +107,45 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
   set_attr(g, "timeseries_bin_s", w.timeseries_bin_s);
   set_attr(g, "verify", static_cast<std::int64_t>(w.verify));
   set_attr(g, "reuse_run", w.reuse_run);
+  // Who writes this run: a later run marks it `interrupted` when this process is gone.
+  const ProcessIdentity me = self_identity();
+  set_attr(g, "writer_host", me.host);
+  set_attr(g, "writer_boot_id", me.boot_id);
+  set_attr(g, "writer_pid", me.pid);
+  set_attr(g, "writer_start_ticks", static_cast<std::int64_t>(me.start_ticks));
+}
+
+// Runs left `running` by a writer that is gone (same host and boot, its process no longer
+// there) become `interrupted`; runs of other hosts are left as they are (nothing can be told
+// from here).
+void mark_interrupted_runs(hid_t f) {
+  hsize_t n = 0;
+  std::vector<std::byte> rows = h5::read_rows(f, run_index_table(), n);
+  for (hsize_t i = 0; i < n; ++i) {
+    auto* r = reinterpret_cast<RunIndexRow*>(rows.data() + i * sizeof(RunIndexRow));
+    if (r->status != static_cast<std::uint8_t>(RunStatus::running)) continue;
+    const std::string id(r->run_id, strnlen(r->run_id, sizeof r->run_id));
+    h5::Handle g(H5Gopen2(f, ("runs/" + id).c_str(), H5P_DEFAULT), H5Gclose);
+    if (!g) continue;
+    ProcessIdentity w;
+    std::int64_t pid = 0, ticks = 0;
+    if (!h5::read_attr(g.get(), "writer_host", w.host) ||
+        !h5::read_attr(g.get(), "writer_boot_id", w.boot_id) ||
+        !h5::read_attr(g.get(), "writer_pid", pid) ||
+        !h5::read_attr(g.get(), "writer_start_ticks", ticks))
+      continue;  // written before writers were recorded
+    w.pid = pid;
+    w.start_ticks = static_cast<std::uint64_t>(ticks);
+    if (liveness_of(w) != Liveness::gone) continue;
+    const std::string why = "interrupted: its writer (host " + w.host + ", pid " +
+                            std::to_string(pid) +
+                            ") ended without finishing the run (killed, or its node lost)";
+    h5::set_attr_enum(g.get(), "status", h5::status_enum_type(),
+                      static_cast<std::uint8_t>(RunStatus::interrupted));
+    h5::set_attr(g.get(), "status_message", why);
+    r->status = static_cast<std::uint8_t>(RunStatus::interrupted);
+    h5::write_row(f, run_index_table(), i, r);
+  }
 }
 
 }  // namespace
@@ -114,9 +154,22 @@ void Hdf5Writer::begin_run(const RunContext& ctx) {
   std::lock_guard guard(mu_);
   h5::quiet_errors();
   run_id_ = ctx.run_id;
-  h5::FileLock lock(path_);
-  h5::Handle f = h5::open_file(path_, lock.was_empty());
-  if (lock.was_empty()) {
+  h5::FileLock lock(path_, h5::FileLock::Mode::create);
+  file_ = lock.identity();
+  const bool was_empty = lock.was_empty();
+  try {
+    begin_locked(ctx, was_empty);
+  } catch (...) {
+    // A file this run found empty is left empty: never a stub that later runs refuse.
+    if (was_empty) lock.truncate_to_empty();
+    throw;
+  }
+  begun_ = true;
+}
+
+void Hdf5Writer::begin_locked(const RunContext& ctx, bool was_empty) {
+  h5::Handle f = h5::open_file(path_, was_empty);
+  if (was_empty) {
     h5::set_attr(f.get(), "schema", std::string(kSchemaName));
     h5::set_attr(f.get(), "schema_version", static_cast<std::int64_t>(kSchemaVersion));
     h5::set_attr(f.get(), "created_utc", utc_now());
@@ -125,6 +178,7 @@ void Hdf5Writer::begin_run(const RunContext& ctx) {
     h5::create_table(f.get(), run_index_table(), 16);
     h5::check(H5Gcreate2(f.get(), "runs", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose, "runs");
   }
+  mark_interrupted_runs(f.get());
   h5::Handle runs = h5::check(H5Gopen2(f.get(), "runs", H5P_DEFAULT), H5Gclose, "opening /runs");
   h5::Handle g =
       h5::check(H5Gcreate2(runs.get(), run_id_.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
@@ -164,14 +218,18 @@ void Hdf5Writer::begin_run(const RunContext& ctx) {
   index_.status = static_cast<std::uint8_t>(RunStatus::running);
   run_index_row_ = h5::table_rows(f.get(), run_index_table().name);
   h5::append_rows(f.get(), run_index_table(), &index_, 1);
-  H5Fflush(f.get(), H5F_SCOPE_GLOBAL);
-  begun_ = true;
+  h5::check_status(H5Fflush(f.get(), H5F_SCOPE_GLOBAL), "flushing " + path_);
 }
 
 void Hdf5Writer::append_point(const PointResult& p, const LatencyHistogram& latency) {
   std::lock_guard guard(mu_);
   if (!begun_ || ended_) return;
-  h5::FileLock lock(path_);
+  h5::FileLock lock(path_, h5::FileLock::Mode::append, file_);
+  if (const std::uint64_t free = h5::free_bytes(path_); free < h5::kResultsReserveBytes)
+    throw std::runtime_error("only " + std::to_string(free) + " bytes are free beside " + path_ +
+                             " (iosweep keeps " + std::to_string(h5::kResultsReserveBytes) +
+                             " free so that a full disk never breaks the file); the run stops "
+                             "here, its earlier points and earlier runs are intact");
   h5::Handle f = h5::open_file(path_, false);
   h5::Handle g = h5::check(H5Gopen2(f.get(), ("runs/" + run_id_).c_str(), H5P_DEFAULT), H5Gclose,
                            "opening run " + run_id_);
@@ -193,13 +251,13 @@ void Hdf5Writer::append_point(const PointResult& p, const LatencyHistogram& late
   }
   ++index_.n_points;
   h5::write_row(f.get(), run_index_table(), run_index_row_, &index_);
-  H5Fflush(f.get(), H5F_SCOPE_GLOBAL);
+  h5::check_status(H5Fflush(f.get(), H5F_SCOPE_GLOBAL), "flushing " + path_);
 }
 
 void Hdf5Writer::finish(RunStatus status, const std::string& message) {
   if (!begun_ || ended_) return;
   ended_ = true;
-  h5::FileLock lock(path_);
+  h5::FileLock lock(path_, h5::FileLock::Mode::append, file_);
   h5::Handle f = h5::open_file(path_, false);
   h5::Handle g = h5::check(H5Gopen2(f.get(), ("runs/" + run_id_).c_str(), H5P_DEFAULT), H5Gclose,
                            "opening run " + run_id_);
@@ -210,7 +268,7 @@ void Hdf5Writer::finish(RunStatus status, const std::string& message) {
   index_.t_end_unix_ns = t_end;
   index_.status = static_cast<std::uint8_t>(status);
   h5::write_row(f.get(), run_index_table(), run_index_row_, &index_);
-  H5Fflush(f.get(), H5F_SCOPE_GLOBAL);
+  h5::check_status(H5Fflush(f.get(), H5F_SCOPE_GLOBAL), "flushing " + path_);
 }
 
 void Hdf5Writer::end_run(RunStatus status, const std::string& message) {
@@ -218,9 +276,11 @@ void Hdf5Writer::end_run(RunStatus status, const std::string& message) {
   finish(status, message);
 }
 
-void Hdf5Writer::abort_from_signal(const std::string& message) {
+bool Hdf5Writer::abort_from_signal(const std::string& message) {
   std::lock_guard guard(mu_);
+  if (!begun_ || ended_) return false;
   finish(RunStatus::aborted, message);
+  return true;
 }
 
 }  // namespace iosweep

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "output/hdf5_file.hpp"
 #include "output/writer.hpp"
 
 namespace iosweep {
@@ -20,13 +21,16 @@ class Hdf5Writer final : public ResultWriter {
   void append_point(const PointResult& point, const LatencyHistogram& latency) override;
   void end_run(RunStatus status, const std::string& message) override;
   // Marks the run aborted from the signal watcher thread; safe while the main thread writes.
-  void abort_from_signal(const std::string& message);
+  // False when there was nothing to mark (not begun, or already ended).
+  bool abort_from_signal(const std::string& message);
 
  private:
+  void begin_locked(const RunContext& ctx, bool was_empty);
   void finish(RunStatus status, const std::string& message);
 
   std::string path_;
   std::string run_id_;
+  h5::FileLock::Identity file_{};  // the results file this run began in
   std::mutex mu_;
   bool begun_ = false;
   bool ended_ = false;

@@ -39,6 +39,12 @@ EngineNeed FilterCount::engine_need(const Workload& work, const EngineOptions& i
   return {depth, EngineUse::overlap};
 }
 
+std::uint64_t FilterCount::buffer_bytes(const Workload& work, const EngineOptions& io) const {
+  const unsigned depth = engine_need(work, io).depth;
+  return std::max<std::uint64_t>(work.scan_record * depth * 2,
+                                 PatternBuffer::bytes_for(work.seq_record, depth));
+}
+
 void FilterCount::prepare(PhaseContext& ctx) {
   const Workload& work = ctx.work;
   record_ = work.scan_record;

@@ -1,6 +1,8 @@
 // Sequential and random read/write phases (see io_phase.hpp).
 #include "phases/io_phase.hpp"
 
+#include <algorithm>
+
 #include "core/clock.hpp"
 #include "core/errors.hpp"
 #include "core/units.hpp"
@@ -54,6 +56,13 @@ std::string check_record(const Workload& work, const EngineOptions& io, std::uin
 
 std::string IoPhase::validate(const Workload& work, const EngineOptions& io) const {
   return check_record(work, io, work.record_bytes(desc().record), record_option(desc().record));
+}
+
+std::uint64_t IoPhase::buffer_bytes(const Workload& work, const EngineOptions& io) const {
+  const std::uint64_t record = work.record_bytes(desc().record);
+  const std::uint64_t own = writes() ? PatternBuffer::bytes_for(record, io.iodepth)
+                                     : record * io.iodepth * (work.verify ? 2 : 1);
+  return std::max<std::uint64_t>(own, PatternBuffer::bytes_for(work.seq_record, io.iodepth));
 }
 
 void IoPhase::prepare(PhaseContext& ctx) {

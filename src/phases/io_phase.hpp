@@ -17,6 +17,7 @@ class IoPhase final : public Phase {
  public:
   using Phase::Phase;
   std::string validate(const Workload& work, const EngineOptions& io) const override;
+  std::uint64_t buffer_bytes(const Workload& work, const EngineOptions& io) const override;
   void prepare(PhaseContext& ctx) override;
   void run(PhaseContext& ctx, RankSample& sample) override;
   void finish(PhaseContext& ctx, RankSample& sample) override;

@@ -65,6 +65,10 @@ class Phase {
     (void)work;
     return {io.iodepth, EngineUse::io};
   }
+  // The I/O buffers one rank holds at once for this phase (checked before a run against the
+  // memory its node has): the phase's own, or those of writing its file first, whichever is
+  // larger.
+  virtual std::uint64_t buffer_bytes(const Workload& work, const EngineOptions& io) const = 0;
   // Untimed: buffers, file creation when needed, cache dropping (ctx.engine is built).
   virtual void prepare(PhaseContext& ctx) = 0;
   // Timed, from the exit of the active ranks' barrier; fills the rank's sample.

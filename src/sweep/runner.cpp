@@ -11,6 +11,7 @@
 #include "engines/file_ops.hpp"
 #include "engines/registry.hpp"
 #include "mpi/gentle.hpp"
+#include "mpi/messages.hpp"
 #include "output/console_writer.hpp"
 #include "output/hdf5_writer.hpp"
 #include "output/iozone_writer.hpp"
@@ -43,8 +44,6 @@ int auto_read_shift(const std::vector<int>& node_of_position, int k, bool& all_r
 }
 
 namespace {
-
-constexpr int kMessageBytes = 512;
 
 class SweepRunner {
  public:
@@ -102,37 +101,32 @@ bool SweepRunner::checkpoint(const std::string& mine) {
   int bad = mine.empty() ? 0 : 1, any = 0;
   gentle_allreduce_int(&bad, &any, 1, MPI_MAX, MPI_COMM_WORLD);
   if (!any) return true;
-  char buf[kMessageBytes] = {};
-  std::strncpy(buf, mine.c_str(), kMessageBytes - 1);
-  std::vector<char> all(rank0_ ? static_cast<std::size_t>(mpi_.size()) * kMessageBytes : 0);
-  MPI_Gather(buf, kMessageBytes, MPI_CHAR, all.data(), kMessageBytes, MPI_CHAR, 0, MPI_COMM_WORLD);
-  if (rank0_) {
-    int shown = 0, more = 0;
-    for (int r = 0; r < mpi_.size(); ++r) {
-      const char* m = &all[static_cast<std::size_t>(r) * kMessageBytes];
-      if (*m == '\0') continue;
-      if (shown++ < 8) {
-        failure_ += (failure_.empty() ? "" : "\n") + std::string(m);
-      } else {
-        ++more;
-      }
+  const std::vector<std::string> all = gather_messages(mine, MPI_COMM_WORLD);
+  int shown = 0, more = 0;
+  for (const auto& m : all) {
+    if (m.empty()) continue;
+    if (shown++ < 8) {
+      failure_ += (failure_.empty() ? "" : "\n") + m;
+    } else {
+      ++more;
     }
-    if (more > 0) failure_ += "\n(and " + std::to_string(more) + " more ranks failed)";
   }
+  if (more > 0) failure_ += "\n(and " + std::to_string(more) + " more ranks failed)";
   return false;
 }
 
 int SweepRunner::fail() {
   if (rank0_) {
     if (recorder_) recorder_->flush();
-    std::fflush(stdout);
-    std::fprintf(stderr, "iosweep: %s\n", failure_.c_str());
+    std::string not_marked;
     try {
       writers_.end_run(RunStatus::aborted, failure_);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "iosweep: could not mark the run aborted in %s: %s\n",
-                   cfg_.report.output.c_str(), e.what());
+      not_marked = "; the run could not be marked aborted in " + printable(cfg_.report.output) +
+                   ": " + printable(e.what());
     }
+    std::fflush(stdout);
+    std::fprintf(stderr, "iosweep: %s%s\n", failure_.c_str(), not_marked.c_str());
   }
   if (files_ && !work_.keep) files_->remove_own();
   return kExitFailure;
@@ -201,7 +195,7 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
       step();
       return {};
     } catch (const std::exception& e) {
-      return who() + ": " + e.what();
+      return who() + ": " + printable(e.what());
     }
   };
 
@@ -306,7 +300,7 @@ bool SweepRunner::start_writers() {
       writers_.begin_run(rc);
       recorder_ = std::make_unique<PointRecorder>(
           writers_, [this](const RankSample& r) { return where(r); },
-          [this](int file) { return files_->path(file); });
+          [this](int file) { return printable(files_->path(file)); });
     } catch (const std::exception& e) {
       err = "rank 0: starting the results in " + cfg_.report.output + " failed: " + e.what();
     }
@@ -328,24 +322,30 @@ int SweepRunner::run() {
   files_ = std::make_unique<FileSet>(work_.dir, run_id_,
                                      work_.reuse_run.empty() ? run_id_ : work_.reuse_run,
                                      place_.self.position);
+  // From here to the end of the run a signal is handled: rank 0 first marks the run aborted
+  // (mpirun sends SIGKILL about a second after SIGTERM unless odls_base_sigkill_timeout says
+  // otherwise, and removing large files can take that long), then every rank removes its files.
+  watcher_ = std::make_unique<SignalWatcher>([this](int sig) {
+    const char* name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+    if (rank0_) {
+      const std::string msg = std::string("interrupted by ") + name;
+      bool marked = false;
+      try {
+        marked = hdf5_ != nullptr && hdf5_->abort_from_signal(msg);
+      } catch (...) {
+      }
+      std::fprintf(stderr, "\niosweep: %s; run %s %s%s\n", msg.c_str(), run_id_.c_str(),
+                   marked ? ("marked aborted in " + printable(cfg_.report.output)).c_str()
+                          : "not marked in the results file",
+                   work_.keep ? "" : ", its files removed");
+      std::fflush(stderr);
+    }
+    if (!work_.keep) files_->remove_own();
+  });
   if (!start_writers()) return fail();
 
   progress_ = std::make_unique<Progress>(rank0_ && !cfg_.report.quiet, stderr);
   progress_->begin_run(planned_bytes_of_rank0(cfg_, points_));
-  watcher_ = std::make_unique<SignalWatcher>([this](int sig) {
-    const char* name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
-    if (!work_.keep) files_->remove_own();
-    if (rank0_) {
-      const std::string msg = std::string("interrupted by ") + name;
-      try {
-        if (hdf5_ != nullptr) hdf5_->abort_from_signal(msg);
-      } catch (...) {
-      }
-      std::fprintf(stderr, "\niosweep: %s; run %s marked aborted in %s%s\n", msg.c_str(),
-                   run_id_.c_str(), cfg_.report.output.c_str(),
-                   work_.keep ? "" : ", its files removed");
-    }
-  });
 
   for (std::size_t pi = 0; pi < points_.size(); ++pi) {
     const int k = points_[pi];
@@ -361,12 +361,8 @@ int SweepRunner::run() {
         if (!(ok = run_phase(phase_row(phase), pi, k, rep, comm, shift))) break;
     }
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-    if (!ok) {
-      watcher_.reset();
-      return fail();
-    }
+    if (!ok) return fail();
   }
-  watcher_.reset();
   progress_.reset();
   if (!work_.keep) files_->remove_own();
   MPI_Barrier(MPI_COMM_WORLD);

@@ -45,8 +45,23 @@ def env(tmp_path_factory):
         f.attrs["schema"] = "iosweep.results"
         f.attrs["schema_version"] = 2
     (tmp_path / "unknown-key.toml").write_text('file-size = "1m"\nno-such-option = 3\n')
+    (tmp_path / "keep3.toml").write_text("keep = 3\n")
+    (tmp_path / "huge.toml").write_text("# padding\n" * 200000)  # 2 MB: more than a preset may be
     (tmp_path / "folder.h5").mkdir()
-    return tmp_path, work, out
+    os.symlink(tmp_path / "nowhere" / "r.h5", tmp_path / "dangling.h5")
+    with h5py.File(tmp_path / "fake.h5", "w") as f:  # iosweep's attributes, none of its structure
+        f.attrs["schema"] = "iosweep.results"
+        f.attrs["schema_version"] = 1
+    # Two kept runs for --reuse: one whose file is then replaced by a symbolic link.
+    for label in ("kept", "linked"):
+        run_iosweep(1, ["run", "--dir", work, "--file-size", "1MiB", "--seq-record", "1MiB",
+                        "--phases", "seq-write", "--keep", "--output", tmp_path / "keep.h5",
+                        "--label", label, "--quiet"], check=0)
+    with h5py.File(tmp_path / "keep.h5", "r") as f:
+        kept, linked = [r.decode() for r in f["run_index"]["run_id"]]
+    os.unlink(work / f"iosweep.{linked}.0")
+    os.symlink(work / f"iosweep.{kept}.0", work / f"iosweep.{linked}.0")
+    return tmp_path, work, out, {"kept": kept, "linked": linked}
 
 
 CASES = [
@@ -95,15 +110,61 @@ CASES = [
     ("config-missing", ["--config", "{tmp}/none.toml"], "--config"),
     ("reuse-with-write-phase", ["--reuse", "20200101T000000Z-00000000"], "--reuse"),
     ("reuse-missing-files", ["--reuse", "20200101T000000Z-00000000", "--phases", "seq-read"], "--reuse"),
+    # Resources bounded before anything starts.
+    ("iodepth-beyond-memory", ["--engine", "uring", "--iodepth", "4096", "--file-size", "64MiB",
+                               "--seq-record", "64MiB"], "--iodepth"),
+    ("stonewall-beyond-the-clock", ["--stonewall", "2562048h"], "--stonewall"),
+    ("timeseries-bin-beyond-the-clock", ["--timeseries-bin", "99999999999999h"], "--timeseries-bin"),
+    ("mpiio-hint-key-too-long", ["--engine", "mpiio", "--mpiio-hint", "k" * 300 + "=v"], "--mpiio-hint"),
+    ("mpiio-hint-value-too-long", ["--engine", "mpiio", "--mpiio-hint", "cb_nodes=" + "9" * 300], "--mpiio-hint"),
+    # Presets and flags.
+    ("config-not-a-regular-file", ["--config", "/dev/zero"], "--config"),
+    ("config-empty-name", ["--config", ""], "--config"),
+    ("config-too-large", ["--config", "{tmp}/huge.toml"], "--config"),
+    ("flag-not-true-or-false", ["--config", "{tmp}/keep3.toml"], "--keep"),
+    ("reuse-empty", ["--reuse", "", "--phases", "seq-read"], "--reuse"),
+    ("label-empty", ["--label", ""], "--label"),
+    ("size-with-a-space", ["--file-size", "4 MiB"], "--file-size"),
+    ("size-with-a-leading-space", ["--file-size", " 4m"], "--file-size"),
+    ("ranks-with-a-space", ["--ranks", "1, 2"], "--ranks"),
+    ("ranks-trailing-comma", ["--ranks", "1,2,"], "--ranks"),
+    ("phases-double-comma", ["--phases", "seq-write,,seq-read"], "--phases"),
+    ("fsync-reading-phase", ["--fsync", "seq-read"], "--fsync"),
+    # The results file.
+    ("output-on-a-pseudo-file-system", ["--output", "/proc/new.h5"], "--output"),
+    ("output-dangling-symlink", ["--output", "{tmp}/dangling.h5"], "--output"),
+    ("output-schema-without-structure", ["--output", "{tmp}/fake.h5"], "--output"),
+    # --reuse mismatches, found before the run.
+    ("reuse-other-size", ["--reuse", "{kept}", "--phases", "seq-read"], "--reuse"),
+    ("reuse-symlink", ["--reuse", "{linked}", "--phases", "seq-read", "--file-size", "1MiB",
+                       "--seq-record", "1MiB"], "--reuse"),
+    # Pseudo file systems.
+    ("dir-pseudo-file-system", ["--dir", "/proc"], "--dir"),
+    ("dir-pseudo-file-system-forced", ["--dir", "/proc", "--force"], "--dir"),
 ]
+
+
+def with_defaults(extra):
+    """GOOD, then the case's own arguments; an option the case gives replaces GOOD's."""
+    given = {a for a in extra if a.startswith("--")}
+    args, i = [], 0
+    while i < len(GOOD):
+        if GOOD[i] in given:
+            i += 2
+            continue
+        args += GOOD[i:i + 2]
+        i += 2
+    return args + extra
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_bad_input(env, case):
-    tmp, work, out = env
+    tmp, work, out, kept = env
     _, extra, option = case
-    extra = [a.replace("{tmp}", str(tmp)) for a in extra]
-    args = ["run", "--dir", work, "--output", out] + GOOD + extra
+    extra = [a.replace("{tmp}", str(tmp)).format(**kept) if "{" in a else a for a in extra]
+    base = [] if "--dir" in extra else ["--dir", work]
+    base += [] if "--output" in extra else ["--output", out]
+    args = ["run"] + base + with_defaults(extra)
     before = snapshot(tmp)
     p = run_iosweep(2, args)
     assert p.returncode == 2, p.stdout + p.stderr
@@ -191,3 +252,32 @@ def test_not_enough_free_space_gives_both_numbers_and_force_overrides(tmp_path, 
     assert p.returncode == 1, p.stderr
     assert "ENOSPC" in p.stderr
     assert os.listdir(d) == []
+
+
+def test_a_long_value_is_never_cut(env):
+    tmp, work, out, _ = env
+    long_dir = str(tmp / ("d" * 4000))
+    p = run_iosweep(2, ["run", "--dir", long_dir, "--output", out] + GOOD)
+    assert p.returncode == 2
+    lines = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    assert len(lines) == 1
+    assert long_dir in lines[0] and lines[0].endswith("does not exist"), lines[0][-200:]
+
+
+def test_control_characters_in_a_value_are_escaped_on_one_line(env):
+    tmp, work, out, _ = env
+    bad = str(tmp / "a\nb\x1b[31mc")
+    p = run_iosweep(2, ["run", "--dir", bad, "--output", out] + GOOD)
+    assert p.returncode == 2
+    lines = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    assert len(lines) == 1, p.stderr
+    assert "a\\nb\\x1b[31mc" in lines[0] and "\x1b" not in p.stderr
+
+
+def test_a_preset_with_a_byte_order_mark_is_read(env, tmp_path):
+    tmp, work, out, _ = env
+    preset = tmp_path / "bom.toml"
+    preset.write_bytes(b"\xef\xbb\xbf" + b'file-size = "8MiB"\nseq-record = "1MiB"\n')
+    p = run_iosweep(2, ["run", "--config", preset, "--dir", work, "--output", out, "--dry-run"],
+                    check=0)
+    assert "8 MiB per rank" in p.stdout

@@ -204,3 +204,129 @@ def test_writer_killed_between_points_leaves_a_readable_file(tmp_path, workdir):
         assert len(f["runs"][ids[1]]["summary"]) >= 3
     h = subprocess.run(["h5dump", "-H", str(out)], capture_output=True, text=True)
     assert h.returncode == 0 and "run_index" in h.stdout, h.stderr
+
+
+def test_a_killed_writer_is_marked_interrupted_by_the_next_run(tmp_path, workdir):
+    out = tmp_path / "r.h5"
+    earlier_run(workdir, out)
+    p = start(["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB", "--phases", "seq-write",
+               "--ranks", "1,2", "--repetitions", "2000", "--output", out, "--quiet"])
+
+    def points_written():
+        try:
+            with h5py.File(out, "r", locking=False) as f:
+                return len(f["run_index"]) == 2 and f["run_index"][-1]["n_points"] >= 2
+        except (OSError, KeyError):
+            return False
+
+    wait_for(points_written, what="points in the results file")
+    os.killpg(p.pid, signal.SIGKILL)  # launcher and ranks at once: nobody can mark the run
+    p.communicate(timeout=60)
+    wait_for(lambda: not rank_pids(workdir), timeout=30, what="every rank to be gone")
+    with h5py.File(out, "r") as f:
+        killed = run_ids(f)[1]
+        assert f["runs"][killed].attrs["status"] == 0  # still `running`: nothing could tell
+        pid = int(f["runs"][killed].attrs["writer_pid"])
+    earlier_run(workdir, out)  # the next run that opens the file decides
+    with h5py.File(out, "r") as f:
+        g = f["runs"][killed]
+        assert g.attrs["status"] == 3  # interrupted
+        assert str(pid) in g.attrs["status_message"] and "ended without finishing" in g.attrs["status_message"]
+        row = [r for r in f["run_index"] if r["run_id"].decode() == killed][0]
+        assert row["status"] == 3
+        assert f["runs"][run_ids(f)[0]].attrs["status"] == 1 and f["runs"][run_ids(f)[2]].attrs["status"] == 1
+
+
+def test_a_running_writer_is_never_marked_interrupted(tmp_path, workdir):
+    out = tmp_path / "r.h5"
+    p = start(["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB", "--phases", "seq-write",
+               "--ranks", "1", "--repetitions", "2000", "--output", out, "--quiet"], n=1)
+
+    def running():
+        try:
+            with h5py.File(out, "r", locking=False) as f:
+                return len(f["run_index"]) == 1 and f["run_index"][0]["n_points"] >= 2
+        except (OSError, KeyError):
+            return False
+
+    wait_for(running, what="a run in progress")
+    other = workdir / "other"
+    other.mkdir()
+    earlier_run(other, out)  # appends beside the live run
+    with h5py.File(out, "r", locking=False) as f:
+        assert f["run_index"][0]["status"] == 0
+    p.send_signal(signal.SIGTERM)
+    p.communicate(timeout=60)
+
+
+@pytest.mark.parametrize("timeout", ["1"])
+def test_sigterm_with_mpiruns_default_grace_marks_the_run_aborted(diskdir, tmp_path, timeout):
+    """mpirun passes SIGTERM on and sends SIGKILL odls_base_sigkill_timeout seconds later (1 by
+    default): rank 0 marks the run first, then the ranks remove their files."""
+    out = tmp_path / "r.h5"
+    earlier_run(diskdir, out)
+    p = start(long_run_args(diskdir, out), env={"OMPI_MCA_odls_base_sigkill_timeout": timeout})
+    wait_for(lambda: in_timed_phase(diskdir, 2) and len(rank_pids(diskdir)) == 2, what="the timed phase")
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    assert "interrupted by SIGTERM" in err and "marked aborted" in err
+    with h5py.File(out, "r") as f:
+        g = f["runs"][run_ids(f)[-1]]
+        assert g.attrs["status"] == 2 and g.attrs["t_end_unix_ns"] > 0
+        assert g.attrs["status_message"] == "interrupted by SIGTERM"
+
+
+@pytest.fixture
+def tiny_tmpfs(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs for the results file needs root")
+    d = tmp_path / "tiny"
+    d.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(d)]).returncode != 0:
+        pytest.skip("cannot mount tmpfs here")
+    yield d
+    subprocess.run(["umount", "-l", str(d)])
+
+
+def test_results_disk_filling_up_stops_the_run_cleanly(tiny_tmpfs, tmp_path, workdir):
+    out = tiny_tmpfs / "r.h5"
+    earlier_run(workdir, out)
+    with h5py.File(out, "r") as f:
+        first = run_ids(f)[0]
+        before = f["runs"][first]["summary"][()].tobytes()
+    p = run_iosweep(1, ["run", "--dir", workdir, "--file-size", "64KiB", "--seq-record", "64KiB",
+                        "--phases", "seq-write", "--repetitions", "400", "--output", out, "--quiet"])
+    assert p.returncode == 1, p.stderr
+    assert "Segmentation" not in p.stderr and "signal" not in p.stderr
+    lines = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    assert len(lines) == 1 and "free" in lines[0] and str(out) in lines[0], p.stderr
+    with h5py.File(out, "r") as f:
+        ids = run_ids(f)
+        assert f["runs"][first]["summary"][()].tobytes() == before
+        assert f["runs"][first].attrs["status"] == 1
+        assert f["runs"][ids[1]].attrs["status"] == 2  # aborted, and says why
+        assert "free" in f["runs"][ids[1]].attrs["status_message"]
+
+
+def test_results_file_removed_during_a_run_is_not_recreated(tmp_path, workdir):
+    out = tmp_path / "r.h5"
+    p = start(["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB", "--phases", "seq-write",
+               "--ranks", "1", "--repetitions", "2000", "--output", out, "--quiet"], n=1)
+
+    def points_written():
+        try:
+            with h5py.File(out, "r", locking=False) as f:
+                return f["run_index"][-1]["n_points"] >= 2
+        except (OSError, KeyError):
+            return False
+
+    wait_for(points_written, what="points in the results file")
+    os.unlink(out)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode != 0
+    lines = [l for l in err.splitlines() if l.startswith("iosweep:")]
+    assert len(lines) == 1 and "removed during the run" in lines[0], err
+    assert not out.exists(), "a results file removed during a run must not be recreated"
+    earlier_run(workdir, out)  # and a later run starts a proper file there
+    with h5py.File(out, "r") as f:
+        assert f.attrs["schema"] == "iosweep.results" and len(run_ids(f)) == 1

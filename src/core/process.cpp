@@ -1,0 +1,60 @@
+// Process identity (see process.hpp).
+#include "core/process.hpp"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace iosweep {
+namespace {
+
+std::string first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string s;
+  std::getline(in, s);
+  return s;
+}
+
+// Field 22 of /proc/PID/stat; 0 when the process does not exist or has exited and waits to be
+// reaped (a zombie, state Z or X: its parent died with it and nobody reaps it). The command
+// name (field 2) may hold spaces and parentheses, so fields are counted after its closing
+// parenthesis.
+std::uint64_t start_ticks_of(std::int64_t pid) {
+  const std::string stat = first_line("/proc/" + std::to_string(pid) + "/stat");
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(stat.substr(close + 2));
+  std::string state;
+  rest >> state;
+  if (state == "Z" || state == "X") return 0;
+  std::string field;
+  for (int i = 4; i < 22 && (rest >> field); ++i) {
+  }
+  std::uint64_t ticks = 0;
+  rest >> ticks;
+  return ticks;
+}
+
+}  // namespace
+
+ProcessIdentity self_identity() {
+  ProcessIdentity p;
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  p.host = host;
+  p.boot_id = first_line("/proc/sys/kernel/random/boot_id");
+  p.pid = static_cast<std::int64_t>(::getpid());
+  p.start_ticks = start_ticks_of(p.pid);
+  return p;
+}
+
+Liveness liveness_of(const ProcessIdentity& p) {
+  const ProcessIdentity me = self_identity();
+  if (p.host.empty() || p.boot_id.empty() || p.host != me.host) return Liveness::unknown;
+  if (p.boot_id != me.boot_id) return Liveness::gone;  // the machine rebooted since
+  const std::uint64_t ticks = start_ticks_of(p.pid);
+  return ticks != 0 && ticks == p.start_ticks ? Liveness::alive : Liveness::gone;
+}
+
+}  // namespace iosweep

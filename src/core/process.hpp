@@ -1,0 +1,26 @@
+// Who a process is, in a way that survives it: host, pid, the kernel's boot id and the process's
+// start time since boot. A run records its writer's identity so that a later run can tell a run
+// whose writer is gone (killed outright, so it could not mark the run aborted) from one still
+// being written: only on the same host and boot, and only when that pid is gone or now belongs
+// to a process started at another time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace iosweep {
+
+struct ProcessIdentity {
+  std::string host;
+  std::string boot_id;
+  std::int64_t pid = 0;
+  std::uint64_t start_ticks = 0;  // /proc/PID/stat field 22 (clock ticks since boot)
+};
+
+ProcessIdentity self_identity();
+
+enum class Liveness { alive, gone, unknown };
+// unknown: another host or another boot's records cannot be decided from here.
+Liveness liveness_of(const ProcessIdentity& p);
+
+}  // namespace iosweep
