@@ -205,7 +205,7 @@ class BlockDevice:
         return {"read_ops": f[0], "read_bytes": f[2] * 512, "write_ops": f[4], "write_bytes": f[6] * 512}
 
 
-def _fs_type(path):
+def fs_type(path):
     """The type of the file system mounted at or above `path`, from /proc/self/mounts."""
     best, kind = "", "an unknown file system"
     try:
@@ -232,7 +232,7 @@ def block_device(path, sysfs="/sys", dev=None):
         dev = (os.major(st.st_dev), os.minor(st.st_dev))
     maj, mnr = dev
     if maj == 0:
-        return BlockDevice(why=f"{path} is on {_fs_type(path)}, which has no block device (device 0:{mnr})", dev=dev)
+        return BlockDevice(why=f"{path} is on {fs_type(path)}, which has no block device (device 0:{mnr})", dev=dev)
     link = os.path.join(sysfs, "dev", "block", f"{maj}:{mnr}")
     if not os.path.exists(link):
         return BlockDevice(why=f"device {maj}:{mnr} of {path} is not in {os.path.dirname(link)}", dev=dev)
