@@ -4,12 +4,15 @@ lists, its device-truth fraction, and filter-efficiency's table from real runs."
 import importlib.machinery
 import importlib.util
 import math
+import os
 import re
+import statistics
 import subprocess
 
 import pytest
 
-from conftest import BIN, SOURCE_DIR
+import iosweep_load
+from conftest import BIN, SOURCE_DIR, mpi_env, run_iosweep
 
 SCRIPTS = SOURCE_DIR / "scripts"
 
@@ -85,3 +88,49 @@ def test_device_fraction_is_the_device_bytes_of_the_direction_over_the_claimed_b
     assert math.isnan(bench.device_fraction(None, None, "read", 4096))
     assert math.isnan(bench.device_fraction(before, after, "read", 0))
     assert bench.direction_of("randread") == "read" and bench.direction_of("write") == "write"
+
+
+# ------------------------------------------------------------------------ filter-efficiency
+
+efficiency = load_script("filter-efficiency")
+
+
+def test_filter_efficiency_reports_each_ratio_under_its_definition(tmp_path):
+    out = tmp_path / "r.h5"
+    (tmp_path / "w").mkdir()
+    run_iosweep(2, ["run", "--dir", tmp_path / "w", "--file-size", "4MiB", "--seq-record", "1MiB",
+                    "--phases", "seq-read,filter-count", "--repetitions", "3", "--quiet", "--label", "x",
+                    "--output", out], check=0)
+    _, s = iosweep_load.load(out)
+    rows = efficiency.table(s, ["x"])
+    assert [(r["setting"], r["ranks"], r["repetitions"]) for r in rows] == [("x", 1, 3), ("x", 2, 3)]
+    for r in rows:
+        at = s[s["ranks"] == r["ranks"]]
+        bw = {(p, rep): b for p, rep, b in zip(at["phase_name"], at["repetition"], at["bandwidth_Bps"])}
+        fc = at[at["phase_name"] == "filter_count"]
+        # filter_efficiency is filter-count / scan-only of the same point and repetition,
+        # filter_vs_seq_read filter-count / seq-read.
+        eff = [bw[("filter_count", k)] / bw[("scan_only", k)] for k in fc["repetition"]]
+        vs = [bw[("filter_count", k)] / bw[("seq_read", k)] for k in fc["repetition"]]
+        assert list(fc["filter_efficiency"]) == pytest.approx(eff, rel=1e-9)
+        assert list(fc["filter_vs_seq_read"]) == pytest.approx(vs, rel=1e-9)
+        assert r["efficiency"] == pytest.approx((statistics.median(eff), min(eff), max(eff)), rel=1e-9)
+        assert r["vs_seq_read"] == pytest.approx((statistics.median(vs), min(vs), max(vs)), rel=1e-9)
+        assert r["scan_only"] == pytest.approx(
+            statistics.median(at[at["phase_name"] == "scan_only"]["bandwidth_Bps"]) / 2**20)
+
+
+def test_filter_efficiency_runs_as_its_docstring_says(diskdir):
+    p = subprocess.run([str(SCRIPTS / "filter-efficiency"), "--bin", BIN, "--dir", str(diskdir), "--size", "16m",
+                        "--np", "1", "--repetitions", "2"], capture_output=True, text=True, env=mpi_env())
+    assert p.returncode == 0, p.stderr
+    head, sep, *rows = [l for l in p.stdout.splitlines() if l.startswith("|")]
+    assert "filter_efficiency: filter-count / scan-only (median)" in head
+    assert "filter_vs_seq_read: filter-count / seq-read (median)" in head
+    assert [r.split("|")[1].strip() for r in rows] == [name for name, _ in efficiency.SETTINGS]
+    for r in rows:
+        cells = [c.strip() for c in r.split("|")[1:-1]]
+        assert len(cells) == 12 and all(re.fullmatch(r"[\d.]+%?", c) for c in cells[2:]), r
+        assert float(cells[6]) <= float(cells[5]) <= float(cells[7])  # min <= median <= max
+    assert "alternates their order every repetition" in p.stdout
+    assert sorted(os.listdir(diskdir)) == []  # its folder removed, nothing else left
