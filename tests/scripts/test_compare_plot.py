@@ -431,7 +431,8 @@ def test_schema_readme_matches_what_the_writer_produces(run_file):
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         produced = {"run_index": f["run_index"], "rank_map": g["rank_map"], "summary": g["summary"],
-                    "ranks": g["ranks"], "nodes": g["nodes"], "timeseries": g["timeseries"]}
+                    "ranks": g["ranks"], "nodes": g["nodes"], "timeseries": g["timeseries"],
+                    "device": g["device"]}
         for name, ds in produced.items():
             assert list(ds.dtype.names) == documented[name], name
             for field in ds.dtype.names:
