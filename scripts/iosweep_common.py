@@ -5,6 +5,8 @@
     common.fail("--size: must be positive")          # "<script>: --size: must be positive", exit 2
     common.phases("results/iosweep.h5")              # {"seq_write": 0, "seq_read": 1, ...}
     common.units("build/iosweep", "4k", "16m")       # [4096, 16777216], iosweep's own parser
+    common.record_bytes(run, "rand_read")            # the record size a run's phase used
+    common.block_device("/var/tmp")                  # the block device holding a folder, as iosweep finds it
 
 - The launch environment is the one of scripts/iosweep-env.sh, which the bash scripts source:
   this module reads its lines, so both sides use one definition.
@@ -128,6 +130,124 @@ def status_of(group):
 def is_random(phase):
     """Random phases (rand_*) are measured in IOPS, the others in bandwidth."""
     return phase.startswith("rand_")
+
+
+# What the phase table (src/phases/phase_table.cpp) says of some phases and a results file does
+# not record: the phases that read in scan records (RecordKind::scan; --scan-record), and the
+# control phases (kPhaseControl) with the phase each is the baseline of. A phase not named here
+# reads or writes in sequential records (--seq-record) unless it is random (--rand-record).
+SCAN_PHASES = ("filter_count", "scan_only")
+CONTROL_OF = {"scan_only": "filter_count"}
+
+
+def is_control(phase):
+    """A control phase (scan_only) measures another phase's baseline: it has no counterpart in
+    other tools and is not drawn or compared unless asked."""
+    return phase in CONTROL_OF
+
+
+def record_attr(phase):
+    """The run attribute holding the record size `phase` used."""
+    if is_random(phase):
+        return "rand_record_bytes"
+    return "scan_record_bytes" if phase in SCAN_PHASES else "seq_record_bytes"
+
+
+def record_bytes(run, phase):
+    """The record size, in bytes, that `phase` used in a run (a mapping of run attributes, such
+    as a row of iosweep_load's runs or summary); None when the run does not say."""
+    v = run.get(record_attr(phase)) if hasattr(run, "get") else None
+    try:
+        v = int(v)
+    except (TypeError, ValueError):
+        return None
+    return v if v > 0 else None
+
+
+def size_text(n):
+    """A byte count in binary units as iosweep prints them (4 KiB, 16 MiB, 1.5 GiB); '?' for None."""
+    if n is None:
+        return "?"
+    n = int(n)
+    for unit, shift in (("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            v = n / (1 << shift)
+            return f"{v:.0f} {unit}" if v == int(v) else f"{v:.3g} {unit}"
+    return f"{n} B"
+
+
+# ------------------------------------------------------------------------ block devices
+
+class BlockDevice:
+    """The block device holding a folder, resolved as iosweep resolves it
+    (src/engines/block_device.cpp): stat's st_dev, /sys/dev/block/MAJ:MIN, a partition counted
+    as its disk, device-mapper and md devices as themselves. `name` is "vda", "dm-0 (vg-root)";
+    `stat_path` its counters; where there is none, `stat_path` is None and `why` says why."""
+
+    def __init__(self, name=None, stat_path=None, why="", dev=None):
+        self.name, self.stat_path, self.why, self.dev = name, stat_path, why, dev
+
+    def __bool__(self):
+        return self.stat_path is not None
+
+    def __repr__(self):
+        return f"BlockDevice({self.name!r}, {self.stat_path!r})" if self else f"BlockDevice(none: {self.why})"
+
+    def sample(self):
+        """The device's counters since boot: {read_bytes, write_bytes, read_ops, write_ops}
+        (sectors are 512 bytes whatever the device's); None without a device."""
+        if not self:
+            return None
+        f = Path(self.stat_path).read_text().split()
+        if len(f) < 7:
+            raise ValueError(f"{self.stat_path}: expected at least 7 counters (found '{' '.join(f)}')")
+        f = [int(x) for x in f[:7]]
+        return {"read_ops": f[0], "read_bytes": f[2] * 512, "write_ops": f[4], "write_bytes": f[6] * 512}
+
+
+def fs_type(path):
+    """The type of the file system mounted at or above `path`, from /proc/self/mounts."""
+    best, kind = "", "an unknown file system"
+    try:
+        real = os.path.realpath(path)
+        for line in Path("/proc/self/mounts").read_text().splitlines():
+            parts = line.split()
+            if len(parts) >= 3:
+                mnt = parts[1].replace("\\040", " ")
+                if (real == mnt or real.startswith(mnt.rstrip("/") + "/")) and len(mnt) >= len(best):
+                    best, kind = mnt, parts[2]
+    except OSError:
+        pass
+    return kind
+
+
+def block_device(path, sysfs="/sys", dev=None):
+    """The BlockDevice holding `path` (`dev` = (major, minor) instead of stat's, and `sysfs`
+    another /sys, for tests)."""
+    if dev is None:
+        try:
+            st = os.stat(path)
+        except OSError as e:
+            return BlockDevice(why=f"cannot stat {path} ({e.strerror})")
+        dev = (os.major(st.st_dev), os.minor(st.st_dev))
+    maj, mnr = dev
+    if maj == 0:
+        return BlockDevice(why=f"{path} is on {fs_type(path)}, which has no block device (device 0:{mnr})", dev=dev)
+    link = os.path.join(sysfs, "dev", "block", f"{maj}:{mnr}")
+    if not os.path.exists(link):
+        return BlockDevice(why=f"device {maj}:{mnr} of {path} is not in {os.path.dirname(link)}", dev=dev)
+    sys_dir = os.path.realpath(link)
+    if os.path.exists(os.path.join(sys_dir, "partition")):
+        sys_dir = os.path.dirname(sys_dir)  # a partition counts as its disk
+    stat_path = os.path.join(sys_dir, "stat")
+    if not os.path.exists(stat_path):
+        return BlockDevice(why=f"{stat_path} does not exist", dev=dev)
+    name = os.path.basename(sys_dir)
+    try:
+        dm = Path(sys_dir, "dm", "name").read_text().strip()
+    except OSError:
+        dm = ""
+    return BlockDevice(f"{name} ({dm})" if dm else name, stat_path, "", dev)
 
 
 # ------------------------------------------------------------------------------- sizes

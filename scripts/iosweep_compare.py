@@ -1,16 +1,19 @@
 """Parsers for IOzone and IOR outputs, and the comparison table against an iosweep run.
 
-Every parser returns a list of Result records: (tool, phase, threads, value, unit, kind, file,
-line). Phases use iosweep's names (seq_write, seq_read, rand_write, rand_read). Units are
-converted to iosweep's: bandwidth in bytes/s (IOzone's kB is 1024 bytes, IOR's MiB 2^20), random
-phases in ops/s. A file that cannot be parsed raises ParseError naming the file, the line and
-what was expected.
+Every parser returns a list of Result records: the tool, the phase (iosweep's names: seq_write,
+seq_read, rand_write, rand_read), the threads, the value and its unit, which figure it is, where
+it was read, and the settings that decide whether it can be set beside an iosweep figure: the
+record size, the size of the file one thread works on, O_DIRECT, and for IOzone whether its
+"Children see" figure was stonewalled. Units are converted to iosweep's: bandwidth in bytes/s
+(IOzone's kB is 1024 bytes, IOR's MiB 2^20), random phases in ops/s. A setting the output does
+not state is None ("?"). A file that cannot be parsed raises ParseError naming the file, the line
+and what was expected.
 """
 import json
 import re
 from dataclasses import dataclass
 
-from iosweep_common import is_random
+from iosweep_common import is_control, is_random, record_bytes, size_text
 
 
 class ParseError(Exception):
@@ -26,9 +29,33 @@ class Result:
     threads: int
     value: float   # bytes/s (sequential) or ops/s (random)
     unit: str      # "bytes/s" or "ops/s"
-    kind: str      # "children", "parent" (IOzone), "mean", "max" (IOR)
+    kind: str      # "children", "parent" (IOzone), "mean" (IOR)
     file: str
     line: int
+    record_bytes: int | None = None  # IOzone -r, IOR's transfer size (-t); None: not stated
+    file_bytes: int | None = None    # the file one thread works on: IOzone -s; IOR block x segments
+                                     # (x tasks for a shared file); None: not stated
+    direct: bool | None = None       # O_DIRECT: IOzone -I; IOR -B, useO_DIRECT, --posix.odirect
+    stonewall: bool | None = None    # IOzone: True by default, False with -x; None for IOR
+
+    @property
+    def figure(self):
+        """What the value is, in the tool's own words."""
+        if self.tool == "iozone":
+            if self.kind == "parent":
+                return "IOzone Parent sees"
+            return "IOzone Children see" + (" (-x: not stonewalled)" if self.stonewall is False else
+                                            " (stonewalled)")
+        return "IOR mean IOPS" if is_random(self.phase) else "IOR mean bandwidth"
+
+    @property
+    def counterpart(self):
+        """The iosweep figure of the same definition (a column of iosweep_rows)."""
+        if self.tool == "iozone" and self.kind == "children":
+            # IOzone's default "Children see" sums what every child moved by the time the first
+            # one finished (stonewalling); with -x each child's bytes over its own time.
+            return "children" if self.stonewall is False else "iozone_children"
+        return "wall"  # IOR: aggregate bytes / the slowest task's time; IOzone's parent likewise
 
 
 def unit_of(phase):
@@ -50,10 +77,13 @@ IOZONE_OTHER = {"rewriters", "re-readers", "reverse readers", "stride readers", 
                 "fwriters", "freaders", "re-writers", "record rewriters"}
 
 _THROUGHPUT = re.compile(r"^\s*(Children|Parent) sees? throughput for\s+(\d+)\s+(.+?)\s*=\s*([\d.]+)\s+(\S+)")
-_RECORD = re.compile(r"^\s*Record Size\s+(\d+)\s+kB")
-_EACH = re.compile(r"^\s*Each process writes a\s+\d+\s+kByte file in\s+(\d+)\s+kByte records")
+# IOzone's header: "Record Size 4 kB" (3.4xx) or "Record Size 4 KB" (older), likewise the file.
+_RECORD = re.compile(r"^\s*Record Size\s+(\d+)\s+kB\b", re.I)
+_FILE_SIZE = re.compile(r"^\s*File size set to\s+(\d+)\s+kB\b", re.I)
+_EACH = re.compile(r"^\s*Each process writes a\s+(\d+)\s+kByte file in\s+(\d+)\s+kByte records", re.I)
 _REPORT_ROW = re.compile(r'^"\s*(Initial write|Read|Random read|Random write|Rewrite|Re-read)\s*"((?:\s+[\d.]+)+)\s*$')
 _T_FLAGS = re.compile(r"(?:^|\s)-t\s*(\d+)")
+_IOZONE_SIZE = re.compile(r"^(\d+)([kmg]?)$", re.I)
 REPORT_PHASES = {"Initial write": "seq_write", "Read": "seq_read", "Random read": "rand_read",
                  "Random write": "rand_write"}
 
@@ -62,19 +92,80 @@ def looks_like_iozone(text):
     return "Iozone" in text or "Children see throughput" in text or "Throughput report Y-axis" in text
 
 
+def _iozone_size(v):
+    """Bytes of an IOzone -r/-s value: a number of kB, or with k, m or g."""
+    m = _IOZONE_SIZE.match(v)
+    if not m:
+        return None
+    return int(m.group(1)) * {"": 1024, "k": 1024, "m": 1 << 20, "g": 1 << 30}[m.group(2).lower()]
+
+
+def _iozone_flags(command):
+    """{record_bytes, file_bytes, direct, stonewall} that an IOzone command line asks for."""
+    out = {"direct": False, "stonewall": True}
+    words = command.split()
+    for i, w in enumerate(words):
+        if w == "-I":
+            out["direct"] = True
+        elif w == "-x":
+            out["stonewall"] = False
+        elif w[:2] in ("-r", "-s") and (len(w) > 2 or i + 1 < len(words)):
+            v = _iozone_size(w[2:] if len(w) > 2 else words[i + 1])
+            if v is not None:
+                out["record_bytes" if w[1] == "r" else "file_bytes"] = v
+    return out
+
+
+def iozone_settings(text):
+    """What an IOzone output says of its run: {record_bytes, file_bytes, direct, stonewall}, from
+    its header lines ("Record Size N kB", "File size set to N kB", "O_DIRECT feature enabled",
+    "Stonewall disabled") or, where they are missing, its command line; None where neither says.
+    In throughput mode (-t) the file size is each process's file."""
+    out = {"record_bytes": None, "file_bytes": None, "direct": None, "stonewall": None}
+    header = {}
+    command = None
+    for line in text.splitlines():
+        if "Command line used:" in line:
+            command = line.split("Command line used:", 1)[1]
+        elif line.startswith("# command:") and command is None:
+            command = line.split(":", 1)[1]
+        m = _RECORD.match(line)
+        if m:
+            header.setdefault("record_bytes", int(m.group(1)) * 1024)
+        m = _FILE_SIZE.match(line)
+        if m:
+            header.setdefault("file_bytes", int(m.group(1)) * 1024)
+        m = _EACH.match(line)
+        if m:
+            header.setdefault("file_bytes", int(m.group(1)) * 1024)
+            header.setdefault("record_bytes", int(m.group(2)) * 1024)
+        if "O_DIRECT feature enabled" in line:
+            header["direct"] = True
+        if "Stonewall disabled" in line:
+            header["stonewall"] = False
+    if command is not None:
+        out.update(_iozone_flags(command))
+    elif "Iozone: Performance Test of File I/O" in text:
+        out.update(direct=False, stonewall=True)  # IOzone's banner: the header lists -I and -x
+    out.update(header)
+    return out
+
+
 def parse_iozone(path, text=None):
     if text is None:
         text = open(path, errors="replace").read()
     lines = text.splitlines()
-    results, record_kb, saw_test, units = [], None, None, None
+    settings = iozone_settings(text)
+    record_kb = settings["record_bytes"] // 1024 if settings["record_bytes"] else None
+    results, saw_test, units = [], None, None
     t_values = []
+
+    def result(phase, threads, value, kind, line):
+        return Result("iozone", phase, threads, value, unit_of(phase), kind, path, line, **settings)
+
     for i, line in enumerate(lines, 1):
         if "Command line used:" in line or line.startswith("# command:"):
             t_values = [int(x) for x in _T_FLAGS.findall(line)] or t_values
-        m = _RECORD.match(line) or _EACH.match(line)
-        if m:
-            record_kb = int(m.group(1))
-            continue
         if "Throughput test with" in line:
             saw_test = saw_test or i
             continue
@@ -105,7 +196,7 @@ def parse_iozone(path, text=None):
                 v = v * record_kb * 1024.0
         else:
             raise ParseError(path, i, f"a throughput in kB/sec or ops/sec (found '{unit}')")
-        results.append(Result("iozone", phase, int(threads), v, unit_of(phase), who.lower() if who == "Parent" else "children", path, i))
+        results.append(result(phase, int(threads), v, "parent" if who == "Parent" else "children", i))
     if not results:
         # No throughput lines: maybe only the -R report table survived.
         for i, line in enumerate(lines, 1):
@@ -121,7 +212,7 @@ def parse_iozone(path, text=None):
                     val = v if is_random(phase) else v * (record_kb or 0) * 1024.0
                 else:
                     val = v / record_kb if is_random(phase) and record_kb else v * 1024.0
-                results.append(Result("iozone", phase, t, val, unit_of(phase), "children", path, i))
+                results.append(result(phase, t, val, "children", i))
     if not results:
         where = saw_test or len(lines)
         if saw_test:
@@ -153,7 +244,81 @@ def _ior_value(phase, mib_s, ops_s):
     return ops_s if is_random(phase) else mib_s * 1048576.0
 
 
-def _parse_ior_json(path, text, start_line):
+def _ior_file(block, segments, fpp, tasks):
+    """Bytes of the file one task works on: its own (-F) block x segments, or the shared file."""
+    if block is None or segments is None or fpp is None:
+        return None
+    return int(block) * int(segments) * (1 if fpp else int(tasks))
+
+
+_IOR_COMMAND = re.compile(r'^\s*"?Command line"?\s*:\s*"?([^"]*)')
+_IOR_SCRIPT_DIRECT = re.compile(r"^\s*(?:useO_DIRECT|posix\.odirect)\s*=\s*1\b", re.I)
+_IOR_API_DIRECT = re.compile(r"^\s*api\s*[:=].*O_DIRECT")
+
+
+def ior_direct(text):
+    """Whether an IOR output ran with O_DIRECT: -B or -O useO_DIRECT=1 (IOR 3), --posix.odirect
+    (IOR 4) on its command line, useO_DIRECT=1 / posix.odirect=1 in a visible script, "useO_DIRECT": 1
+    in JSON parameters, or "api : POSIX ... O_DIRECT". False when a command line (or the script it
+    ran) is there and none of these; None when the output does not say."""
+    commands, script, said_no = [], False, False
+    for line in text.splitlines():
+        m = _IOR_COMMAND.match(line)
+        if m:
+            commands.append(m.group(1))
+        if line.strip() == "IOR START":
+            script = True
+        if _IOR_SCRIPT_DIRECT.match(line) or _IOR_API_DIRECT.match(line):
+            return True
+    if re.search(r'"useO_DIRECT"\s*:\s*1\b', text):
+        return True
+    if re.search(r'"useO_DIRECT"\s*:\s*0\b', text):
+        said_no = True
+    for c in commands:
+        words = c.split()
+        if "-B" in words or "--posix.odirect" in words or re.search(r"useO_DIRECT\s*=\s*1\b", c, re.I):
+            return True
+        if "-f" not in words:  # a script's options are not on the command line
+            said_no = True
+    return False if (said_no or script) else None
+
+
+_IOR_UNITS = {"bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40}
+
+
+class _IorContext:
+    """Settings IOR states before its result rows, where a row does not carry them: the access
+    mode, the segment count and the block size (its "Options:" block, a visible script, the
+    command line)."""
+
+    def __init__(self):
+        self.fpp, self.segments, self.block = None, None, None
+
+    def see(self, line):
+        m = re.match(r"^blocksize\s*:\s*([\d.]+)\s*(bytes|KiB|MiB|GiB|TiB)\s*$", line)
+        if m:
+            self.block = round(float(m.group(1)) * _IOR_UNITS[m.group(2)])
+        m = re.match(r"^access\s*:\s*(file-per-process|single-shared-file)", line)
+        if m:
+            self.fpp = m.group(1) == "file-per-process"
+        m = re.match(r"^segments\s*:\s*(\d+)", line) or re.match(r"^\s*segmentCount\s*=\s*(\d+)", line)
+        if m:
+            self.segments = int(m.group(1))
+        m = re.match(r"^\s*filePerProc\s*=\s*(\d)", line)
+        if m:
+            self.fpp = m.group(1) == "1"
+        m = _IOR_COMMAND.match(line)
+        if m:
+            words = m.group(1).split()
+            if "-f" not in words:
+                self.fpp = "-F" in words
+                self.segments = 1
+                for i, w in enumerate(words[:-1]):
+                    if w == "-s" and words[i + 1].isdigit():
+                        self.segments = int(words[i + 1])
+
+
+def _parse_ior_json(path, text, start_line, direct):
     start = text.index("{")
     try:
         doc, _ = json.JSONDecoder().raw_decode(text[start:])
@@ -161,18 +326,25 @@ def _parse_ior_json(path, text, start_line):
         raise ParseError(path, start_line + text[:start + e.pos].count("\n"), f"valid IOR JSON ({e.msg})") from None
     if "summary" not in doc or "tests" not in doc:
         raise ParseError(path, start_line, "an IOR JSON summary with 'tests' and 'summary'")
-    ordering = {}
+    ordering, params = {}, {}
     for t in doc["tests"]:
         opts = t.get("Options", {})
         ordering[t.get("TestID")] = opts.get("ordering in a file") == "random"
+        params[t.get("TestID")] = t.get("Parameters", {})
     out = []
     for s in doc["summary"]:
         op = s.get("operation")
         if op not in IOR_OPS:
             continue
-        phase = _ior_phase(op, ordering.get(s.get("TestID")), s.get("transferSize"))
+        par = params.get(s.get("TestID"), {})
+        xfer = s.get("transferSize", par.get("transferSize"))
+        fpp = s.get("filePerProc", par.get("filePerProc"))
+        size = _ior_file(s.get("blockSize", par.get("blockSize")), s.get("segmentCount", par.get("segmentCount")),
+                         None if fpp is None else bool(fpp), s["numTasks"])
+        phase = _ior_phase(op, ordering.get(s.get("TestID")), xfer)
         out.append(Result("ior", phase, int(s["numTasks"]), _ior_value(phase, s["bwMeanMIB"], s["OPsMean"]),
-                          unit_of(phase), "mean", path, start_line))
+                          unit_of(phase), "mean", path, start_line, None if xfer is None else int(xfer), size,
+                          direct))
     return out
 
 
@@ -186,14 +358,17 @@ def parse_ior(path, text=None):
     if text is None:
         text = open(path, errors="replace").read()
     lines = text.splitlines()
+    direct = ior_direct(text)
     results = []
     json_line = next((i for i, l in enumerate(lines, 1) if l.strip() == "{"), None)
     if json_line is not None and '"summary"' in text:
-        results += _parse_ior_json(path, "\n".join(lines[json_line - 1:]), json_line)
+        results += _parse_ior_json(path, "\n".join(lines[json_line - 1:]), json_line, direct)
     ordering, test_id = {}, 0
     header = None
     csv_cols = None
+    context = _IorContext()
     for i, line in enumerate(lines, 1):
+        context.see(line)
         m = _TESTID.match(line)
         if m:
             test_id = int(m.group(1))
@@ -220,11 +395,17 @@ def parse_ior(path, text=None):
                 tid = int(cells[col["Test#"]])
                 tasks = int(cells[col["#Tasks"]])
                 xsize = int(cells[col["xsize"]])
+                cell = lambda name: int(cells[col[name]]) if name in col else None  # noqa: E731
+                fpp = cell("fPP")
+                size = _ior_file(cell("blksiz") or context.block,
+                                 context.segments if cell("segcnt") is None else cell("segcnt"),
+                                 context.fpp if fpp is None else bool(fpp), tasks)
             except (KeyError, ValueError, IndexError):
                 raise ParseError(path, i, "a row of IOR's 'Summary of all tests' table "
                                           "(operation, Max/Min/Mean MiB, OPs, Test#, #Tasks, xsize)") from None
             phase = _ior_phase(cells[0], ordering.get(tid), xsize)
-            results.append(Result("ior", phase, tasks, _ior_value(phase, mean_mib, mean_ops), unit_of(phase), "mean", path, i))
+            results.append(Result("ior", phase, tasks, _ior_value(phase, mean_mib, mean_ops), unit_of(phase),
+                                  "mean", path, i, xsize, size, direct))
             continue
         if line.startswith(_CSV_HEAD):
             csv_cols = line.split(",")
@@ -236,11 +417,14 @@ def parse_ior(path, text=None):
                 continue
             try:
                 row = dict(zip(csv_cols, cells))
-                xfer = float(row["xfer(KiB)"]) * 1024
+                xfer = round(float(row["xfer(KiB)"]) * 1024)
+                block = round(float(row["block(KiB)"]) * 1024)
+                tasks = int(row["numTasks"])
                 phase = _ior_phase(cells[0], None, xfer)
-                results.append(Result("ior", phase, int(row["numTasks"]),
+                results.append(Result("ior", phase, tasks,
                                       _ior_value(phase, float(row["bw(MiB/s)"]), float(row["IOPS"])),
-                                      unit_of(phase), "mean", path, i))
+                                      unit_of(phase), "mean", path, i, xfer,
+                                      _ior_file(block, context.segments, context.fpp, tasks), direct))
             except (KeyError, ValueError):
                 raise ParseError(path, i, "an IOR CSV row (access, bw(MiB/s), IOPS, ..., numTasks, iter)") from None
     if not results:
@@ -266,55 +450,134 @@ def parse_any(path):
 
 TOOL_PHASES = set(IOZONE_PHASES.values())
 
+# iosweep's three figures, each with the definition it shares with the other tools.
+FIGURES = {
+    "wall": "all bytes / the slowest rank's time (IOR's bandwidth; bandwidth_Bps, iops)",
+    "children": "sum over ranks of each rank's bytes / its own time (IOzone's \"Children see\" "
+                "only with -x, stonewalling off; children_Bps)",
+    "iozone_children": "sum over ranks of the bytes each had moved when the first rank finished / "
+                       "that time (IOzone's default, stonewalled \"Children see\"; iozone_children_Bps)",
+}
 
-def iosweep_rows(summary, run_id, rand_record):
-    """(phase, threads) -> (wall, children) in iosweep's units, for the run's phases that IOzone
-    and IOR also measure."""
+
+def iosweep_rows(summary, run):
+    """(phase, threads) -> {wall, children, iozone_children, record_bytes, file_bytes, direct} in
+    iosweep's units (bytes/s, or ops/s for random phases), for the run's phases that IOzone and
+    IOR also measure; repetitions are averaged. `run` maps the run's attributes (a row of
+    iosweep_load's runs). Control phases (scan_only) have no counterpart and are left out."""
     rows = {}
-    s = summary[summary["run_id"] == run_id]
+    s = summary[summary["run_id"] == run["run_id"]]
     for phase in s["phase_name"].unique():
-        if phase not in TOOL_PHASES:
+        if phase not in TOOL_PHASES or is_control(phase):
             continue
+        record = record_bytes(run, phase)
         for k in sorted(s[s["phase_name"] == phase]["ranks"].unique()):
             d = s[(s["phase_name"] == phase) & (s["ranks"] == k)]
             if is_random(phase):
-                wall = d["iops"].mean()
-                children = (d["iozone_children_Bps"] / rand_record).mean()
+                per_op = record or float("nan")
+                figs = {"wall": d["iops"].mean(), "children": (d["children_Bps"] / per_op).mean(),
+                        "iozone_children": (d["iozone_children_Bps"] / per_op).mean()}
             else:
-                wall = d["bandwidth_Bps"].mean()
-                children = d["iozone_children_Bps"].mean()
-            rows[(phase, int(k))] = (wall, children)
+                figs = {"wall": d["bandwidth_Bps"].mean(), "children": d["children_Bps"].mean(),
+                        "iozone_children": d["iozone_children_Bps"].mean()}
+            figs.update(record_bytes=record, file_bytes=_int_or_none(run.get("file_size_bytes")),
+                        direct=None if run.get("direct") is None else bool(int(run["direct"])))
+            rows[(phase, int(k))] = figs
     return rows
 
 
-def compare(summary, run_id, rand_record, results, phases):
-    """One row per (phase, threads) found anywhere: iosweep wall and children, IOzone, IOR.
+def _int_or_none(v):
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def differences(mine, r):
+    """What differs between an iosweep row and a Result: "record", "file", "O_DIRECT"; a setting
+    the other side does not state counts as different."""
+    out = []
+    if r.record_bytes is None or r.record_bytes != mine["record_bytes"]:
+        out.append("record")
+    if r.file_bytes is None or r.file_bytes != mine["file_bytes"]:
+        out.append("file")
+    if r.direct is None or mine["direct"] is None or r.direct != mine["direct"]:
+        out.append("O_DIRECT")
+    return out
+
+
+def sources(results):
+    """The distinct sources among `results`: one per (tool, record size, file size, O_DIRECT,
+    stonewalling), in order of first appearance, each {id, tool, files, record_bytes, file_bytes,
+    direct, stonewall}. Results of one source for one (phase, threads) are averaged."""
+    out = {}
+    for r in results:
+        src = out.setdefault(source_key(r), {"id": len(out) + 1, "tool": r.tool, "files": [],
+                                             "record_bytes": r.record_bytes, "file_bytes": r.file_bytes,
+                                             "direct": r.direct, "stonewall": r.stonewall})
+        if r.file not in src["files"]:
+            src["files"].append(r.file)
+    return list(out.values())
+
+
+def source_key(r):
+    return (r.tool, r.record_bytes, r.file_bytes, r.direct, r.stonewall)
+
+
+def compare(summary, run, results, phases, loose=False):
+    """The comparison table: one row per (phase, threads, source), and one per (phase, threads)
+    of the run that no source measured. A source's figure sits beside the iosweep figure of the
+    same definition (Result.counterpart); their ratio iosweep / source is given only when record
+    size, file size and O_DIRECT are the same on both sides (`match` "="), or with `loose`.
     `phases` is {name: value} of the results file's phase enum (iosweep_common.phases): rows
-    follow its order."""
-    mine = iosweep_rows(summary, run_id, rand_record)
-    keys = set(mine)
+    follow its order. Returns (rows, sources)."""
+    mine = iosweep_rows(summary, run)
+    srcs = sources([r for r in results if r.kind != "parent"])
+    src_id = {(s["tool"], s["record_bytes"], s["file_bytes"], s["direct"], s["stonewall"]): s["id"] for s in srcs}
     by = {}
     for r in results:
-        if r.kind == "parent":
+        if r.kind == "parent" or is_control(r.phase):
             continue
-        by.setdefault((r.tool, r.phase, r.threads), []).append(r.value)
-        keys.add((r.phase, r.threads))
+        by.setdefault((r.phase, r.threads), {}).setdefault(src_id[source_key(r)], []).append(r)
+    keys = set(mine) | set(by)
+    order = lambda key: (phases.get(key[0], len(phases)), key[1])  # noqa: E731
     table = []
-    for phase, k in sorted(keys, key=lambda x: (phases[x[0]], x[1])):
-        wall, children = mine.get((phase, k), (None, None))
-        ioz = by.get(("iozone", phase, k))
-        ior = by.get(("ior", phase, k))
-        ioz_v = sum(ioz) / len(ioz) if ioz else None
-        ior_v = sum(ior) / len(ior) if ior else None
+    for phase, k in sorted(keys, key=order):
         scale = 1.0 if is_random(phase) else 1.0 / 1048576.0
-        unit = "ops/s" if is_random(phase) else "MiB/s"
-        table.append({
-            "phase": phase, "threads": k, "unit": unit,
-            "iosweep_wall": None if wall is None else wall * scale,
-            "iosweep_children": None if children is None else children * scale,
-            "iozone_children": None if ioz_v is None else ioz_v * scale,
-            "ior": None if ior_v is None else ior_v * scale,
-            "ratio_vs_iozone": (children / ioz_v) if children and ioz_v else None,
-            "ratio_vs_ior": (wall / ior_v) if wall and ior_v else None,
-        })
-    return table
+        m = mine.get((phase, k))
+        base = {"phase": phase, "threads": k, "unit": "ops/s" if is_random(phase) else "MiB/s"}
+        for fig in FIGURES:
+            base[f"iosweep_{fig}"] = None if m is None or m[fig] != m[fig] else m[fig] * scale
+        for x in ("record_bytes", "file_bytes", "direct"):
+            base[f"iosweep_{x}"] = None if m is None else m[x]
+        groups = by.get((phase, k), {})
+        if not groups:
+            table.append(dict(base, source=None, source_id=None, source_files=None, source_figure=None,
+                              source_value=None, source_record_bytes=None, source_file_bytes=None,
+                              source_direct=None, compared_with=None, match=None, ratio=None))
+        for sid in sorted(groups):
+            rs = groups[sid]
+            r = rs[0]
+            value = sum(x.value for x in rs) / len(rs)
+            src = srcs[sid - 1]
+            row = dict(base, source=f"{'IOzone' if r.tool == 'iozone' else 'IOR'}[{sid}]", source_id=sid,
+                       source_files="; ".join(src["files"]), source_figure=r.figure, source_value=value * scale,
+                       source_record_bytes=r.record_bytes, source_file_bytes=r.file_bytes,
+                       source_direct=r.direct, compared_with=r.counterpart, match=None, ratio=None)
+            if m is not None:
+                diff = differences(m, r)
+                row["match"] = "=" if not diff else "≠ " + ",".join(diff)
+                ours = m[r.counterpart]
+                if (not diff or loose) and ours == ours and ours and value:
+                    row["ratio"] = ours / value
+            table.append(row)
+    return table, srcs
+
+
+def settings_text(record_bytes, file_bytes, direct, stonewall=None):
+    """'record 4 KiB, file 64 MiB, O_DIRECT no' ('?' for what is not stated)."""
+    d = "?" if direct is None else ("yes" if direct else "no")
+    out = f"record {size_text(record_bytes)}, file {size_text(file_bytes)}, O_DIRECT {d}"
+    if stonewall is not None:
+        out += ", stonewalled" if stonewall else ", not stonewalled (-x)"
+    return out

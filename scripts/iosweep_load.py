@@ -4,8 +4,8 @@
     runs, summary = iosweep_load.load("results/iosweep.h5")
 
 `runs` has one row per run (run_index joined with the run attributes); `summary` has one row
-per summary point of every run, with the run's attributes joined and the phase and engine enums
-decoded to their names (read from the enum types in the file, so new phases and engines appear
+per summary point of every run, with the run's attributes joined, the record size the row's
+phase used (`record_bytes`) and the phase and engine enums decoded to their names (read from the enum types in the file, so new phases and engines appear
 as they are added). `ranks(path, run_id)`, `latency(path, run_id)` and `nodes(path, run_id)` give the
 per-rank rows, the latency histograms and the per-node rows of one run.
 """
@@ -75,8 +75,11 @@ def load(path):
                 s.insert(2, "phase_name", [phase_of[int(p)] for p in s["phase"]])
                 s["engine_name"] = [engine_of[int(e)] for e in s["engine"]]
                 for k in ("label", "file_size_bytes", "seq_record_bytes", "rand_record_bytes",
-                          "direct", "iodepth", "fs_type", "world_size", "n_nodes", "status_name"):
+                          "scan_record_bytes", "direct", "iodepth", "fs_type", "world_size",
+                          "n_nodes", "status_name"):
                     s[k] = attrs.get(k)
+                # The record size each row's phase used (seq, rand or scan record).
+                s["record_bytes"] = [common.record_bytes(attrs, p) for p in s["phase_name"]]
                 frames.append(s)
         runs = pd.DataFrame(run_rows)
         if len(index) and len(runs):

@@ -1,6 +1,8 @@
 """scripts/iosweep_common: the launch environment of iosweep-env.sh as bash and Python see it,
 names decoded from the enum types of a real results file (and of phases and engines the
-scripts have never heard of), sizes through `iosweep units`, and the scripts' one-line errors."""
+scripts have never heard of), sizes through `iosweep units`, the scripts' one-line errors, and
+the block device holding a folder (the root file system's, iosweep's own answer, partitions and
+device-mapper devices)."""
 import os
 import re
 import shutil
@@ -251,3 +253,78 @@ def test_scripts_stop_with_one_line_naming_the_option_and_status_2(run_file, scr
     p = subprocess.run([str(SCRIPTS / script), *args], capture_output=True, text=True)
     assert p.returncode == 2
     assert len(p.stderr.splitlines()) == 1 and p.stderr.startswith(f"{script}: {says}"), p.stderr
+
+
+# ----------------------------------------------------------------------- block devices
+
+def test_the_root_file_systems_device_is_resolved_as_sys_describes_it():
+    if not os.path.isdir("/sys/dev/block"):
+        pytest.skip("/sys/dev/block is not available here (no sysfs): nothing to resolve against")
+    st = os.stat("/")
+    dev = common.block_device("/")
+    if os.major(st.st_dev) == 0:  # overlay, tmpfs ... in a container
+        assert not dev and "has no block device" in dev.why and dev.sample() is None
+        pytest.skip(f"the root file system has no block device here: {dev.why}")
+    assert dev, dev.why
+    sys_dir = os.path.realpath(f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}")
+    if os.path.exists(os.path.join(sys_dir, "partition")):
+        sys_dir = os.path.dirname(sys_dir)
+    assert dev.stat_path == os.path.join(sys_dir, "stat")
+    assert dev.name.split(" ")[0] == os.path.basename(sys_dir)
+    first = dev.sample()
+    assert set(first) == {"read_bytes", "write_bytes", "read_ops", "write_ops"}
+    assert all(isinstance(v, int) and v >= 0 for v in first.values())
+    second = dev.sample()
+    assert all(second[k] >= first[k] for k in first)  # counters since boot only grow
+
+
+def test_the_device_is_the_one_iosweep_found_for_the_same_folder(workdir, tmp_path):
+    out = tmp_path / "r.h5"
+    run_iosweep(1, ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB",
+                    "--phases", "seq-write", "--output", out, "--quiet"], check=0)
+    dev = common.block_device(workdir)
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        names = {common.text(x) for x in g["device"]["device"]}
+        note = common.text(g.attrs["device_note"])
+    if dev:
+        assert names == {dev.name} and note == ""
+    else:
+        assert note and dev.why, (note, dev.why)
+
+
+def fake_sysfs(root):
+    """A /sys with a disk and its partition (8:0, 8:1), a device-mapper device (253:0) and a
+    device without counters (7:9)."""
+    sys_dir = root / "sys"
+    (sys_dir / "dev" / "block").mkdir(parents=True)
+    disk = sys_dir / "devices" / "pci0" / "block" / "sda"
+    (disk / "sda1").mkdir(parents=True)
+    (disk / "stat").write_text("  100 0 800 0 50 0 400 0 0 0 0\n")
+    (disk / "sda1" / "partition").write_text("1\n")
+    (disk / "sda1" / "stat").write_text("1 0 8 0 1 0 8 0 0 0 0\n")
+    dm = sys_dir / "devices" / "virtual" / "block" / "dm-0"
+    (dm / "dm").mkdir(parents=True)
+    (dm / "dm" / "name").write_text("vg-root\n")
+    (dm / "stat").write_text("3 0 16 0 2 0 24 0 0 0 0\n")
+    bare = sys_dir / "devices" / "virtual" / "block" / "loop9"
+    bare.mkdir(parents=True)
+    for link, target in (("8:0", disk), ("8:1", disk / "sda1"), ("253:0", dm), ("7:9", bare)):
+        os.symlink(os.path.relpath(target, sys_dir / "dev" / "block"), sys_dir / "dev" / "block" / link)
+    return sys_dir
+
+
+def test_a_partition_counts_as_its_disk_and_device_mapper_as_itself(tmp_path):
+    sys_dir = fake_sysfs(tmp_path)
+    part = common.block_device("/data", sysfs=sys_dir, dev=(8, 1))
+    assert part.name == "sda" and part.stat_path.endswith("/block/sda/stat")
+    assert part.sample() == {"read_ops": 100, "read_bytes": 800 * 512, "write_ops": 50, "write_bytes": 400 * 512}
+    assert common.block_device("/data", sysfs=sys_dir, dev=(8, 0)).stat_path == part.stat_path
+    dm = common.block_device("/", sysfs=sys_dir, dev=(253, 0))
+    assert dm.name == "dm-0 (vg-root)" and dm.sample()["write_bytes"] == 24 * 512
+    missing = common.block_device("/x", sysfs=sys_dir, dev=(9, 9))
+    assert not missing and "device 9:9 of /x is not in" in missing.why
+    bare = common.block_device("/x", sysfs=sys_dir, dev=(7, 9))
+    assert not bare and bare.why.endswith("/loop9/stat does not exist")
+    anonymous = common.block_device("/dev/shm", sysfs=sys_dir, dev=(0, 27))
+    assert not anonymous and "which has no block device (device 0:27)" in anonymous.why

@@ -1,6 +1,7 @@
-"""iosweep-compare and iosweep-plot: the IOzone and IOR parsers against real outputs, clean
-refusal of garbled input, the comparison table and CSV, the PNG, and the --format iozone round
-trip."""
+"""iosweep-compare and iosweep-plot: the IOzone and IOR parsers against real outputs (values,
+record and file sizes, O_DIRECT, stonewalling), clean refusal of garbled input, the comparison
+table and CSV (a ratio only between figures of one definition and equal settings), the PNG, and
+the --format iozone round trip."""
 import csv
 import re
 import struct
@@ -52,6 +53,96 @@ def test_fixture_parses_to_the_right_phases_threads_and_values(name):
     assert set(got) == set(EXPECTED[name])
     for key, want in EXPECTED[name].items():
         assert got[key] == pytest.approx(want, rel=1e-6), key
+
+
+KIB, MIB_B = 1024, 1 << 20
+# fixture -> (record size, size of one thread's file, O_DIRECT, IOzone stonewalling) as the
+# output states them (IOzone: "Record Size N kB", "File size set to N kB"; IOR: xsize, blksiz x
+# segcnt of file-per-process runs, --posix.odirect on the command line).
+SETTINGS = {
+    "iozone/01-seq-write-read-t2.txt": (16 * MIB_B, 256 * MIB_B, False, True),
+    "iozone/02-rand-t2-with-i0.txt": (4 * KIB, 64 * MIB_B, False, True),
+    "iozone/03-whitepaper-seqwrite-i0-t2.txt": (16 * MIB_B, 256 * MIB_B, False, True),
+    "iozone/04-whitepaper-seqread-i1-t2.txt": (16 * MIB_B, 256 * MIB_B, False, True),
+    "iozone/05-whitepaper-random-i2-t2.txt": (4 * KIB, 256 * MIB_B, False, True),
+    "iozone/07-excel-report-t1-t2.txt": (1 * MIB_B, 64 * MIB_B, False, True),
+    "iozone/11-per-child-C-rand-t2.txt": (4 * KIB, 32 * MIB_B, False, True),
+    "iozone/13-cluster-seq-t2.txt": (16 * MIB_B, 128 * MIB_B, False, True),
+    "iozone/14-cluster-rand-t2.txt": (4 * KIB, 128 * MIB_B, False, True),
+    "ior/01-posix-seq16m.txt": (16 * MIB_B, 64 * MIB_B, False, None),
+    "ior/02-posix-rand4k.txt": (4 * KIB, 16 * MIB_B, False, None),
+    "ior/03-posix-seq16m-json.txt": (16 * MIB_B, 64 * MIB_B, False, None),
+    "ior/05-posix-odirect-rand4k.txt": (4 * KIB, 8 * MIB_B, True, None),
+    "ior/08-posix-stonewall.txt": (4 * KIB, 64 * MIB_B, False, None),
+    "ior/18-script-sweep.txt": (1 * MIB_B, 16 * MIB_B, False, None),
+}
+
+
+def test_every_fixture_that_produces_results_has_its_settings_listed():
+    outputs = {str(p.relative_to(FIX)) for p in FIX.glob("*/*.txt")} - {"iozone/threadlist-rr4.txt"}
+    assert outputs - set(SETTINGS) == {"iozone/06-random-i2-no-files-error.txt"}
+
+
+@pytest.mark.parametrize("name", sorted(SETTINGS))
+def test_record_file_size_and_o_direct_come_from_every_fixture(name):
+    results = ic.parse_any(str(FIX / name))
+    assert results
+    for r in results:
+        assert (r.record_bytes, r.file_bytes, r.direct, r.stonewall) == SETTINGS[name], (r.phase, r.threads, r.line)
+
+
+def test_a_failed_iozone_run_still_states_its_settings():
+    got = ic.iozone_settings((FIX / "iozone/06-random-i2-no-files-error.txt").read_text())
+    assert got == {"record_bytes": 4 * KIB, "file_bytes": 64 * MIB_B, "direct": False, "stonewall": True}
+
+
+def test_iozone_settings_in_older_wording_and_from_the_command_line_alone():
+    text = (FIX / "iozone/01-seq-write-read-t2.txt").read_text()
+    older = text.replace("Record Size 16384 kB", "Record Size 16384 KB").replace(
+        "File size set to 262144 kB", "File size set to 262144 KB")
+    assert "16384 KB" in older and "262144 KB" in older
+    assert ic.iozone_settings(older) == ic.iozone_settings(text)
+    # No header lines at all: the command line says -r 16M -s 256M, and neither -I nor -x.
+    bare = "\n".join(l for l in text.splitlines() if "Record Size" not in l and "File size set" not in l
+                     and "Each process writes" not in l)
+    assert ic.iozone_settings(bare) == ic.iozone_settings(text)
+    assert ic.iozone_settings("Children see throughput for  2 readers = 1.00 kB/sec\n") == {
+        "record_bytes": None, "file_bytes": None, "direct": None, "stonewall": None}
+
+
+def with_header_line(name, line):
+    """A real IOzone output with one more header line, as IOzone prints it for a flag."""
+    text = (FIX / name).read_text()
+    return text.replace("\tNo retest option selected\n", f"\tNo retest option selected\n\t{line}\n", 1)
+
+
+def test_iozone_o_direct_and_stonewall_off_are_read_and_name_the_figure():
+    plain = ic.parse_iozone("x", (FIX / "iozone/01-seq-write-read-t2.txt").read_text())[0]
+    assert (plain.direct, plain.stonewall) == (False, True)
+    assert plain.figure == "IOzone Children see (stonewalled)" and plain.counterpart == "iozone_children"
+    direct = ic.parse_iozone("x", with_header_line("iozone/01-seq-write-read-t2.txt", "O_DIRECT feature enabled"))[0]
+    assert direct.direct is True
+    no_wall = ic.parse_iozone("x", with_header_line("iozone/01-seq-write-read-t2.txt", "Stonewall disabled"))[0]
+    assert no_wall.stonewall is False and no_wall.counterpart == "children"
+    assert "not stonewalled" in no_wall.figure
+
+
+@pytest.mark.parametrize("flags", ["-B", "-O useO_DIRECT=1", "--posix.odirect"])
+def test_ior_o_direct_on_its_command_line(flags):
+    text = (FIX / "ior/01-posix-seq16m.txt").read_text().replace("-k -e", f"-k -e {flags}")
+    assert ic.ior_direct(text) is True
+    assert {r.direct for r in ic.parse_ior("x", text)} == {True}
+
+
+def test_ior_o_direct_in_json_parameters_and_unknown_without_a_command_line():
+    text = (FIX / "ior/03-posix-seq16m-json.txt").read_text()
+    assert ic.ior_direct(text) is False
+    assert ic.ior_direct(text.replace('"fsync": 1,', '"fsync": 1, "useO_DIRECT": 1,', 1)) is True
+    # CSV rows alone: IOR prints no command line with them.
+    lines = (FIX / "ior/18-script-sweep.txt").read_text().splitlines()
+    csv_only = "\n".join(lines[lines.index("--- same, CSV:") + 1:])
+    assert ic.ior_direct(csv_only) is None
+    assert {(r.record_bytes, r.file_bytes, r.direct) for r in ic.parse_ior("x", csv_only)} == {(MIB_B, None, None)}
 
 
 def test_ior_script_sweep_has_both_task_counts():
@@ -123,24 +214,163 @@ def test_garbled_input_gives_exit_2_and_the_line(run_file, tmp_path, garble, whe
     assert m and (where is None or int(m.group(1)) == where), lines[0]
 
 
-def test_compare_prints_the_table_and_writes_csv(run_file, tmp_path):
-    out, _ = run_file
+def csv_rows(path):
+    """The comparison CSV as {(phase, threads, source tool or ''): row}."""
+    rows = list(csv.DictReader(open(path)))
+    return {(r["phase"], int(r["threads"]), r["source"].split("[")[0]): r for r in rows}
+
+
+def summary_row(out, phase, ranks):
+    with h5py.File(out, "r") as f:
+        s = latest_run(f)["summary"][()]
+        value = common.phases(f)[phase]
+    rows = s[(s["phase"] == value) & (s["ranks"] == ranks)]
+    assert len(rows) == 1
+    return rows[0]
+
+
+def test_compare_prints_every_sources_settings_and_writes_csv(run_file, tmp_path):
+    out, _ = run_file  # 4 MiB per rank, 1 MiB sequential and 4 KiB random records
     p = compare_cmd(out, FIX / "iozone/01-seq-write-read-t2.txt", FIX / "iozone/05-whitepaper-random-i2-t2.txt",
                     FIX / "ior/18-script-sweep.txt", "--csv", tmp_path / "t.csv")
     assert p.returncode == 0, p.stderr
-    assert "iosweep wall" in p.stdout and "iosweep children" in p.stdout and "IOzone children" in p.stdout
-    rows = list(csv.DictReader(open(tmp_path / "t.csv")))
-    by = {(r["phase"], int(r["threads"])): r for r in rows}
-    assert float(by[("seq_write", 2)]["iozone_children"]) == pytest.approx(598723.97 / 1024, rel=1e-6)
-    assert float(by[("seq_write", 2)]["ior"]) == pytest.approx((1114.60 + 371.7737 + 1048.7972) / 3, rel=1e-6)
-    assert by[("rand_read", 2)]["unit"] == "ops/s"
-    with h5py.File(out, "r") as f:
-        s = latest_run(f)["summary"][()]
-        seq_write = common.phases(f)["seq_write"]
-    w2 = s[(s["phase"] == seq_write) & (s["ranks"] == 2)][0]
-    assert float(by[("seq_write", 2)]["iosweep_wall"]) == pytest.approx(w2["bandwidth_Bps"] / MIB)
-    assert float(by[("seq_write", 2)]["ratio_vs_iozone"]) == pytest.approx(
-        w2["iozone_children_Bps"] / (598723.97 * 1024), rel=1e-6)
+    head = p.stdout.split("\n\n")[0]
+    assert "per rank a 4 MiB file; records: seq 1 MiB, rand 4 KiB; O_DIRECT no" in head
+    assert ("[1] IOzone: record 16 MiB, file 256 MiB, O_DIRECT no, stonewalled: "
+            + str(FIX / "iozone/01-seq-write-read-t2.txt")) in head
+    assert "[3] IOR: record 1 MiB, file 16 MiB, O_DIRECT no: " + str(FIX / "ior/18-script-sweep.txt") in head
+    for name in ("wall ", "children ", "iozone_children "):
+        assert f"\n  {name}" in head
+    assert "IOzone's default, stonewalled \"Children see\"" in head and "only with -x" in head
+    by = csv_rows(tmp_path / "t.csv")
+    assert csv.DictReader(open(tmp_path / "t.csv")).fieldnames == [
+        "phase", "threads", "unit", "iosweep_wall", "iosweep_children", "iosweep_iozone_children",
+        "iosweep_record_bytes", "iosweep_file_bytes", "iosweep_direct", "source", "source_files",
+        "source_figure", "source_value", "source_record_bytes", "source_file_bytes", "source_direct",
+        "compared_with", "match", "ratio"]
+    w2 = summary_row(out, "seq_write", 2)
+    ioz = by[("seq_write", 2, "IOzone")]
+    assert float(ioz["source_value"]) == pytest.approx(598723.97 / 1024, rel=1e-6)
+    assert float(ioz["iosweep_wall"]) == pytest.approx(w2["bandwidth_Bps"] / MIB)
+    assert float(ioz["iosweep_children"]) == pytest.approx(w2["children_Bps"] / MIB)
+    assert float(ioz["iosweep_iozone_children"]) == pytest.approx(w2["iozone_children_Bps"] / MIB)
+    assert (ioz["source_record_bytes"], ioz["source_file_bytes"], ioz["source_direct"]) == (
+        str(16 << 20), str(256 << 20), "False")
+    assert (ioz["iosweep_record_bytes"], ioz["iosweep_file_bytes"], ioz["iosweep_direct"]) == (
+        str(1 << 20), str(4 << 20), "False")
+    assert ioz["compared_with"] == "iozone_children" and ioz["match"] == "≠ record,file" and ioz["ratio"] == ""
+    ior = by[("seq_write", 2, "IOR")]
+    assert float(ior["source_value"]) == pytest.approx((1114.60 + 371.7737 + 1048.7972) / 3, rel=1e-6)
+    assert ior["compared_with"] == "wall" and ior["match"] == "≠ file" and ior["ratio"] == ""
+    assert by[("rand_read", 2, "IOzone")]["unit"] == "ops/s"
+    assert by[("rand_read", 2, "IOzone")]["match"] == "≠ file"
+    # iosweep's 1-rank random rows have no source: shown alone, without a match.
+    alone = by[("rand_read", 1, "")]
+    assert alone["source_value"] == "" and alone["match"] == "" and float(alone["iosweep_wall"]) > 0
+    # Control phases (and filter-count) have no counterpart in other tools.
+    assert not {k for k in by if k[0] in ("scan_only", "filter_count")}
+
+
+def test_a_different_record_size_gives_no_ratio_unless_loose(tmp_path_factory, tmp_path):
+    # The case of the issue: IOzone -i0 -i2 -r 4K beside a run with 16 MiB sequential records
+    # used to print seq_write / "initial writers" as if they measured the same thing.
+    tmp = tmp_path_factory.mktemp("rec16")
+    (tmp / "w").mkdir()
+    out = tmp / "r.h5"
+    run_iosweep(2, ["run", "--dir", tmp / "w", "--file-size", "16MiB", "--seq-record", "16MiB",
+                    "--phases", "seq-write,rand-write,rand-read", "--output", out, "--quiet"], check=0)
+    iozone = FIX / "iozone/02-rand-t2-with-i0.txt"
+    p = compare_cmd(out, iozone, "--csv", tmp_path / "strict.csv")
+    assert p.returncode == 0, p.stderr
+    row = next(l for l in p.stdout.splitlines() if l.startswith("seq_write") and "IOzone[1]" in l)
+    assert "≠ record,file" in row and row.split()[-1] == "-", row
+    assert re.search(r" 16 MiB +16 MiB +no +IOzone\[1\] .* 4 KiB +64 MiB +no ", row), row
+    strict = csv_rows(tmp_path / "strict.csv")[("seq_write", 2, "IOzone")]
+    assert strict["ratio"] == "" and strict["match"] == "≠ record,file"
+    p = compare_cmd(out, iozone, "--loose", "--csv", tmp_path / "loose.csv")
+    assert p.returncode == 0, p.stderr
+    loose = csv_rows(tmp_path / "loose.csv")[("seq_write", 2, "IOzone")]
+    assert loose["match"] == "≠ record,file"
+    w2 = summary_row(out, "seq_write", 2)
+    assert float(loose["ratio"]) == pytest.approx(w2["iozone_children_Bps"] / (264697.53 * 4096), rel=1e-6)
+    row = next(l for l in p.stdout.splitlines() if l.startswith("seq_write") and "IOzone[1]" in l)
+    assert float(row.split()[-1]) == pytest.approx(float(loose["ratio"]), abs=1e-3)
+
+
+def test_a_record_size_a_source_does_not_state_is_a_question_mark_and_a_mismatch(run_file, tmp_path):
+    # IOR's CSV rows alone (no command line, no options block): record from the row, file unknown.
+    lines = (FIX / "ior/18-script-sweep.txt").read_text().splitlines()
+    csv_only = tmp_path / "ior-csv-only.txt"
+    csv_only.write_text("\n".join(lines[lines.index("--- same, CSV:") + 1:]) + "\n")
+    p = compare_cmd(run_file[0], csv_only, "--csv", tmp_path / "t.csv")
+    assert p.returncode == 0, p.stderr
+    assert "[1] IOR: record 1 MiB, file ?, O_DIRECT ?" in p.stdout
+    row = csv_rows(tmp_path / "t.csv")[("seq_write", 2, "IOR")]
+    assert row["source_file_bytes"] == "" and row["match"] == "≠ file,O_DIRECT" and row["ratio"] == ""
+    line = next(l for l in p.stdout.splitlines() if re.match(r"seq_write +2 ", l))
+    assert re.search(r"IOR\[1\] .* 1 MiB +\? +\? ", line), line
+    # IOzone's throughput lines without its header or command line: nothing is known.
+    bare = tmp_path / "iozone-bare.txt"
+    bare.write_text("".join(l + "\n" for l in (FIX / "iozone/01-seq-write-read-t2.txt").read_text().splitlines()
+                            if "Children see" in l))
+    p = compare_cmd(run_file[0], bare, "--csv", tmp_path / "b.csv")
+    assert p.returncode == 0, p.stderr
+    assert "[1] IOzone: record ?, file ?, O_DIRECT ?" in p.stdout
+    row = csv_rows(tmp_path / "b.csv")[("seq_write", 2, "IOzone")]
+    assert row["match"] == "≠ record,file,O_DIRECT" and row["ratio"] == ""
+    p = compare_cmd(run_file[0], bare, "--loose", "--csv", tmp_path / "l.csv")
+    assert csv_rows(tmp_path / "l.csv")[("seq_write", 2, "IOzone")]["ratio"] != ""
+
+
+@pytest.fixture(scope="module")
+def iozone11_run(tmp_path_factory):
+    """A run with IOzone fixture 11's settings: 2 threads, 32 MiB files, 4 KiB records, no -I."""
+    tmp = tmp_path_factory.mktemp("ioz11")
+    (tmp / "w").mkdir()
+    out = tmp / "r.h5"
+    run_iosweep(2, ["run", "--dir", tmp / "w", "--file-size", "32MiB", "--seq-record", "4KiB",
+                    "--rand-record", "4KiB", "--phases", "seq-write,rand-write,rand-read", "--output", out,
+                    "--quiet"], check=0)
+    return out
+
+
+def test_equal_settings_give_the_ratio_of_figures_of_one_definition(iozone11_run, tmp_path):
+    out = iozone11_run
+    p = compare_cmd(out, FIX / "iozone/11-per-child-C-rand-t2.txt", "--csv", tmp_path / "t.csv")
+    assert p.returncode == 0, p.stderr
+    by = csv_rows(tmp_path / "t.csv")
+    want = {"seq_write": 203302.38 * 4096, "rand_write": 190747.58, "rand_read": 1511882.56}
+    for phase, value in want.items():
+        row = by[(phase, 2, "IOzone")]
+        assert row["match"] == "=" and row["compared_with"] == "iozone_children", row
+        s = summary_row(out, phase, 2)
+        mine = s["iozone_children_Bps"] / (4096 if common.is_random(phase) else 1)
+        assert float(row["ratio"]) == pytest.approx(mine / value, rel=1e-6), phase
+    # The same output from IOzone -x: its "Children see" is iosweep's children figure.
+    no_wall = tmp_path / "ioz-x.txt"
+    no_wall.write_text(with_header_line("iozone/11-per-child-C-rand-t2.txt", "Stonewall disabled"))
+    p = compare_cmd(out, no_wall, "--csv", tmp_path / "x.csv")
+    assert p.returncode == 0, p.stderr
+    assert "not stonewalled (-x)" in p.stdout
+    row = csv_rows(tmp_path / "x.csv")[("rand_read", 2, "IOzone")]
+    s = summary_row(out, "rand_read", 2)
+    assert row["compared_with"] == "children" and row["match"] == "="
+    assert float(row["ratio"]) == pytest.approx(s["children_Bps"] / 4096 / 1511882.56, rel=1e-6)
+
+
+def test_o_direct_on_one_side_only_is_a_mismatch(iozone11_run, diskdir, tmp_path):
+    # IOR fixture 05: 2 tasks, 4 KiB random, 8 MiB each, --posix.odirect.
+    out = tmp_path / "d.h5"
+    run_iosweep(2, ["run", "--dir", diskdir, "--file-size", "8MiB", "--rand-record", "4KiB", "--direct",
+                    "--phases", "rand-write,rand-read", "--output", out, "--quiet"], check=0)
+    p = compare_cmd(out, FIX / "ior/05-posix-odirect-rand4k.txt", "--csv", tmp_path / "t.csv")
+    assert p.returncode == 0, p.stderr
+    row = csv_rows(tmp_path / "t.csv")[("rand_read", 2, "IOR")]
+    s = summary_row(out, "rand_read", 2)
+    assert row["match"] == "=" and float(row["ratio"]) == pytest.approx(s["iops"] / 40070.88, rel=1e-6)
+    p = compare_cmd(iozone11_run, FIX / "ior/05-posix-odirect-rand4k.txt", "--csv", tmp_path / "u.csv")
+    row = csv_rows(tmp_path / "u.csv")[("rand_read", 2, "IOR")]
+    assert row["match"] == "≠ file,O_DIRECT" and row["ratio"] == ""
 
 
 def test_format_iozone_round_trip(run_file):
@@ -201,7 +431,8 @@ def test_schema_readme_matches_what_the_writer_produces(run_file):
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         produced = {"run_index": f["run_index"], "rank_map": g["rank_map"], "summary": g["summary"],
-                    "ranks": g["ranks"], "nodes": g["nodes"], "timeseries": g["timeseries"]}
+                    "ranks": g["ranks"], "nodes": g["nodes"], "timeseries": g["timeseries"],
+                    "device": g["device"]}
         for name, ds in produced.items():
             assert list(ds.dtype.names) == documented[name], name
             for field in ds.dtype.names:

@@ -36,6 +36,11 @@ def test_import_returns_one_row_per_summary_point_with_run_attributes(results):
     assert list(summary["ranks"]) == [1, 1, 2, 2] * 2
     assert (summary["file_size_bytes"] == 2 * 2**20).all()
     assert (summary["bytes"] == summary["ranks"] * 2 * 2**20).all()
+    # The record size each row's phase used: 1 MiB sequential, 4 KiB random (and the bytes per
+    # operation iosweep counted agree).
+    assert list(summary["record_bytes"]) == [2**20, 4096] * 4
+    assert (summary["bytes"] == summary["ops"] * summary["record_bytes"]).all()
+    assert (summary["scan_record_bytes"] == runs["scan_record_bytes"].iloc[0]).all()
     ranks = iosweep_load.ranks(results)
     assert len(ranks) == 2 * (1 + 2)
     lower, upper, counts = iosweep_load.latency(results)
