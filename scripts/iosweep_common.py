@@ -127,27 +127,56 @@ def status_of(group):
     return by_value(enum_members(group.attrs.get_id("status").dtype))[int(group.attrs["status"])]
 
 
-def is_random(phase):
-    """Random phases (rand_*) are measured in IOPS, the others in bandwidth."""
-    return phase.startswith("rand_")
+def phase_table(run):
+    """The phase table a run recorded (its `phase_table` attribute, TOML): {enum name: {id, name,
+    record, flags, control_for}}; {} for files written before iosweep recorded it. `run` is a
+    mapping of run attributes (an h5py group's attrs, or a row of iosweep_load's runs)."""
+    import tomllib
+
+    text = run.get("phase_table") if run is not None and hasattr(run, "get") else None
+    if isinstance(text, bytes):
+        text = text.decode()
+    if not isinstance(text, str) or not text:
+        return {}
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return {}
 
 
-# What the phase table (src/phases/phase_table.cpp) says of some phases and a results file does
-# not record: the phases that read in scan records (RecordKind::scan; --scan-record), and the
-# control phases (kPhaseControl) with the phase each is the baseline of. A phase not named here
-# reads or writes in sequential records (--seq-record) unless it is random (--rand-record).
+def _flags(phase, run):
+    row = phase_table(run).get(phase)
+    return None if row is None else set(filter(None, row.get("flags", "").split(",")))
+
+
+def is_random(phase, run=None):
+    """Random phases are measured in IOPS, the others in bandwidth (the run's phase table when
+    it recorded one; rand_* otherwise)."""
+    flags = _flags(phase, run)
+    return "random" in flags if flags is not None else phase.startswith("rand_")
+
+
+# What older results files do not record (newer ones carry their phase table): the phases that
+# read in scan records (--scan-record), and the control phases with the phase each is the
+# baseline of. A phase not named here reads or writes in sequential records (--seq-record)
+# unless it is random (--rand-record).
 SCAN_PHASES = ("filter_count", "scan_only")
 CONTROL_OF = {"scan_only": "filter_count"}
 
 
-def is_control(phase):
+def is_control(phase, run=None):
     """A control phase (scan_only) measures another phase's baseline: it has no counterpart in
     other tools and is not drawn or compared unless asked."""
-    return phase in CONTROL_OF
+    flags = _flags(phase, run)
+    return "control" in flags if flags is not None else phase in CONTROL_OF
 
 
-def record_attr(phase):
+def record_attr(phase, run=None):
     """The run attribute holding the record size `phase` used."""
+    row = phase_table(run).get(phase)
+    if row is not None:
+        return {"seq": "seq_record_bytes", "rand": "rand_record_bytes",
+                "scan": "scan_record_bytes"}[row["record"]]
     if is_random(phase):
         return "rand_record_bytes"
     return "scan_record_bytes" if phase in SCAN_PHASES else "seq_record_bytes"
@@ -156,7 +185,7 @@ def record_attr(phase):
 def record_bytes(run, phase):
     """The record size, in bytes, that `phase` used in a run (a mapping of run attributes, such
     as a row of iosweep_load's runs or summary); None when the run does not say."""
-    v = run.get(record_attr(phase)) if hasattr(run, "get") else None
+    v = run.get(record_attr(phase, run)) if hasattr(run, "get") else None
     try:
         v = int(v)
     except (TypeError, ValueError):

@@ -26,7 +26,8 @@ const FieldDesc kSummary[] = {
     F(SummaryRow, bandwidth_Bps, f64, "bytes/s", "bytes / wall_s (IOR's figure)"),
     F(SummaryRow, iops, f64, "ops/s", "ops / wall_s"),
     F(SummaryRow, children_Bps, f64, "bytes/s",
-      "sum over ranks of bytes_i / elapsed_i (IOzone's 'Children see')"),
+      "sum over ranks of bytes_i / elapsed_i (IOzone's 'Children see' with -x, stonewalling "
+      "off; its default is iozone_children_Bps)"),
     F(SummaryRow, rank_bw_min_Bps, f64, "bytes/s", "min over ranks of bytes_i / elapsed_i"),
     F(SummaryRow, rank_bw_max_Bps, f64, "bytes/s", "max over ranks of bytes_i / elapsed_i"),
     F(SummaryRow, rank_bw_mean_Bps, f64, "bytes/s", "mean over ranks of bytes_i / elapsed_i"),

@@ -34,6 +34,33 @@ std::string join_argv(const std::vector<std::string>& argv) {
   return s;
 }
 
+// The phase table as TOML, one inline table per phase (its enum name): what a script needs to
+// read a row without a list of its own (record option, flags, the phase a control is for).
+std::string phase_table_toml() {
+  std::string s;
+  for (const auto& row : phase_table()) {
+    const PhaseDesc& d = row.desc;
+    std::string flags;
+    auto flag = [&](bool on, const char* name) {
+      if (on) flags += (flags.empty() ? "" : ",") + std::string(name);
+    };
+    flag(d.writes(), "writes");
+    flag(d.random(), "random");
+    flag(d.creates(), "creates");
+    flag(d.counts(), "counts");
+    flag(d.control(), "control");
+    const char* record = d.record == RecordKind::seq    ? "seq"
+                         : d.record == RecordKind::rand ? "rand"
+                                                        : "scan";
+    s += std::string(d.enum_name) + " = {id = " + std::to_string(d.id) + ", name = \"" + d.name +
+         "\", record = \"" + record + "\", flags = \"" + flags + "\"";
+    if (d.control_for != nullptr)
+      s += ", control_for = \"" + std::string(find_phase(d.control_for)->desc.enum_name) + "\"";
+    s += "}\n";
+  }
+  return s;
+}
+
 void write_run_attributes(hid_t g, const RunContext& ctx) {
   const Config& c = *ctx.cfg;
   const Workload& w = c.work;
@@ -65,6 +92,7 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
   for (auto p : w.phases)
     phases += (phases.empty() ? "" : ",") + std::string(phase_row(p).desc.name);
   set_attr(g, "phases", phases);
+  set_attr(g, "phase_table", phase_table_toml());
   std::vector<std::int64_t> points(ctx.points.begin(), ctx.points.end());
   set_attr(g, "points", points);
   set_attr(g, "placement",

@@ -9,7 +9,7 @@ TEST(Units, SizesAcceptShortAndIecSuffixesAsBinary) {
   const std::pair<const char*, std::uint64_t> cases[] = {
       {"4096", 4096},       {"4k", 4096},       {"4K", 4096},         {"4KiB", 4096},
       {"4kb", 4096},        {"16m", 16u << 20}, {"16MiB", 16u << 20}, {"1g", 1ull << 30},
-      {"1GiB", 1ull << 30}, {"2t", 2ull << 40}, {"1.5k", 1536},       {" 8 MiB ", 8u << 20}};
+      {"1GiB", 1ull << 30}, {"2t", 2ull << 40}, {"1.5k", 1536},       {"8MiB", 8u << 20}};
   for (const auto& [text, want] : cases) {
     std::uint64_t got = 0;
     EXPECT_EQ(parse_size(text, got), "") << text;
@@ -18,8 +18,8 @@ TEST(Units, SizesAcceptShortAndIecSuffixesAsBinary) {
 }
 
 TEST(Units, SizesRejectGarbageNegativeUnknownUnitAndOverflow) {
-  for (const char* bad :
-       {"", "abc", "-4k", "4q", "k", "1.3b", "99999999999TiB", "18446744073709551616", "4 k b"}) {
+  for (const char* bad : {"", "abc", "-4k", "4q", "k", "1.3b", "99999999999TiB",
+                          "18446744073709551616", "4 k b", " 8MiB", "8 MiB", "8MiB ", "8\tm"}) {
     std::uint64_t got = 7;
     EXPECT_NE(parse_size(bad, got), "") << bad;
     EXPECT_EQ(got, 7u) << bad;
@@ -57,4 +57,15 @@ TEST(Units, FormatSize) {
   EXPECT_EQ(format_size(4096), "4 KiB");
   EXPECT_EQ(format_size(1536), "1.50 KiB");
   EXPECT_EQ(format_size(12), "12 B");
+}
+
+TEST(Units, WhiteSpaceIsRefusedAlikeByEveryParser) {
+  std::uint64_t n = 0;
+  double d = 0;
+  for (const char* spaced : {" 4", "4 ", "4 k"}) {
+    EXPECT_NE(parse_size(spaced, n).find("white space"), std::string::npos) << spaced;
+    EXPECT_NE(parse_count(spaced, n).find("white space"), std::string::npos) << spaced;
+    EXPECT_NE(parse_seconds(spaced, d).find("white space"), std::string::npos) << spaced;
+    EXPECT_NE(parse_rate(spaced, d).find("white space"), std::string::npos) << spaced;
+  }
 }
