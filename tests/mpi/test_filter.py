@@ -49,7 +49,9 @@ def test_reuse_refuses_files_of_another_seed(tmp_path, workdir):
     p = run_iosweep(1, ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB",
                         "--phases", "filter-count", "--reuse", rid, "--seed", "7", "--output", out,
                         "--quiet"])
-    assert p.returncode == 1 and "does not hold this run's data" in p.stderr
+    # Found before the run (status 2, one line naming --reuse), not half way through it.
+    assert p.returncode == 2 and "does not hold this run's data" in p.stderr
+    assert [l for l in p.stderr.splitlines() if l.startswith("iosweep:")][0].startswith("iosweep: --reuse:")
 
 
 def test_nodes_table_efficiency_and_time_split(tmp_path, workdir):

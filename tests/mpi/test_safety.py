@@ -28,10 +28,17 @@ def test_a_symlink_at_a_file_name_is_never_followed(tmp_path, workdir, phase):
     name = workdir / f"iosweep.{rid}.1"
     name.unlink()
     name.symlink_to(victim)
+    with h5py.File(out, "r") as f:
+        runs_before = len(run_ids(f))
     p = run_iosweep(2, ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB", "--phases", phase,
                         "--reuse", rid, "--ranks", "2", "--output", out, "--quiet"])
-    assert p.returncode == 1
-    assert re.search(r"rank \d \(host [^)]+\): \w+ of .*iosweep\." + re.escape(rid) + r"\.1", p.stderr), p.stderr
+    # Found before the run: bad input, one line, nothing appended.
+    assert p.returncode == 2
+    lines = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    assert len(lines) == 1 and "--reuse" in lines[0] and "symbolic link" in lines[0], p.stderr
+    assert re.search(r"iosweep\." + re.escape(rid) + r"\.1", lines[0])
+    with h5py.File(out, "r") as f:
+        assert len(run_ids(f)) == runs_before
     assert victim.read_bytes() == before
     assert name.is_symlink() and (workdir / f"iosweep.{rid}.0").exists()  # --reuse removes nothing
 
