@@ -3,25 +3,19 @@
 
 #include <unistd.h>
 
-#include <fstream>
 #include <sstream>
+
+#include "core/text_file.hpp"
 
 namespace iosweep {
 namespace {
-
-std::string first_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string s;
-  std::getline(in, s);
-  return s;
-}
 
 // Field 22 of /proc/PID/stat; 0 when the process does not exist or has exited and waits to be
 // reaped (a zombie, state Z or X: its parent died with it and nobody reaps it). The command
 // name (field 2) may hold spaces and parentheses, so fields are counted after its closing
 // parenthesis.
 std::uint64_t start_ticks_of(std::int64_t pid) {
-  const std::string stat = first_line("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat = first_line_of("/proc/" + std::to_string(pid) + "/stat");
   const auto close = stat.rfind(')');
   if (close == std::string::npos) return 0;
   std::istringstream rest(stat.substr(close + 2));
@@ -43,7 +37,7 @@ ProcessIdentity self_identity() {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   p.host = host;
-  p.boot_id = first_line("/proc/sys/kernel/random/boot_id");
+  p.boot_id = first_line_of("/proc/sys/kernel/random/boot_id");
   p.pid = static_cast<std::int64_t>(::getpid());
   p.start_ticks = start_ticks_of(p.pid);
   return p;

@@ -7,23 +7,14 @@
 
 #include <climits>
 #include <cstdlib>
-#include <fstream>
 #include <functional>
 #include <sstream>
 
+#include "core/text_file.hpp"
 #include "engines/file_ops.hpp"
 
 namespace iosweep {
 namespace {
-
-std::string read_line(const std::string& path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  while (!line.empty() && (line.back() == '\n' || line.back() == ' '))
-    line.pop_back();
-  return line;
-}
 
 bool exists(const std::string& path) {
   struct stat st {};
@@ -60,8 +51,9 @@ BlockDevice BlockDevice::of(const std::string& dir) {
   }
   d.stat_path_ = sys + "/stat";
   d.name_ = sys.substr(sys.find_last_of('/') + 1);
-  if (const std::string dm = read_line(sys + "/dm/name"); !dm.empty()) d.name_ += " (" + dm + ")";
-  const std::string boot = read_line("/proc/sys/kernel/random/boot_id");
+  if (const std::string dm = first_line_of(sys + "/dm/name"); !dm.empty())
+    d.name_ += " (" + dm + ")";
+  const std::string boot = first_line_of("/proc/sys/kernel/random/boot_id");
   d.identity_ = std::hash<std::string>{}(boot + "|" + sys);
   return d;
 }
@@ -71,7 +63,7 @@ DeviceCounters BlockDevice::sample() const {
   if (!valid()) return c;
   // Fields (Documentation/block/stat.rst): read I/Os, read merges, read sectors, read ticks,
   // write I/Os, write merges, write sectors, ...; sectors are 512 bytes whatever the device's.
-  std::istringstream in(read_line(stat_path_));
+  std::istringstream in(first_line_of(stat_path_));
   std::uint64_t f[7] = {};
   for (auto& x : f)
     if (!(in >> x)) return {};

@@ -20,6 +20,17 @@ struct Sample {
   std::uint64_t read_bytes, write_bytes, read_ops, write_ops;
 };
 
+// Every sampler's `T` on the samplers' rank 0 (empty elsewhere).
+template <class T>
+std::vector<T> gather_at_root(const T& mine, MPI_Comm comm) {
+  int me = 0, n = 1;
+  MPI_Comm_rank(comm, &me);
+  MPI_Comm_size(comm, &n);
+  std::vector<T> all(me == 0 ? static_cast<std::size_t>(n) : 0);
+  MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, comm);
+  return all;
+}
+
 }  // namespace
 
 DeviceSampler::DeviceSampler(const std::string& dir, const LocalPlace& place)
@@ -29,12 +40,8 @@ DeviceSampler::DeviceSampler(const std::string& dir, const LocalPlace& place)
   device_ = BlockDevice::of(dir);
   Identity mine{device_.identity(), node_, device_.valid() ? 1 : 0, {}};
   std::strncpy(mine.why, device_.why().c_str(), sizeof mine.why - 1);
-  int me = 0, n = 1;
-  MPI_Comm_rank(samplers_, &me);
-  MPI_Comm_size(samplers_, &n);
-  std::vector<Identity> all(me == 0 ? static_cast<std::size_t>(n) : 0);
-  MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, samplers_);
-  if (me != 0) return;
+  const std::vector<Identity> all = gather_at_root(mine, samplers_);
+  if (all.empty()) return;
   measured_ = true;
   std::set<std::uint64_t> seen;
   for (const auto& id : all) {
@@ -56,12 +63,8 @@ std::vector<DeviceRow> DeviceSampler::collect() {
   const DeviceCounters d = after_ - before_;
   Sample mine{node_, {}, d.read_bytes, d.write_bytes, d.read_ops, d.write_ops};
   std::strncpy(mine.name, device_.name().c_str(), sizeof mine.name - 1);
-  int me = 0, n = 1;
-  MPI_Comm_rank(samplers_, &me);
-  MPI_Comm_size(samplers_, &n);
-  std::vector<Sample> all(me == 0 ? static_cast<std::size_t>(n) : 0);
-  MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, samplers_);
-  if (me != 0 || !measured_) return rows;
+  const std::vector<Sample> all = gather_at_root(mine, samplers_);
+  if (all.empty() || !measured_) return rows;
   for (std::size_t i = 0; i < all.size(); ++i) {
     DeviceRow r{};
     r.node = all[i].node;

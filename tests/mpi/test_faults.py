@@ -13,14 +13,20 @@ import pytest
 from conftest import BIN, latest_run, mpi_env, run_ids, run_iosweep, this_host
 
 
+def mounted_tmpfs(folder, size):
+    """A tmpfs of `size` at `folder` (made here), unmounted by the caller; skips without root."""
+    if os.geteuid() != 0:
+        pytest.skip(f"mounting a {size} tmpfs needs root")
+    folder.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)]).returncode != 0:
+        pytest.skip("cannot mount tmpfs here")
+    return folder
+
+
 @pytest.fixture
 def small_tmpfs(tmp_path):
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs for ENOSPC needs root")
-    d = tmp_path / "small"
-    d.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(d)]).returncode != 0:
-        pytest.skip("cannot mount tmpfs here")
+    """Room for 24 MiB of data files: ENOSPC part way through a run."""
+    d = mounted_tmpfs(tmp_path / "small", "24m")
     yield d
     subprocess.run(["umount", "-l", str(d)])
 
@@ -112,6 +118,23 @@ def in_timed_phase(workdir, n):
     return len([f for f in os.listdir(workdir) if f.startswith("iosweep.")]) == n
 
 
+def many_points(workdir, out, ranks="1,2", n=2):
+    """A run of many short points (seq-write of 1 MiB files), started in the background."""
+    return start(["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB", "--phases",
+                  "seq-write", "--ranks", ranks, "--repetitions", "2000", "--output", out, "--quiet"], n=n)
+
+
+def points_in(out, runs, points):
+    """A condition: the results file lists `runs` runs and the last has written `points` points."""
+    def written():
+        try:
+            with h5py.File(out, "r", locking=False) as f:
+                return len(f["run_index"]) == runs and f["run_index"][-1]["n_points"] >= points
+        except (OSError, KeyError):
+            return False
+    return written
+
+
 def earlier_run(workdir, out):
     run_iosweep(1, ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB",
                     "--phases", "seq-write", "--output", out, "--quiet", "--label", "earlier"], check=0)
@@ -182,17 +205,8 @@ def test_writer_killed_between_points_leaves_a_readable_file(tmp_path, workdir):
     out = tmp_path / "r.h5"
     earlier_run(workdir, out)
     # Many short points; kill rank 0 (the writer) once some points are in the file.
-    p = start(["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB", "--phases", "seq-write",
-               "--ranks", "1,2", "--repetitions", "2000", "--output", out, "--quiet"])
-
-    def points_written():
-        try:
-            with h5py.File(out, "r", locking=False) as f:
-                return len(f["run_index"]) == 2 and f["run_index"][-1]["n_points"] >= 3
-        except (OSError, KeyError):
-            return False
-
-    wait_for(points_written, what="points in the results file")
+    p = many_points(workdir, out)
+    wait_for(points_in(out, 2, 3), what="points in the results file")
     rank0 = min(wait_for(lambda: rank_pids(workdir), what="the ranks"))
     os.kill(rank0, signal.SIGKILL)
     p.communicate(timeout=60)
@@ -209,17 +223,8 @@ def test_writer_killed_between_points_leaves_a_readable_file(tmp_path, workdir):
 def test_a_killed_writer_is_marked_interrupted_by_the_next_run(tmp_path, workdir):
     out = tmp_path / "r.h5"
     earlier_run(workdir, out)
-    p = start(["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB", "--phases", "seq-write",
-               "--ranks", "1,2", "--repetitions", "2000", "--output", out, "--quiet"])
-
-    def points_written():
-        try:
-            with h5py.File(out, "r", locking=False) as f:
-                return len(f["run_index"]) == 2 and f["run_index"][-1]["n_points"] >= 2
-        except (OSError, KeyError):
-            return False
-
-    wait_for(points_written, what="points in the results file")
+    p = many_points(workdir, out)
+    wait_for(points_in(out, 2, 2), what="points in the results file")
     os.killpg(p.pid, signal.SIGKILL)  # launcher and ranks at once: nobody can mark the run
     p.communicate(timeout=60)
     wait_for(lambda: not rank_pids(workdir), timeout=30, what="every rank to be gone")
@@ -239,17 +244,8 @@ def test_a_killed_writer_is_marked_interrupted_by_the_next_run(tmp_path, workdir
 
 def test_a_running_writer_is_never_marked_interrupted(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    p = start(["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB", "--phases", "seq-write",
-               "--ranks", "1", "--repetitions", "2000", "--output", out, "--quiet"], n=1)
-
-    def running():
-        try:
-            with h5py.File(out, "r", locking=False) as f:
-                return len(f["run_index"]) == 1 and f["run_index"][0]["n_points"] >= 2
-        except (OSError, KeyError):
-            return False
-
-    wait_for(running, what="a run in progress")
+    p = many_points(workdir, out, ranks="1", n=1)
+    wait_for(points_in(out, 1, 2), what="a run in progress")
     other = workdir / "other"
     other.mkdir()
     earlier_run(other, out)  # appends beside the live run
@@ -278,12 +274,8 @@ def test_sigterm_with_mpiruns_default_grace_marks_the_run_aborted(diskdir, tmp_p
 
 @pytest.fixture
 def tiny_tmpfs(tmp_path):
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs for the results file needs root")
-    d = tmp_path / "tiny"
-    d.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(d)]).returncode != 0:
-        pytest.skip("cannot mount tmpfs here")
+    """Room for a results file of about 1 MiB beside the 2 MiB iosweep keeps free."""
+    d = mounted_tmpfs(tmp_path / "tiny", "3m")
     yield d
     subprocess.run(["umount", "-l", str(d)])
 
@@ -310,17 +302,8 @@ def test_results_disk_filling_up_stops_the_run_cleanly(tiny_tmpfs, tmp_path, wor
 
 def test_results_file_removed_during_a_run_is_not_recreated(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    p = start(["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB", "--phases", "seq-write",
-               "--ranks", "1", "--repetitions", "2000", "--output", out, "--quiet"], n=1)
-
-    def points_written():
-        try:
-            with h5py.File(out, "r", locking=False) as f:
-                return f["run_index"][-1]["n_points"] >= 2
-        except (OSError, KeyError):
-            return False
-
-    wait_for(points_written, what="points in the results file")
+    p = many_points(workdir, out, ranks="1", n=1)
+    wait_for(points_in(out, 1, 2), what="points in the results file")
     os.unlink(out)
     _, err = p.communicate(timeout=60)
     assert p.returncode != 0
