@@ -1,7 +1,10 @@
 // Process identity (see process.hpp).
 #include "core/process.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <fstream>
 
 #include <sstream>
 
@@ -31,6 +34,28 @@ std::uint64_t start_ticks_of(std::int64_t pid) {
 }
 
 }  // namespace
+
+Usage self_usage() {
+  rusage ru{};
+  ::getrusage(RUSAGE_SELF, &ru);
+  Usage u;
+  u.rss_peak_bytes = static_cast<std::uint64_t>(ru.ru_maxrss) * 1024;
+  u.user_s =
+      static_cast<double>(ru.ru_utime.tv_sec) + static_cast<double>(ru.ru_utime.tv_usec) * 1e-6;
+  u.sys_s =
+      static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) * 1e-6;
+  return u;
+}
+
+std::uint64_t private_bytes() {
+  std::ifstream in("/proc/self/smaps_rollup");
+  std::string key;
+  std::uint64_t kib = 0, total = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit)
+    if (key == "Private_Clean:" || key == "Private_Dirty:") total += kib * 1024;
+  return total;
+}
 
 ProcessIdentity self_identity() {
   ProcessIdentity p;

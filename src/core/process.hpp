@@ -19,6 +19,17 @@ struct ProcessIdentity {
 
 ProcessIdentity self_identity();
 
+// What this process has used so far: peak resident memory (getrusage's ru_maxrss, which counts
+// the shared library pages every process maps), CPU time of all its threads.
+struct Usage {
+  std::uint64_t rss_peak_bytes = 0;
+  double user_s = 0, sys_s = 0;
+};
+Usage self_usage();
+// Memory this process alone holds now (Private_Clean + Private_Dirty of smaps_rollup): what it
+// costs the machine, without the pages it shares with the other ranks.
+std::uint64_t private_bytes();
+
 enum class Liveness { alive, gone, unknown };
 // unknown: another host or another boot's records cannot be decided from here.
 Liveness liveness_of(const ProcessIdentity& p);

@@ -49,6 +49,11 @@ struct RankSample {
   // Where the bytes came from (untimed; NaN where not measured)
   double cached_fraction = std::numeric_limits<double>::quiet_NaN();     // reads, before
   double unflushed_fraction = std::numeric_limits<double>::quiet_NaN();  // writes, after close
+
+  // What the rank used (untimed; getrusage and smaps_rollup)
+  double cpu_s = 0;                  // CPU time, all its threads, during the timed window
+  std::uint64_t rss_peak_bytes = 0;  // peak resident memory so far (shared pages included)
+  std::uint64_t private_bytes = 0;   // memory of its own at the end of the window
 };
 static_assert(std::is_trivially_copyable_v<RankSample>);
 

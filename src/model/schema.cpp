@@ -94,6 +94,17 @@ const FieldDesc kSummary[] = {
       "page cache after the last close / bytes written; NaN otherwise"),
     F(SummaryRow, t_start_unix_ns, u64, "ns",
       "unix time at which the first rank started its timed window (min over ranks)"),
+    F(SummaryRow, overhead_s, f64, "s",
+      "rank 0's time in this phase outside the slowest rank's window and outside its own "
+      "preparation (buffers, file creation, cache drop): barriers, agreements, gathers, "
+      "reductions, the results append"),
+    F(SummaryRow, cpu_s, f64, "s",
+      "sum over ranks of CPU time (user + system, all threads) during the timed window"),
+    F(SummaryRow, rss_peak_max_bytes, u64, "bytes",
+      "max over ranks of peak resident memory so far (getrusage; shared library pages included)"),
+    F(SummaryRow, private_max_bytes, u64, "bytes",
+      "max over ranks of the memory a rank held alone at the end of its window (smaps_rollup "
+      "Private_*)"),
 };
 
 const FieldDesc kRanks[] = {
@@ -128,6 +139,23 @@ const FieldDesc kRanks[] = {
     F(RankRow, unflushed_fraction, f64, "1",
       "writing phases without fsync or O_DIRECT: fraction of the bytes written still dirty or "
       "under writeback after close (cachestat(2)); NaN otherwise"),
+    F(RankRow, cpu_s, f64, "s", "CPU time of the rank (user + system, all threads) in the window"),
+    F(RankRow, rss_peak_bytes, u64, "bytes",
+      "peak resident memory of the rank so far (getrusage ru_maxrss; shared pages included)"),
+    F(RankRow, private_bytes, u64, "bytes",
+      "memory the rank held alone at the end of its window (smaps_rollup Private_Clean + "
+      "Private_Dirty)"),
+};
+
+const FieldDesc kRankUsage[] = {
+    F(RankUsageRow, rank, i32, "1", "world rank"),
+    F(RankUsageRow, rss_peak_bytes, u64, "bytes",
+      "peak resident memory over the run (getrusage ru_maxrss; shared library pages included)"),
+    F(RankUsageRow, private_peak_bytes, u64, "bytes",
+      "largest memory the rank held alone, sampled at the end of every window it ran and "
+      "every point it waited out"),
+    F(RankUsageRow, cpu_user_s, f64, "s", "user CPU time over the run, all threads"),
+    F(RankUsageRow, cpu_sys_s, f64, "s", "system CPU time over the run, all threads"),
 };
 
 const FieldDesc kRankMap[] = {
@@ -197,8 +225,10 @@ const TableDesc kTimeSeriesT{"timeseries", sizeof(TimeSeriesRow), kTimeSeries,
                              "one row per (summary point, rank, time bin)"};
 const TableDesc kDeviceT{"device", sizeof(DeviceRow), kDevice,
                          "one row per (summary point, node sampled): block device counters"};
+const TableDesc kRankUsageT{"rank_usage", sizeof(RankUsageRow), kRankUsage,
+                            "one row per world rank: memory and CPU over the whole run"};
 const TableDesc* const kAll[] = {&kRunIndexT, &kRankMapT,    &kSummaryT, &kRanksT,
-                                 &kNodesT,    &kTimeSeriesT, &kDeviceT};
+                                 &kNodesT,    &kTimeSeriesT, &kDeviceT,  &kRankUsageT};
 
 const EnumMember kStatus[] = {{"running", 0}, {"complete", 1}, {"aborted", 2}, {"interrupted", 3}};
 
@@ -228,6 +258,9 @@ const TableDesc& timeseries_table() {
 }
 const TableDesc& device_table() {
   return kDeviceT;
+}
+const TableDesc& rank_usage_table() {
+  return kRankUsageT;
 }
 std::span<const TableDesc* const> all_tables() {
   return kAll;

@@ -97,6 +97,10 @@ struct SummaryRow {
   double cached_fraction_max;
   double unflushed_fraction;
   std::uint64_t t_start_unix_ns;
+  double overhead_s;
+  double cpu_s;
+  std::uint64_t rss_peak_max_bytes;
+  std::uint64_t private_max_bytes;
 };
 
 // One row per (point, active rank): the raw per-rank sample.
@@ -127,6 +131,19 @@ struct RankRow {
   std::uint64_t latency_max_ns;
   double cached_fraction;
   double unflushed_fraction;
+  double cpu_s;
+  std::uint64_t rss_peak_bytes;
+  std::uint64_t private_bytes;
+};
+
+// One row per world rank, written at the end of a run: what each rank used over the whole run,
+// idle or active.
+struct RankUsageRow {
+  std::int32_t rank;
+  std::uint64_t rss_peak_bytes;
+  std::uint64_t private_peak_bytes;
+  double cpu_user_s;
+  double cpu_sys_s;
 };
 
 struct RankMapRow {
@@ -188,6 +205,7 @@ const TableDesc& run_index_table();
 const TableDesc& nodes_table();
 const TableDesc& timeseries_table();
 const TableDesc& device_table();
+const TableDesc& rank_usage_table();
 std::span<const TableDesc* const> all_tables();
 
 }  // namespace iosweep

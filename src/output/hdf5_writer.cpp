@@ -223,6 +223,7 @@ void Hdf5Writer::begin_locked(const RunContext& ctx, bool was_empty) {
   h5::create_table(g.get(), nodes_table(), 256);
   h5::create_table(g.get(), timeseries_table(), 4096);
   h5::create_table(g.get(), device_table(), 256);
+  h5::create_table(g.get(), rank_usage_table(), 1024);
   h5::Handle lat = h5::check(H5Gcreate2(g.get(), "latency", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                              H5Gclose, "latency group");
   std::vector<std::uint64_t> lower, upper;
@@ -296,6 +297,17 @@ void Hdf5Writer::finish(RunStatus status, const std::string& message) {
   index_.t_end_unix_ns = t_end;
   index_.status = static_cast<std::uint8_t>(status);
   h5::write_row(f.get(), run_index_table(), run_index_row_, &index_);
+  h5::check_status(H5Fflush(f.get(), H5F_SCOPE_GLOBAL), "flushing " + path_);
+}
+
+void Hdf5Writer::write_rank_usage(const std::vector<RankUsageRow>& rows) {
+  std::lock_guard guard(mu_);
+  if (!begun_ || ended_) return;
+  h5::FileLock lock(path_, h5::FileLock::Mode::append, file_);
+  h5::Handle f = h5::open_file(path_, false);
+  h5::Handle g = h5::check(H5Gopen2(f.get(), ("runs/" + run_id_).c_str(), H5P_DEFAULT), H5Gclose,
+                           "opening run " + run_id_);
+  h5::append_rows(g.get(), rank_usage_table(), rows.data(), rows.size());
   h5::check_status(H5Fflush(f.get(), H5F_SCOPE_GLOBAL), "flushing " + path_);
 }
 

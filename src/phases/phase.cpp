@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/clock.hpp"
+#include "core/process.hpp"
 #include "engines/file_ops.hpp"
 
 namespace iosweep {
@@ -35,6 +36,7 @@ void arm_timed(DriverJob& job, PhaseContext& ctx, std::uint64_t t0_ns) {
 DriverResult timed_window(PhaseContext& ctx, DriverJob& job, IoDriver& driver, OpenMode mode,
                           bool sync, int file_position, RankSample& s) {
   Engine& e = *job.engine;
+  const Usage before = self_usage();
   s.t_start_unix_ns = unix_now_ns();
   const std::uint64_t t0 = now_ns();
   const int h = e.open(job.path, mode);
@@ -57,6 +59,12 @@ DriverResult timed_window(PhaseContext& ctx, DriverJob& job, IoDriver& driver, O
   s.elapsed_s = ns_to_s(t4 - t0);
   s.stonewalled = r.stonewalled ? 1 : 0;
   s.latency_max_ns = ctx.latency.max_ns();
+  // What the rank used, read after its window closed: CPU of all its threads during the window
+  // (the progress thread's included on rank 0), and its memory with the window's buffers held.
+  const Usage after = self_usage();
+  s.cpu_s = (after.user_s - before.user_s) + (after.sys_s - before.sys_s);
+  s.rss_peak_bytes = after.rss_peak_bytes;
+  s.private_bytes = private_bytes();
   return r;
 }
 

@@ -15,6 +15,7 @@ struct Identity {
 };
 
 struct Sample {
+  std::int32_t sampling;
   std::int32_t node;
   char name[64];
   std::uint64_t read_bytes, write_bytes, read_ops, write_ops;
@@ -49,7 +50,7 @@ DeviceSampler::DeviceSampler(const std::string& dir, const LocalPlace& place)
       measured_ = false;
       why_not_ = "node " + std::to_string(id.node) + ": " + id.why;
     }
-    counted_.push_back(seen.insert(id.identity).second ? 1 : 0);
+    counted_[id.node] = seen.insert(id.identity).second ? 1 : 0;
   }
 }
 
@@ -57,23 +58,23 @@ DeviceSampler::~DeviceSampler() {
   if (samplers_ != MPI_COMM_NULL) MPI_Comm_free(&samplers_);
 }
 
-std::vector<DeviceRow> DeviceSampler::collect() {
+std::vector<DeviceRow> DeviceSampler::collect(MPI_Comm active) {
   std::vector<DeviceRow> rows;
-  if (!sampling_) return rows;
   const DeviceCounters d = after_ - before_;
-  Sample mine{node_, {}, d.read_bytes, d.write_bytes, d.read_ops, d.write_ops};
+  Sample mine{sampling_ ? 1 : 0, node_, {}, d.read_bytes, d.write_bytes, d.read_ops, d.write_ops};
   std::strncpy(mine.name, device_.name().c_str(), sizeof mine.name - 1);
-  const std::vector<Sample> all = gather_at_root(mine, samplers_);
+  const std::vector<Sample> all = gather_at_root(mine, active);
   if (all.empty() || !measured_) return rows;
-  for (std::size_t i = 0; i < all.size(); ++i) {
+  for (const auto& a : all) {
+    if (!a.sampling) continue;
     DeviceRow r{};
-    r.node = all[i].node;
-    std::memcpy(r.device, all[i].name, sizeof r.device);
-    r.counted = counted_[i];
-    r.read_bytes = all[i].read_bytes;
-    r.write_bytes = all[i].write_bytes;
-    r.read_ops = all[i].read_ops;
-    r.write_ops = all[i].write_ops;
+    r.node = a.node;
+    std::memcpy(r.device, a.name, sizeof r.device);
+    r.counted = counted_[a.node];
+    r.read_bytes = a.read_bytes;
+    r.write_bytes = a.write_bytes;
+    r.read_ops = a.read_ops;
+    r.write_ops = a.write_ops;
     rows.push_back(r);
   }
   return rows;

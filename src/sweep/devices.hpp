@@ -8,6 +8,7 @@
 
 #include <mpi.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,9 +36,10 @@ class DeviceSampler {
   void after() {
     if (sampling_) after_ = device_.sample();
   }
-  // Collective over the samplers (every rank calls it; non-samplers return at once). On rank 0:
-  // one row per node, `counted` decided; point, phase and repetition left for the caller.
-  std::vector<DeviceRow> collect();
+  // Collective over the active ranks of a point (`active`; the samplers of every node in use
+  // are among them: a node's lowest rank is always its first to be active). On rank 0: one row
+  // per node sampled, `counted` decided; point, phase and repetition left for the caller.
+  std::vector<DeviceRow> collect(MPI_Comm active);
 
  private:
   BlockDevice device_;
@@ -46,7 +48,7 @@ class DeviceSampler {
   int node_ = 0;
   bool measured_ = false;
   std::string why_not_;
-  std::vector<std::uint8_t> counted_;  // rank 0: per sampler, in sampler rank order
+  std::map<int, std::uint8_t> counted_;  // rank 0: per node
   DeviceCounters before_, after_;
 };
 

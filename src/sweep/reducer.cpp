@@ -143,13 +143,20 @@ PointResult reduce_point(const PointInput& in) {
                          r.wearout_s,
                          r.latency_max_ns,
                          r.cached_fraction,
-                         r.unflushed_fraction});
+                         r.unflushed_fraction,
+                         r.cpu_s,
+                         r.rss_peak_bytes,
+                         r.private_bytes});
+    s.cpu_s += r.cpu_s;
+    s.rss_peak_max_bytes = std::max(s.rss_peak_max_bytes, r.rss_peak_bytes);
+    s.private_max_bytes = std::max(s.private_max_bytes, r.private_bytes);
   }
   s.matches = in.total_matches;
   s.t_start_unix_ns = in.samples.empty() ? 0 : in.samples.front().t_start_unix_ns;
   for (const auto& r : in.samples)
     s.t_start_unix_ns = std::min(s.t_start_unix_ns, r.t_start_unix_ns);
   s.order_seed = in.order_seed;
+  s.overhead_s = in.overhead_s;
   reduce_provenance(in, out);
   const auto n = static_cast<double>(in.samples.size());
   const Stats rs = stats_of(rates), ts = stats_of(times);

@@ -35,6 +35,7 @@ struct PointInput {
   std::vector<DeviceRow> devices;  // one per node sampled, `counted` already decided
   bool device_measured = false;    // false: no block device (NaN in the summary)
   bool writes = false;             // the phase's direction, for device_fraction
+  double overhead_s = 0;           // rank 0's time outside the windows and its preparation
 };
 
 PointResult reduce_point(const PointInput& in);

@@ -8,10 +8,12 @@
 
 #include "core/clock.hpp"
 #include "core/errors.hpp"
+#include "core/process.hpp"
 #include "engines/file_ops.hpp"
 #include "engines/registry.hpp"
 #include "mpi/gentle.hpp"
 #include "mpi/messages.hpp"
+#include "mpi/waiting.hpp"
 #include "output/console_writer.hpp"
 #include "output/hdf5_writer.hpp"
 #include "output/iozone_writer.hpp"
@@ -59,10 +61,15 @@ class SweepRunner {
   int run();
 
  private:
+  bool agree_world(const std::string& mine);
   bool checkpoint(const std::string& mine);
+  void collect_failures(const std::string& mine, MPI_Comm comm);
+  bool run_point(std::size_t point_index, int k, MPI_Comm comm);
   bool run_phase(const PhaseRow& row, std::size_t point_index, int k, int rep, MPI_Comm comm,
                  int shift);
-  int shift_for(int k);
+  void note_usage();
+  std::string write_rank_usage();
+  int shift_for(int k, MPI_Comm comm);
   std::vector<PhaseId> order_for(int rep) const;
   std::uint64_t order_seed_for(int k, int rep) const;
   std::string who() const {
@@ -93,15 +100,15 @@ class SweepRunner {
   std::unique_ptr<PointRecorder> recorder_;  // rank 0
   std::uint64_t order_base_ = 0;             // --order-seed, or this run's nonce
   std::string failure_;                      // on rank 0: why the run stops
+  std::unique_ptr<Room> room_;               // where this machine's idle ranks wait
+  Gate* gate_ = nullptr;                     // the active ranks' agreement, during a point
+  MPI_Comm point_comm_ = MPI_COMM_NULL;      // the active ranks, during a point
+  std::uint64_t private_peak_ = 0;           // this rank's largest private memory seen
 };
 
-// Every rank says whether it is fine; when one is not, rank 0 collects the messages. Returns
-// true when all ranks are fine.
-bool SweepRunner::checkpoint(const std::string& mine) {
-  int bad = mine.empty() ? 0 : 1, any = 0;
-  gentle_allreduce_int(&bad, &any, 1, MPI_MAX, MPI_COMM_WORLD);
-  if (!any) return true;
-  const std::vector<std::string> all = gather_messages(mine, MPI_COMM_WORLD);
+// On rank 0 of `comm`: the failure messages of every rank, in failure_.
+void SweepRunner::collect_failures(const std::string& mine, MPI_Comm comm) {
+  const std::vector<std::string> all = gather_messages(mine, comm);
   int shown = 0, more = 0;
   for (const auto& m : all) {
     if (m.empty()) continue;
@@ -112,6 +119,21 @@ bool SweepRunner::checkpoint(const std::string& mine) {
     }
   }
   if (more > 0) failure_ += "\n(and " + std::to_string(more) + " more ranks failed)";
+}
+
+// Every rank of the world says whether it is fine (at the start of a run, all ranks awake).
+bool SweepRunner::agree_world(const std::string& mine) {
+  int bad = mine.empty() ? 0 : 1, any = 0;
+  gentle_allreduce_int(&bad, &any, 1, MPI_MAX, MPI_COMM_WORLD);
+  if (any) collect_failures(mine, MPI_COMM_WORLD);
+  return any == 0;
+}
+
+// Within a point: every active rank says whether it is fine, waiting in the kernel for the
+// others (the Gate); when one is not, rank 0 collects the messages. True when all are fine.
+bool SweepRunner::checkpoint(const std::string& mine) {
+  if (gate_->max(mine.empty() ? 0 : 1) == 0) return true;
+  collect_failures(mine, point_comm_);
   return false;
 }
 
@@ -132,7 +154,7 @@ int SweepRunner::fail() {
   return kExitFailure;
 }
 
-int SweepRunner::shift_for(int k) {
+int SweepRunner::shift_for(int k, MPI_Comm comm) {
   if (!work_.read_shift_auto) return k > 0 ? work_.read_shift % k : 0;
   int shift = 0;
   if (rank0_) {
@@ -147,7 +169,7 @@ int SweepRunner::shift_for(int k) {
                    "another node (%d node(s) in use); using %d\n",
                    k, place_.full.nodes_used(k), shift);
   }
-  MPI_Bcast(&shift, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&shift, 1, MPI_INT, 0, comm);
   return shift;
 }
 
@@ -173,15 +195,16 @@ std::uint64_t SweepRunner::order_seed_for(int k, int rep) const {
 bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k, int rep,
                             MPI_Comm comm, int shift) {
   const PhaseDesc& desc = row.desc;
-  const bool active = comm != MPI_COMM_NULL;
   const int pos = place_.self.position;
+  const std::uint64_t t_begin = now_ns();
+  std::uint64_t prepare_ns = 0;
   std::unique_ptr<Phase> phase = row.make(desc);
   std::unique_ptr<Engine> engine;
   PhaseContext ctx(work_, cfg_.io, desc, spec_, *files_, place_.self, mpi_.host());
   ctx.active = comm;
   ctx.k = k;
   ctx.repetition = rep;
-  ctx.read_position = active ? (pos + shift) % k : pos;
+  ctx.read_position = (pos + shift) % k;
   ctx.series = TimeSeries(static_cast<std::uint64_t>(work_.timeseries_bin_s * 1e9));
   ctx.stop = watcher_->stop_flag();
   ctx.order_seed = order_seed_for(k, rep);
@@ -190,7 +213,12 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
   s.position = pos;
   s.node = place_.self.node;
   auto guarded = [&](auto&& step) -> std::string {
-    if (!active) return {};
+    const std::uint64_t t0 = now_ns();
+    struct Count {
+      std::uint64_t t0;
+      std::uint64_t& sum;
+      ~Count() { sum += now_ns() - t0; }
+    } count{t0, prepare_ns};
     try {
       step();
       return {};
@@ -211,7 +239,7 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
         if (!desc.creates()) ensure_own_file(ctx);
       })))
     return false;
-  if (active) {
+  {
     std::uint64_t mine = files_->valid_bytes(), theirs = 0;
     MPI_Sendrecv(&mine, 1, MPI_UINT64_T, (pos - shift % k + k) % k, 0, &theirs, 1, MPI_UINT64_T,
                  ctx.read_position, 0, comm, MPI_STATUS_IGNORE);
@@ -227,24 +255,28 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
     ctx.progress_bytes = progress_->counter();
   }
   devices_->before();
-  if (active) MPI_Barrier(comm);
-  const std::string run_error = guarded([&] { phase->run(ctx, s); });
+  MPI_Barrier(comm);
+  std::string run_error;
+  try {
+    phase->run(ctx, s);
+  } catch (const std::exception& e) {
+    run_error = who() + ": " + printable(e.what());
+  }
   if (rank0_) progress_->end_phase();
   if (!checkpoint(run_error)) return false;
   devices_->after();  // every rank of every node has closed its file
   if (!checkpoint(guarded([&] { phase->finish(ctx, s); }))) return false;
 
+  private_peak_ = std::max(private_peak_, s.private_bytes);
   PointInput in;
-  in.devices = devices_->collect();
+  in.devices = devices_->collect(comm);
+  gather_point(comm, s, ctx.latency, ctx.series, desc.counts(), in);
+  phase->cleanup(ctx);
   std::string engine_detail;
-  if (active) {
-    gather_point(comm, s, ctx.latency, ctx.series, desc.counts(), in);
-    phase->cleanup(ctx);
-    if (rank0_)
-      engine_detail = std::string(engine->name()) + " depth " + std::to_string(engine->depth()) +
-                      ": " + engine->detail();
-    engine.reset();
-  }
+  if (rank0_)
+    engine_detail = std::string(engine->name()) + " depth " + std::to_string(engine->depth()) +
+                    ": " + engine->detail();
+  engine.reset();
 
   // Rank 0: reduce, check, write; then everyone learns whether the run goes on.
   std::string verdict;
@@ -258,19 +290,61 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
     in.order_seed = desc.random() ? ctx.order_seed : 0;
     in.device_measured = devices_->measured();
     in.writes = desc.writes();
+    // The time outside the slowest rank's window and outside rank 0's own preparation.
+    double wall = 0;
+    for (const auto& r : in.samples)
+      wall = std::max(wall, r.elapsed_s);
+    in.overhead_s = std::max(0.0, ns_to_s(now_ns() - t_begin - prepare_ns) - wall);
     for (auto& d : in.devices) {
       d.phase = desc.id;
       d.repetition = static_cast<std::uint32_t>(rep);
     }
     verdict = recorder_->record(row, std::move(in), engine_detail);
   }
-  int len = static_cast<int>(verdict.size());
-  MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (len > 0) {
+  if (gate_->max(verdict.empty() ? 0 : 1) != 0) {
     if (rank0_) failure_ = verdict;
     return false;
   }
   return true;
+}
+
+// One point on its active ranks: the repetitions of every phase, over a Gate.
+bool SweepRunner::run_point(std::size_t point_index, int k, MPI_Comm comm) {
+  Gate gate(comm);
+  gate_ = &gate;
+  point_comm_ = comm;
+  const int shift = shift_for(k, comm);
+  bool ok = true;
+  for (int rep = 0; rep < cfg_.sweep.repetitions && ok; ++rep) {
+    const std::vector<PhaseId> order = order_for(rep);
+    if (rank0_) recorder_->begin(order);
+    for (PhaseId phase : order)
+      if (!(ok = run_phase(phase_row(phase), point_index, k, rep, comm, shift))) break;
+  }
+  gate_ = nullptr;
+  point_comm_ = MPI_COMM_NULL;
+  return ok;
+}
+
+void SweepRunner::note_usage() {
+  private_peak_ = std::max(private_peak_, private_bytes());
+}
+
+// Every rank's memory and CPU over the whole run, to rank 0 and the results file; on rank 0,
+// why writing it failed, or empty.
+std::string SweepRunner::write_rank_usage() {
+  note_usage();
+  const Usage u = self_usage();
+  const RankUsageRow mine{mpi_.rank(), u.rss_peak_bytes, private_peak_, u.user_s, u.sys_s};
+  std::vector<RankUsageRow> all(rank0_ ? static_cast<std::size_t>(mpi_.size()) : 0);
+  MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+  if (!rank0_ || hdf5_ == nullptr) return {};
+  try {
+    hdf5_->write_rank_usage(all);
+  } catch (const std::exception& e) {
+    return std::string("writing the results failed: ") + printable(e.what());
+  }
+  return {};
 }
 
 bool SweepRunner::start_writers() {
@@ -305,7 +379,7 @@ bool SweepRunner::start_writers() {
       err = "rank 0: starting the results in " + cfg_.report.output + " failed: " + e.what();
     }
   }
-  return checkpoint(err);
+  return agree_world(err);
 }
 
 int SweepRunner::run() {
@@ -343,29 +417,37 @@ int SweepRunner::run() {
     if (!work_.keep) files_->remove_own();
   });
   if (!start_writers()) return fail();
+  room_ = std::make_unique<Room>(MPI_COMM_WORLD);
 
   progress_ = std::make_unique<Progress>(rank0_ && !cfg_.report.quiet, stderr);
   progress_->begin_run(planned_bytes_of_rank0(cfg_, points_));
 
+  // Every point: the active ranks run it; the others sleep in their machine's room until its
+  // keeper opens it with the verdict, which the keepers follow from rank 0.
   for (std::size_t pi = 0; pi < points_.size(); ++pi) {
     const int k = points_[pi];
     const bool active = place_.self.position < k;
-    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm comm = MPI_COMM_NULL, awake = MPI_COMM_NULL;
     MPI_Comm_split(MPI_COMM_WORLD, active ? 0 : MPI_UNDEFINED, place_.self.position, &comm);
-    const int shift = shift_for(k);
-    bool ok = true;
-    for (int rep = 0; rep < cfg_.sweep.repetitions && ok; ++rep) {
-      const std::vector<PhaseId> order = order_for(rep);
-      if (rank0_) recorder_->begin(order);
-      for (PhaseId phase : order)
-        if (!(ok = run_phase(phase_row(phase), pi, k, rep, comm, shift))) break;
+    const bool keeper = room_->keeper_for(active);
+    MPI_Comm_split(MPI_COMM_WORLD, active || keeper ? 0 : MPI_UNDEFINED, mpi_.rank(), &awake);
+    int stop = 0;
+    if (active) stop = run_point(pi, k, comm) ? 0 : 1;
+    // Idle keepers follow the point from another machine: they test every 5 ms at most.
+    if (awake != MPI_COMM_NULL) gentle_bcast_int(stop, 0, awake, active ? 1'000'000 : 5'000'000);
+    if (keeper) {
+      room_->open(stop);
+    } else if (!active) {
+      stop = room_->wait();
     }
+    note_usage();
+    if (awake != MPI_COMM_NULL) MPI_Comm_free(&awake);
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-    if (!ok) return fail();
+    if (stop != 0) return fail();
   }
   progress_.reset();
   if (!work_.keep) files_->remove_own();
-  MPI_Barrier(MPI_COMM_WORLD);
+  if (failure_ = write_rank_usage(); !failure_.empty()) return fail();
   if (rank0_) {
     try {
       writers_.end_run(RunStatus::complete, {});

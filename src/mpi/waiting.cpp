@@ -1,0 +1,155 @@
+// Waiting in the kernel (see waiting.hpp).
+#include "mpi/waiting.hpp"
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bit>
+#include <climits>
+#include <cstring>
+
+#include "mpi/gentle.hpp"
+
+namespace iosweep {
+namespace {
+
+// Futexes on shared memory (not FUTEX_PRIVATE_FLAG): the ranks of a machine are processes.
+// Waits time out every second and look again, so nothing depends on a lost wake-up.
+void futex_wait(std::atomic<std::uint32_t>& w, std::uint32_t expected) {
+  const timespec one_second{1, 0};
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&w), FUTEX_WAIT, expected, &one_second,
+            nullptr, 0);
+}
+
+void futex_wake_all(std::atomic<std::uint32_t>& w) {
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&w), FUTEX_WAKE, INT_MAX, nullptr, nullptr,
+            0);
+}
+
+constexpr std::uint32_t bits(int v) {
+  return std::bit_cast<std::uint32_t>(v);
+}
+constexpr int value_of(std::uint32_t b) {
+  return std::bit_cast<int>(b);
+}
+
+// Room words
+constexpr int kRoomGeneration = 0, kRoomVerdict = 1;
+// Gate words
+constexpr int kGateGeneration = 0, kGateArrivals = 1, kGateValue = 2, kGateResult = 3;
+
+}  // namespace
+
+static_assert(sizeof(std::atomic<std::uint32_t>) == 4 &&
+              std::atomic<std::uint32_t>::is_always_lock_free);
+
+SharedPage::SharedPage(MPI_Comm machine) {
+  int rank = 0;
+  MPI_Comm_rank(machine, &rank);
+  void* base = nullptr;
+  MPI_Win_allocate_shared(rank == 0 ? 4096 : 0, 1, MPI_INFO_NULL, machine, &base, &win_);
+  MPI_Aint size = 0;
+  int disp = 1;
+  MPI_Win_shared_query(win_, 0, &size, &disp, &base);
+  words_ = static_cast<std::atomic<std::uint32_t>*>(base);
+  if (rank == 0) std::memset(base, 0, 4096);
+  MPI_Barrier(machine);
+}
+
+SharedPage::~SharedPage() {
+  if (win_ != MPI_WIN_NULL) MPI_Win_free(&win_);
+}
+
+Room::Room(MPI_Comm world) {
+  MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine_);
+  page_ = new SharedPage(machine_);
+}
+
+Room::~Room() {
+  delete page_;
+  if (machine_ != MPI_COMM_NULL) MPI_Comm_free(&machine_);
+}
+
+bool Room::keeper_for(bool active) {
+  int world_rank = 0, machine_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm_rank(machine_, &machine_rank);
+  const int mine = active ? world_rank : INT_MAX;
+  int lowest_active = INT_MAX;
+  MPI_Allreduce(&mine, &lowest_active, 1, MPI_INT, MPI_MIN, machine_);
+  // Every rank has passed the opening of the previous point's room by now.
+  seen_ = page_->word(kRoomGeneration).load();
+  return lowest_active == INT_MAX ? machine_rank == 0 : lowest_active == world_rank;
+}
+
+int Room::wait() {
+  auto& gen = page_->word(kRoomGeneration);
+  for (;;) {
+    const std::uint32_t g = gen.load();
+    if (g != seen_) {
+      seen_ = g;
+      return value_of(page_->word(kRoomVerdict).load());
+    }
+    futex_wait(gen, g);
+  }
+}
+
+void Room::open(int verdict) {
+  page_->word(kRoomVerdict).store(bits(verdict));
+  seen_ = page_->word(kRoomGeneration).fetch_add(1) + 1;
+  futex_wake_all(page_->word(kRoomGeneration));
+}
+
+Gate::Gate(MPI_Comm active) {
+  int rank = 0;
+  MPI_Comm_rank(active, &rank);
+  MPI_Comm_split_type(active, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local_);
+  MPI_Comm_rank(local_, &local_rank_);
+  MPI_Comm_size(local_, &local_size_);
+  MPI_Comm_split(active, local_rank_ == 0 ? 0 : MPI_UNDEFINED, rank, &leaders_);
+  page_ = new SharedPage(local_);
+  if (local_rank_ == 0) page_->word(kGateValue).store(bits(INT_MIN));
+  MPI_Barrier(local_);
+}
+
+Gate::~Gate() {
+  delete page_;
+  if (leaders_ != MPI_COMM_NULL) MPI_Comm_free(&leaders_);
+  if (local_ != MPI_COMM_NULL) MPI_Comm_free(&local_);
+}
+
+int Gate::max(int value) {
+  auto& gen = page_->word(kGateGeneration);
+  auto& arrivals = page_->word(kGateArrivals);
+  auto& acc = page_->word(kGateValue);
+  const std::uint32_t g = gen.load();
+  std::uint32_t cur = acc.load();
+  while (value_of(cur) < value && !acc.compare_exchange_weak(cur, bits(value))) {
+  }
+  const std::uint32_t n = arrivals.fetch_add(1) + 1;
+  if (local_rank_ != 0) {
+    if (n == static_cast<std::uint32_t>(local_size_)) futex_wake_all(arrivals);
+    for (std::uint32_t now = gen.load(); now == g; now = gen.load())
+      futex_wait(gen, now);
+    return value_of(page_->word(kGateResult).load());
+  }
+  // The machine's leader: waits in the kernel for the others of its machine, then follows the
+  // other machines through MPI.
+  for (std::uint32_t now = arrivals.load(); now < static_cast<std::uint32_t>(local_size_);
+       now = arrivals.load())
+    futex_wait(arrivals, now);
+  const int local = value_of(acc.exchange(bits(INT_MIN)));
+  arrivals.store(0);
+  int result = local;
+  int leaders = 1;
+  MPI_Comm_size(leaders_, &leaders);
+  if (leaders > 1) gentle_allreduce_int(&local, &result, 1, MPI_MAX, leaders_);
+  page_->word(kGateResult).store(bits(result));
+  gen.fetch_add(1);
+  futex_wake_all(gen);
+  return result;
+}
+
+}  // namespace iosweep
