@@ -27,11 +27,8 @@ namespace {
 // /proc/meminfo's MemAvailable in bytes; 0 when unknown.
 std::uint64_t mem_available_bytes() {
   std::ifstream in("/proc/meminfo");
-  std::string key;
-  std::uint64_t kib = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * 1024;
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("MemAvailable:")) return std::stoull(line.substr(13)) * 1024;
   return 0;
 }
 

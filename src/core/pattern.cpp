@@ -111,10 +111,17 @@ std::uint64_t verify_blocks(const DataSpec& spec, std::uint64_t file, std::uint6
   return bad;
 }
 
-std::size_t PatternBuffer::bytes_for(std::size_t record_bytes, unsigned depth) {
-  // Copies of the pattern, back to back, so that `depth` records fit side by side, plus a tail
-  // for records that cross the end of a copy (only when the record does not divide 16 MiB).
-  const std::size_t per_copy = kPatternBytes;
+std::size_t PatternBuffer::period_for(std::uint64_t file_bytes) {
+  // A file shorter than the pattern only ever uses its first file_bytes: no more is kept.
+  if (file_bytes == 0 || file_bytes >= kPatternBytes) return kPatternBytes;
+  return static_cast<std::size_t>((file_bytes + kBlockBytes - 1) / kBlockBytes * kBlockBytes);
+}
+
+std::size_t PatternBuffer::bytes_for(std::size_t record_bytes, unsigned depth,
+                                     std::uint64_t file_bytes) {
+  // Copies of the pattern's period, back to back, so that `depth` records fit side by side, plus
+  // a tail for records that cross the end of a copy (only when the record does not divide it).
+  const std::size_t per_copy = period_for(file_bytes);
   std::size_t copies = ((depth == 0 ? 1 : depth) * record_bytes + per_copy - 1) / per_copy;
   if (copies == 0) copies = 1;
   const bool aligned = record_bytes <= per_copy && per_copy % record_bytes == 0;
@@ -127,8 +134,9 @@ PatternBuffer::PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size
       file_(file),
       base_(pattern_base(spec, file)),
       keys_(spec),
+      period_(period_for(spec.file_bytes)),
       inflight_(depth == 0 ? 1 : depth) {
-  const std::size_t bytes = bytes_for(record_bytes, depth);
+  const std::size_t bytes = bytes_for(record_bytes, depth, spec.file_bytes);
   // Records of one page reach the device as one segment whatever backs the page, so for them the
   // pattern always asks for huge pages: each write stamps a different 4 KiB page of 16 MiB, and
   // with 4 KiB pages that store waited for a page walk (most of iosweep's own time per 4 KiB
@@ -136,9 +144,9 @@ PatternBuffer::PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size
   mem_ = AlignedBuffer(bytes, hugepages || record_bytes <= kBlockBytes);
   dirty_.assign(mem_.size() / kBlockBytes, 0);
   std::uint64_t* w = words(mem_.data());
-  const std::size_t n = mem_.size() / 8;
+  const std::size_t n = mem_.size() / 8, period_words = period_ / 8;
   for (std::size_t x = 0; x < n; ++x)
-    w[x] = word_from_base(spec_, base_, x % kPatternWords);
+    w[x] = word_from_base(spec_, base_, x % period_words);
 }
 
 std::byte* PatternBuffer::acquire(std::uint64_t file_offset, std::size_t length, unsigned& slot) {
@@ -147,7 +155,7 @@ std::byte* PatternBuffer::acquire(std::uint64_t file_offset, std::size_t length,
     ++free_slot;
   if (free_slot == inflight_.size()) return nullptr;
   const std::size_t s = static_cast<std::size_t>(file_offset % kPatternBytes);
-  for (std::size_t begin = s; begin + length <= mem_.size(); begin += kPatternBytes) {
+  for (std::size_t begin = s; begin + length <= mem_.size(); begin += period_) {
     const std::size_t end = begin + length;
     bool clash = false;
     for (const auto& r : inflight_)
@@ -173,7 +181,7 @@ void PatternBuffer::stamp(std::size_t phys_offset, std::uint64_t file_offset, st
     if (i + kAhead < n) __builtin_prefetch(mem_.data() + (pb0 + i + kAhead) * kBlockBytes, 1, 0);
     std::uint64_t* w = words(mem_.data() + (pb0 + i) * kBlockBytes);
     if (dirty_[pb0 + i]) {  // a key was planted here for an earlier record: restore the pattern
-      const std::uint64_t pw = ((pb0 + i) % kPatternBlocks) * kWordsPerBlock;
+      const std::uint64_t pw = ((pb0 + i) % (period_ / kBlockBytes)) * kWordsPerBlock;
       for (std::size_t k = 1; k < kWordsPerBlock; ++k)
         w[k] = word_from_base(spec_, base_, pw + k);
       dirty_[pb0 + i] = 0;

@@ -94,7 +94,8 @@ struct Mismatch {
 std::uint64_t verify_blocks(const DataSpec& spec, std::uint64_t file, std::uint64_t file_offset,
                             std::span<const std::byte> src, Mismatch* first);
 
-// The source of every timed write: a buffer holding one or more copies of a file's pattern, so
+// The source of every timed write: a buffer holding one or more copies of a file's pattern (of
+// the part of it the file uses, for a file shorter than 16 MiB), so
 // that a write of `record` bytes at any 4 KiB-aligned offset is served in place by stamping the
 // blocks (and planting the keys) of that one record - the only work inside the timed window.
 // Enough copies are kept for `depth` requests in flight; acquire() returns nullptr in the rare
@@ -104,8 +105,12 @@ class PatternBuffer {
  public:
   PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size_t record_bytes, unsigned depth,
                 bool hugepages = false);
+  // The part of the pattern a file of `file_bytes` uses (all 16 MiB, or the file's own length
+  // when it is shorter: a 1 MiB file never needs more than 1 MiB of it); 0: unbounded.
+  static std::size_t period_for(std::uint64_t file_bytes);
   // The memory one holds for records of `record_bytes` at `depth` in flight.
-  static std::size_t bytes_for(std::size_t record_bytes, unsigned depth);
+  static std::size_t bytes_for(std::size_t record_bytes, unsigned depth,
+                               std::uint64_t file_bytes = 0);
   std::byte* acquire(std::uint64_t file_offset, std::size_t length, unsigned& slot);
   // Hint that a write at `file_offset` is coming: fetch the cache line its stamp goes to, so the
   // stamping store does not stall (for 4 KiB random writes that miss was most of iosweep's own
@@ -127,6 +132,7 @@ class PatternBuffer {
   std::uint64_t file_;
   std::uint64_t base_;
   KeyPlan keys_;
+  std::size_t period_;  // bytes of the pattern kept: 16 MiB, or less for a shorter file
   AlignedBuffer mem_;
   std::vector<std::uint8_t> dirty_;  // per physical block: keys were planted there
   std::vector<Region> inflight_;

@@ -49,11 +49,14 @@ Usage self_usage() {
 
 std::uint64_t private_bytes() {
   std::ifstream in("/proc/self/smaps_rollup");
-  std::string key;
-  std::uint64_t kib = 0, total = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit)
-    if (key == "Private_Clean:" || key == "Private_Dirty:") total += kib * 1024;
+  std::uint64_t total = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string key;
+    std::uint64_t kib = 0;
+    if ((fields >> key >> kib) && (key == "Private_Clean:" || key == "Private_Dirty:"))
+      total += kib * 1024;
+  }
   return total;
 }
 

@@ -154,6 +154,9 @@ const FieldDesc kRankUsage[] = {
     F(RankUsageRow, private_peak_bytes, u64, "bytes",
       "largest memory the rank held alone, sampled at the end of every window it ran and "
       "every point it waited out"),
+    F(RankUsageRow, private_idle_peak_bytes, u64, "bytes",
+      "largest memory the rank held alone at the end of a point it waited out (idle); 0 when it "
+      "ran in every point"),
     F(RankUsageRow, cpu_user_s, f64, "s", "user CPU time over the run, all threads"),
     F(RankUsageRow, cpu_sys_s, f64, "s", "system CPU time over the run, all threads"),
 };

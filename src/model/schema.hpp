@@ -142,6 +142,7 @@ struct RankUsageRow {
   std::int32_t rank;
   std::uint64_t rss_peak_bytes;
   std::uint64_t private_peak_bytes;
+  std::uint64_t private_idle_peak_bytes;
   double cpu_user_s;
   double cpu_sys_s;
 };

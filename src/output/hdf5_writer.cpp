@@ -253,6 +253,7 @@ void Hdf5Writer::begin_locked(const RunContext& ctx, bool was_empty) {
 void Hdf5Writer::append_point(const PointResult& p, const LatencyHistogram& latency) {
   std::lock_guard guard(mu_);
   if (!begun_ || ended_) return;
+  const std::uint64_t t0 = now_ns();
   h5::FileLock lock(path_, h5::FileLock::Mode::append, file_);
   if (const std::uint64_t free = h5::free_bytes(path_); free < h5::kResultsReserveBytes)
     throw std::runtime_error("only " + std::to_string(free) + " bytes are free beside " + path_ +
@@ -278,6 +279,10 @@ void Hdf5Writer::append_point(const PointResult& p, const LatencyHistogram& late
         std::string("engine_detail.") + phase_row(p.summary.phase).desc.enum_name;
     h5::set_attr(g.get(), key.c_str(), p.engine_detail);
   }
+  // The append is part of the point's overhead: its time so far goes into the row just written.
+  SummaryRow s = p.summary;
+  s.overhead_s += ns_to_s(now_ns() - t0);
+  h5::write_row(g.get(), summary_table(), index_.n_points, &s);
   ++index_.n_points;
   h5::write_row(f.get(), run_index_table(), run_index_row_, &index_);
   h5::check_status(H5Fflush(f.get(), H5F_SCOPE_GLOBAL), "flushing " + path_);

@@ -42,7 +42,7 @@ EngineNeed FilterCount::engine_need(const Workload& work, const EngineOptions& i
 std::uint64_t FilterCount::buffer_bytes(const Workload& work, const EngineOptions& io) const {
   const unsigned depth = engine_need(work, io).depth;
   return std::max<std::uint64_t>(work.scan_record * depth * 2,
-                                 PatternBuffer::bytes_for(work.seq_record, depth));
+                                 PatternBuffer::bytes_for(work.seq_record, depth, work.file_size));
 }
 
 void FilterCount::prepare(PhaseContext& ctx) {

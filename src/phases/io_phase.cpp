@@ -60,9 +60,10 @@ std::string IoPhase::validate(const Workload& work, const EngineOptions& io) con
 
 std::uint64_t IoPhase::buffer_bytes(const Workload& work, const EngineOptions& io) const {
   const std::uint64_t record = work.record_bytes(desc().record);
-  const std::uint64_t own = writes() ? PatternBuffer::bytes_for(record, io.iodepth)
+  const std::uint64_t own = writes() ? PatternBuffer::bytes_for(record, io.iodepth, work.file_size)
                                      : record * io.iodepth * (work.verify ? 2 : 1);
-  return std::max<std::uint64_t>(own, PatternBuffer::bytes_for(work.seq_record, io.iodepth));
+  return std::max<std::uint64_t>(
+      own, PatternBuffer::bytes_for(work.seq_record, io.iodepth, work.file_size));
 }
 
 void IoPhase::prepare(PhaseContext& ctx) {

@@ -67,7 +67,7 @@ class SweepRunner {
   bool run_point(std::size_t point_index, int k, MPI_Comm comm);
   bool run_phase(const PhaseRow& row, std::size_t point_index, int k, int rep, MPI_Comm comm,
                  int shift);
-  void note_usage();
+  void note_usage(bool active);
   std::string write_rank_usage();
   int shift_for(int k, MPI_Comm comm);
   std::vector<PhaseId> order_for(int rep) const;
@@ -104,6 +104,7 @@ class SweepRunner {
   Gate* gate_ = nullptr;                     // the active ranks' agreement, during a point
   MPI_Comm point_comm_ = MPI_COMM_NULL;      // the active ranks, during a point
   std::uint64_t private_peak_ = 0;           // this rank's largest private memory seen
+  std::uint64_t private_idle_peak_ = 0;      // the same, at the end of points it waited out
 };
 
 // On rank 0 of `comm`: the failure messages of every rank, in failure_.
@@ -196,8 +197,7 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
                             MPI_Comm comm, int shift) {
   const PhaseDesc& desc = row.desc;
   const int pos = place_.self.position;
-  const std::uint64_t t_begin = now_ns();
-  std::uint64_t prepare_ns = 0;
+
   std::unique_ptr<Phase> phase = row.make(desc);
   std::unique_ptr<Engine> engine;
   PhaseContext ctx(work_, cfg_.io, desc, spec_, *files_, place_.self, mpi_.host());
@@ -213,12 +213,6 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
   s.position = pos;
   s.node = place_.self.node;
   auto guarded = [&](auto&& step) -> std::string {
-    const std::uint64_t t0 = now_ns();
-    struct Count {
-      std::uint64_t t0;
-      std::uint64_t& sum;
-      ~Count() { sum += now_ns() - t0; }
-    } count{t0, prepare_ns};
     try {
       step();
       return {};
@@ -246,6 +240,11 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
     ctx.read_valid_bytes = theirs;
   }
   if (!checkpoint(guarded([&] { phase->prepare(ctx); }))) return false;
+  // overhead_s: the harness's own time around the window, from here to the barrier's exit, and
+  // from the agreement that every rank has closed its file to the end of the results append
+  // (the HDF5 writer adds its share); waiting for slower ranks' preparation or windows is not
+  // counted, nor the untimed wear-out.
+  const std::uint64_t t_prepared = now_ns();
 
   // Timed.
   if (rank0_) {
@@ -256,6 +255,7 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
   }
   devices_->before();
   MPI_Barrier(comm);
+  const std::uint64_t pre_window_ns = now_ns() - t_prepared;
   std::string run_error;
   try {
     phase->run(ctx, s);
@@ -264,8 +264,14 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
   }
   if (rank0_) progress_->end_phase();
   if (!checkpoint(run_error)) return false;
+  std::uint64_t t_closed = now_ns();
   devices_->after();  // every rank of every node has closed its file
-  if (!checkpoint(guarded([&] { phase->finish(ctx, s); }))) return false;
+  {
+    const std::uint64_t t0 = now_ns();
+    const std::string why = guarded([&] { phase->finish(ctx, s); });
+    t_closed += now_ns() - t0;  // the wear-out is the phase's, not the harness's
+    if (!checkpoint(why)) return false;
+  }
 
   private_peak_ = std::max(private_peak_, s.private_bytes);
   PointInput in;
@@ -290,11 +296,7 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
     in.order_seed = desc.random() ? ctx.order_seed : 0;
     in.device_measured = devices_->measured();
     in.writes = desc.writes();
-    // The time outside the slowest rank's window and outside rank 0's own preparation.
-    double wall = 0;
-    for (const auto& r : in.samples)
-      wall = std::max(wall, r.elapsed_s);
-    in.overhead_s = std::max(0.0, ns_to_s(now_ns() - t_begin - prepare_ns) - wall);
+    in.overhead_s = ns_to_s(pre_window_ns + (now_ns() - t_closed));
     for (auto& d : in.devices) {
       d.phase = desc.id;
       d.repetition = static_cast<std::uint32_t>(rep);
@@ -326,16 +328,18 @@ bool SweepRunner::run_point(std::size_t point_index, int k, MPI_Comm comm) {
   return ok;
 }
 
-void SweepRunner::note_usage() {
-  private_peak_ = std::max(private_peak_, private_bytes());
+void SweepRunner::note_usage(bool active) {
+  const std::uint64_t now = private_bytes();
+  private_peak_ = std::max(private_peak_, now);
+  if (!active) private_idle_peak_ = std::max(private_idle_peak_, now);
 }
 
 // Every rank's memory and CPU over the whole run, to rank 0 and the results file; on rank 0,
 // why writing it failed, or empty.
 std::string SweepRunner::write_rank_usage() {
-  note_usage();
   const Usage u = self_usage();
-  const RankUsageRow mine{mpi_.rank(), u.rss_peak_bytes, private_peak_, u.user_s, u.sys_s};
+  const RankUsageRow mine{mpi_.rank(),        u.rss_peak_bytes, private_peak_,
+                          private_idle_peak_, u.user_s,         u.sys_s};
   std::vector<RankUsageRow> all(rank0_ ? static_cast<std::size_t>(mpi_.size()) : 0);
   MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
   if (!rank0_ || hdf5_ == nullptr) return {};
@@ -440,7 +444,7 @@ int SweepRunner::run() {
     } else if (!active) {
       stop = room_->wait();
     }
-    note_usage();
+    note_usage(active);
     if (awake != MPI_COMM_NULL) MPI_Comm_free(&awake);
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
     if (stop != 0) return fail();

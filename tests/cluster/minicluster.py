@@ -16,30 +16,9 @@ import subprocess
 import time
 from pathlib import Path
 
+from iosweep_common import can_emulate, emulated_env  # noqa: F401 (used by the cluster tests)
+
 SOURCE_DIR = Path(__file__).resolve().parents[2]
-EMU_RSH = SOURCE_DIR / "scripts" / "cluster" / "emu-rsh"
-
-
-def can_emulate():
-    """None when this machine can run emulated nodes, else the reason it cannot."""
-    if os.geteuid() != 0:
-        return "emulated nodes need root (unshare --uts)"
-    if shutil.which("unshare") is None:
-        return "unshare (util-linux) is not installed"
-    if subprocess.run(["unshare", "--uts", "true"], capture_output=True).returncode != 0:
-        return "this machine refuses new UTS namespaces"
-    return None
-
-
-def emulated_env(base):
-    env = dict(base)
-    env.update({
-        "OMPI_MCA_plm_rsh_agent": str(EMU_RSH),
-        "OMPI_MCA_plm_rsh_no_tree_spawn": "1",
-        "OMPI_MCA_oob_tcp_if_include": "lo",
-        "OMPI_MCA_btl_tcp_if_include": "lo",
-    })
-    return env
 
 
 def free_port_block(n):

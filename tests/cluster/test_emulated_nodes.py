@@ -105,3 +105,47 @@ def test_read_shift_auto_puts_every_reader_on_another_node(threadlist, tmp_path)
             for row in r[r["point"] == point]:
                 assert row["file"] != row["position"]
                 assert node_of_position[int(row["file"])] != int(row["node"]), row
+
+
+def test_sixty_four_ranks_on_eight_nodes_round_robin(tmp_path):
+    """The published layout in small: ranks round-robin over 8 emulated nodes (--map-by node, as
+    a round-robin threadlist), the whole 1..64 sweep in one launch. Every point spreads its
+    ranks over min(k, 8) nodes in node-spread order, the ranks that sit a point out cost no
+    memory of their own to speak of, and the job ends in bounded time."""
+    why = can_emulate()
+    if why:
+        pytest.skip(why)
+    nodes = [f"node{i}" for i in range(1, 9)]
+    hostfile = tmp_path / "nodes"
+    hostfile.write_text("".join(f"{n} slots=8\n" for n in nodes))
+    work = tmp_path / "w"
+    work.mkdir()
+    out = tmp_path / "r.h5"
+    cmd = ["mpirun", "-np", "64", "--hostfile", str(hostfile), "--map-by", "node", "--bind-to", "none", BIN,
+           "run", "--dir", str(work), "--file-size", "1MiB", "--seq-record", "1MiB", "--sweep", "1:64",
+           "--output", str(out), "--quiet"]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert list(work.iterdir()) == []
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        hosts = list(g["hosts"].asstr()[()])
+        assert sorted(hosts) == nodes
+        rm = g["rank_map"][()]
+        # --map-by node: rank r on the (r mod 8)-th host; node-spread order: position = rank.
+        for row in rm:
+            assert hosts[row["node"]] == nodes[row["rank"] % 8]
+            assert row["position"] == row["rank"]
+        s = g["summary"][()]
+        assert sorted(set(s["ranks"])) == [1, 2, 4, 8, 16, 32, 64]
+        assert all(s["nodes"] == [min(k, 8) for k in s["ranks"]])
+        r = g["ranks"][()]
+        for point, k in zip(s["point"], s["ranks"]):
+            rows = r[r["point"] == point]
+            assert sorted(rows["position"]) == list(range(k))  # the first k of the order
+            assert len(set(rows["node"])) == min(k, 8)
+        u = g["rank_usage"][()]
+        assert len(u) == 64
+        # Ranks that sat out points hold little memory of their own while they wait.
+        idle = u["private_idle_peak_bytes"][u["private_idle_peak_bytes"] > 0]
+        assert len(idle) > 0 and idle.max() <= 8 << 20, idle.max()

@@ -102,6 +102,30 @@ TEST(Pattern, PatternBufferServesExactlyTheReferenceContent) {
   }
 }
 
+TEST(Pattern, ShortFilesKeepOnlyTheirOwnPartOfThePatternAndStayExact) {
+  // A 1 MiB file needs 1 MiB of pattern, not 16 MiB: what 512 ranks of small files save.
+  for (const std::uint64_t file : {std::uint64_t{1} << 20, std::uint64_t{3} << 20}) {
+    const DataSpec spec{5, 0x77, 70000, file};
+    for (const std::size_t record : {std::size_t{4096}, std::size_t{65536}, std::size_t{1} << 20}) {
+      if (record > file) continue;
+      EXPECT_EQ(PatternBuffer::bytes_for(record, 1, file), file) << file << " " << record;
+      PatternBuffer src(spec, 9, record, 4);
+      EXPECT_LE(src.memory().size(), 4 * file);
+      AlignedBuffer want(record);
+      std::mt19937_64 rng(record);
+      for (int i = 0; i < 64; ++i) {
+        const std::uint64_t off = (rng() % (file / record)) * record;
+        unsigned slot = 0;
+        std::byte* p = src.acquire(off, record, slot);
+        ASSERT_NE(p, nullptr);
+        fill_blocks(spec, 9, off, want.span());
+        ASSERT_EQ(std::memcmp(p, want.data(), record), 0) << file << " " << record << " " << off;
+        src.release(slot);
+      }
+    }
+  }
+}
+
 TEST(Pattern, PatternBufferKeepsInFlightRegionsApart) {
   const DataSpec spec{5, 0x77, 1048576};
   PatternBuffer src(spec, 1, 16u << 20, 3);
