@@ -140,7 +140,10 @@ Config build_config(const RawOptions& r) {
   // device, so the scan reads in --seq-record units as seq-read does.
   w.scan_record = r.scan_record == "auto" ? 0 : size_opt("--scan-record", r.scan_record);
 
-  std::vector<bool> want(256, r.phases.empty());
+  std::vector<bool> want(256, false);
+  if (r.phases.empty())  // the default: every phase but the opt-in ones (ship-count)
+    for (const auto& row : phase_table())
+      want[row.desc.id] = !row.desc.opt_in();
   for (const auto& p : split_list("--phases", r.phases)) {
     if (p.empty()) throw UsageError("--phases: empty phase name");
     const PhaseRow* row = find_phase(p);
@@ -156,6 +159,9 @@ Config build_config(const RawOptions& r) {
     }
   for (const auto& row : phase_table())
     if (want[row.desc.id]) w.phases.push_back(row.desc.id);
+  w.collector =
+      choice<Collector>("--collector", r.collector,
+                        {{"next-node", Collector::next_node}, {"rank0", Collector::rank0}});
 
   SweepSpec& sw = c.sweep;
   if (!r.ranks.empty() && !r.sweep.empty())

@@ -88,6 +88,9 @@ std::vector<const CLI::Option*> declare_run_options(CLI::App& app, RawOptions& r
           "The 64-bit value filter-count counts (decimal or 0x hex)");
   d.value("--filter-every", r.filter_every, "N", "One planted key every N 64-bit words (N >= 2)");
   d.value("--filter-kernel", r.filter_kernel, "NAME", "Count kernel: auto, avx512, avx2 or scalar");
+  d.value("--collector", r.collector, "MODE",
+          "ship-count: next-node (each rank sends to a rank on another node) or rank0 (all to "
+          "rank 0)");
   d.unset("--rated-bw", r.rated_bw, "RATE",
           "Rated bandwidth of each rank's device, e.g. 5.2GB/s (decimal) or 3GiB/s; adds percent "
           "of rated to the filter-count report");

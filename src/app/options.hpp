@@ -15,6 +15,7 @@ struct RawOptions {
   std::vector<std::string> phases, ranks;
   std::string sweep, placement = "spread", repetitions = "1", seed = "42";
   std::string filter_key = "0xfeedfacecafebeef", filter_every = "1048576", filter_kernel = "auto";
+  std::string collector = "next-node";
   std::string rated_bw, engine = "posix", iodepth = "1", iodepth_batch = "1", cache = "drop",
                         read_shift = "0";
   std::vector<std::string> hints;

@@ -21,6 +21,10 @@ using EngineId = std::uint8_t;
 
 enum class CacheMode { drop, keep };
 
+// Where ship-count sends each rank's bytes: the rank the smallest node-crossing shift gives
+// (another rank of the same node when one node is in use), or every rank to rank 0.
+enum class Collector { next_node, rank0 };
+
 // What an engine is built from.
 struct EngineOptions {
   EngineId engine = 0;
@@ -59,6 +63,7 @@ struct Workload {
   double stonewall_s = 0;  // 0: off
   bool stonewall_wearout = false;
   double timeseries_bin_s = 0.1;
+  Collector collector = Collector::next_node;
   bool verify = false;
   std::string reuse_run;  // read the kept files of an earlier run
 

@@ -16,6 +16,8 @@ enum PhaseFlag : unsigned {
   kPhaseCreates = 1u << 2,  // makes a fresh file inside its timed window (IOzone's initial write)
   kPhaseCounts = 1u << 3,   // counts planted keys; the total must equal the exact expected count
   kPhaseControl = 1u << 4,  // a measurement control: stored, shown only with --show-controls
+  kPhaseOptIn = 1u << 5,    // runs only when --phases names it (not in the default set)
+  kPhaseShips = 1u << 6,    // moves the data it reads over MPI to be counted elsewhere
 };
 
 // Which record size option a phase reads.
@@ -38,6 +40,8 @@ struct PhaseDesc {
   bool creates() const { return (flags & kPhaseCreates) != 0; }
   bool counts() const { return (flags & kPhaseCounts) != 0; }
   bool control() const { return (flags & kPhaseControl) != 0; }
+  bool opt_in() const { return (flags & kPhaseOptIn) != 0; }
+  bool ships() const { return (flags & kPhaseShips) != 0; }
 };
 
 }  // namespace iosweep

@@ -29,8 +29,10 @@ struct RankSample {
   std::uint64_t rows = 0;
   std::uint64_t matches = 0;
   std::uint64_t expected_matches = 0;
-  double io_wait_s = 0;  // waiting for reads to complete
-  double compute_s = 0;  // counting
+  std::uint64_t mpi_bytes = 0;         // sent over MPI in the window (a count: 8)
+  std::uint64_t mpi_remote_bytes = 0;  // of which to a rank on another node
+  double io_wait_s = 0;                // waiting for reads to complete
+  double compute_s = 0;                // counting
 
   // --verify (inside the timed window, reported separately)
   double verify_s = 0;

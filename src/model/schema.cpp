@@ -105,6 +105,14 @@ const FieldDesc kSummary[] = {
     F(SummaryRow, private_max_bytes, u64, "bytes",
       "max over ranks of the memory a rank held alone at the end of its window (smaps_rollup "
       "Private_*)"),
+    F(SummaryRow, mpi_bytes, u64, "bytes",
+      "counting phases: bytes the phase sent over MPI, sum over ranks: 8 per rank for "
+      "filter-count's count, every byte read plus the count for ship-count"),
+    F(SummaryRow, mpi_remote_bytes, u64, "bytes",
+      "of mpi_bytes, the bytes sent to a rank on another node"),
+    F(SummaryRow, filter_vs_ship, f64, "1",
+      "ship-count: filter-count bandwidth_Bps / ship-count bandwidth_Bps at the same point and "
+      "repetition (counting in situ against shipping the data to count it); NaN otherwise"),
 };
 
 const FieldDesc kRanks[] = {
@@ -145,6 +153,8 @@ const FieldDesc kRanks[] = {
     F(RankRow, private_bytes, u64, "bytes",
       "memory the rank held alone at the end of its window (smaps_rollup Private_Clean + "
       "Private_Dirty)"),
+    F(RankRow, mpi_bytes, u64, "bytes", "counting phases: bytes the rank sent over MPI"),
+    F(RankRow, mpi_remote_bytes, u64, "bytes", "of those, to a rank on another node"),
 };
 
 const FieldDesc kRankUsage[] = {

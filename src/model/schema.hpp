@@ -101,6 +101,9 @@ struct SummaryRow {
   double cpu_s;
   std::uint64_t rss_peak_max_bytes;
   std::uint64_t private_max_bytes;
+  std::uint64_t mpi_bytes;
+  std::uint64_t mpi_remote_bytes;
+  double filter_vs_ship;
 };
 
 // One row per (point, active rank): the raw per-rank sample.
@@ -134,6 +137,8 @@ struct RankRow {
   double cpu_s;
   std::uint64_t rss_peak_bytes;
   std::uint64_t private_bytes;
+  std::uint64_t mpi_bytes;
+  std::uint64_t mpi_remote_bytes;
 };
 
 // One row per world rank, written at the end of a run: what each rank used over the whole run,

@@ -46,4 +46,19 @@ Topology compute_topology(const std::vector<std::string>& names, Placement place
   return t;
 }
 
+int remote_shift(const std::vector<int>& node_of_position, int k, bool& all_remote) {
+  all_remote = false;
+  for (int shift = 1; shift < k; ++shift) {
+    bool ok = true;
+    for (int i = 0; i < k && ok; ++i)
+      ok = node_of_position[static_cast<std::size_t>(i)] !=
+           node_of_position[static_cast<std::size_t>((i + shift) % k)];
+    if (ok) {
+      all_remote = true;
+      return shift;
+    }
+  }
+  return k > 1 ? 1 : 0;
+}
+
 }  // namespace iosweep

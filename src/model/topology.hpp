@@ -34,6 +34,11 @@ struct Topology {
   }
 };
 
+// The smallest shift K such that position i and position (i + K) mod k are on different nodes
+// for every i < k, given the node of every position (--read-shift auto, ship-count's
+// collectors); 1 (or 0 for one rank) with `all_remote` false when there is none.
+int remote_shift(const std::vector<int>& node_of_position, int k, bool& all_remote);
+
 // Placement from every rank's processor name (index = rank).
 Topology compute_topology(const std::vector<std::string>& names, Placement placement);
 

@@ -79,7 +79,23 @@ void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) 
       std::snprintf(b, sizeof b, "eff %.2f", s.filter_efficiency);
       add(b);
     }
-    last_filter_ = p;
+    if (phase.ships()) {
+      char b[96];
+      std::snprintf(
+          b, sizeof b, "shipped %s over MPI, %.0f%% across nodes", format_size(s.mpi_bytes).c_str(),
+          s.mpi_bytes
+              ? 100.0 * static_cast<double>(s.mpi_remote_bytes) / static_cast<double>(s.mpi_bytes)
+              : 0.0);
+      add(b);
+      if (s.ranks > 1 && s.mpi_remote_bytes == 0) add("collectors on the same node");
+      if (!std::isnan(s.filter_vs_ship)) {
+        std::snprintf(b, sizeof b, "filter/ship %.2f", s.filter_vs_ship);
+        add(b);
+      }
+      last_ship_ = p;
+    } else {
+      last_filter_ = p;
+    }
   }
   if (s.stonewalled) add("stonewalled");
   if (s.bad_blocks) add(std::to_string(s.bad_blocks) + " bad blocks");
@@ -121,6 +137,29 @@ void ConsoleWriter::print_final_math() {
   if (rated_Bps > 0)
     std::fprintf(out_, "  rated      %.3f GB/s per rank's device: %.1f%% of rated maximum\n",
                  rated_Bps / gbs, 100.0 * per_rank / rated_Bps);
+  print_shipped(s);
+}
+
+// The same scan with the data shipped to collectors instead of counted in place (ship-count at
+// the same point), when the run had it.
+void ConsoleWriter::print_shipped(const SummaryRow& f) {
+  if (!last_ship_) return;
+  const SummaryRow& s = last_ship_->summary;
+  if (s.ranks != f.ranks || s.repetition != f.repetition) return;
+  const double gbs = 1e9;
+  std::fprintf(out_, "ship-count at %u ranks (every record sent over MPI to a collector):\n",
+               s.ranks);
+  std::fprintf(out_,
+               "  moved      %llu bytes over MPI (%.0f%% to another node), against %llu "
+               "bytes (8 per rank) for filter-count\n",
+               static_cast<unsigned long long>(s.mpi_bytes),
+               s.mpi_bytes ? 100.0 * static_cast<double>(s.mpi_remote_bytes) /
+                                 static_cast<double>(s.mpi_bytes)
+                           : 0.0,
+               static_cast<unsigned long long>(f.mpi_bytes));
+  std::fprintf(out_, "  aggregate  %.3f GB/s; filter-count / ship-count %.2f\n",
+               s.bandwidth_Bps / gbs,
+               s.bandwidth_Bps > 0 ? f.bandwidth_Bps / s.bandwidth_Bps : 0.0);
 }
 
 void ConsoleWriter::end_run(RunStatus status, const std::string& message) {

@@ -20,11 +20,13 @@ class ConsoleWriter final : public ResultWriter {
  private:
   void print_header();
   void print_final_math();
+  void print_shipped(const SummaryRow& filter);
 
   std::FILE* out_;
   RunContext ctx_;
   int rows_printed_ = 0;
   std::optional<PointResult> last_filter_;
+  std::optional<PointResult> last_ship_;
 };
 
 }  // namespace iosweep

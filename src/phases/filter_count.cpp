@@ -83,6 +83,7 @@ void FilterCount::run(PhaseContext& ctx, RankSample& s) {
   s.cached_fraction = cached_fraction_;
   if (desc().counts()) {
     s.matches = matches;
+    s.mpi_bytes = sizeof matches;  // the count, reduced to rank 0: all that travels
     // Records are read in order and all issued ones complete: the scanned range is a prefix.
     s.expected_matches = expected_matches(ctx.data, 0, r.next * record_);
   }

@@ -185,10 +185,13 @@ void ensure_own_file(PhaseContext& ctx) {
     return;
   }
   if (files.own_exists()) return;
-  // Written untimed through this phase's engine in --seq-record records, without stonewall,
+  // Written untimed through this phase's engine, without stonewall,
   // latency, time series or progress.
   Engine& engine = *ctx.engine;
-  const std::uint64_t record = work.seq_record;
+  // --seq-record when it divides the file (it is only checked when a sequential phase runs);
+  // else the record of the phase at hand, which its own checks made sure divides it.
+  const std::uint64_t record =
+      work.file_size % work.seq_record == 0 ? work.seq_record : work.record_bytes(ctx.desc.record);
   const RecordOrder order = RecordOrder::sequential(work.file_size / record);
   PatternBuffer source(ctx.data, static_cast<std::uint64_t>(pos), record, engine.depth(),
                        work.hugepages);

@@ -36,6 +36,7 @@ struct PhaseContext {
   RankPlace self;
   std::string host;
   FileSet& files;
+  int read_shift = 0;                  // reading phases: position i reads file (i + shift) mod k
   int read_position = 0;               // file this rank reads in reading phases
   std::uint64_t read_valid_bytes = 0;  // how much of that file holds data
   Engine* engine = nullptr;            // built for this phase and rank from its EngineNeed

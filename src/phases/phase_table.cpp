@@ -5,6 +5,7 @@
 
 #include "phases/filter_count.hpp"
 #include "phases/io_phase.hpp"
+#include "phases/ship_count.hpp"
 
 namespace iosweep {
 namespace {
@@ -42,6 +43,13 @@ const PhaseRow kPhases[] = {
       "scans the file as 64-bit words and counts the key, in situ", nullptr},
      &make<FilterCount>,
      &FilterCount::reduce},
+    {{6, "ship-count", "ship_count", nullptr, kPhaseCounts | kPhaseOptIn | kPhaseShips,
+      RecordKind::scan,
+      "reads as filter-count but ships every record over MPI to a collector, which counts "
+      "(only when --phases names it)",
+      nullptr},
+     &make<ShipCount>,
+     &ShipCount::reduce},
 };
 
 }  // namespace

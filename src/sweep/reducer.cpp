@@ -41,6 +41,7 @@ void reduce_provenance(const PointInput& in, PointResult& out) {
   SummaryRow& s = out.summary;
   s.filter_efficiency = kNaN;
   s.filter_vs_seq_read = kNaN;
+  s.filter_vs_ship = kNaN;
   s.device_read_bytes = s.device_write_bytes = s.device_fraction = kNaN;
   if (in.device_measured) {
     double rd = 0, wr = 0;
@@ -146,7 +147,11 @@ PointResult reduce_point(const PointInput& in) {
                          r.unflushed_fraction,
                          r.cpu_s,
                          r.rss_peak_bytes,
-                         r.private_bytes});
+                         r.private_bytes,
+                         r.mpi_bytes,
+                         r.mpi_remote_bytes});
+    s.mpi_bytes += r.mpi_bytes;
+    s.mpi_remote_bytes += r.mpi_remote_bytes;
     s.cpu_s += r.cpu_s;
     s.rss_peak_max_bytes = std::max(s.rss_peak_max_bytes, r.rss_peak_bytes);
     s.private_max_bytes = std::max(s.private_max_bytes, r.private_bytes);

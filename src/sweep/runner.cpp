@@ -30,21 +30,6 @@
 
 namespace iosweep {
 
-int auto_read_shift(const std::vector<int>& node_of_position, int k, bool& all_remote) {
-  all_remote = false;
-  for (int shift = 1; shift < k; ++shift) {
-    bool ok = true;
-    for (int i = 0; i < k && ok; ++i)
-      ok = node_of_position[static_cast<std::size_t>(i)] !=
-           node_of_position[static_cast<std::size_t>((i + shift) % k)];
-    if (ok) {
-      all_remote = true;
-      return shift;
-    }
-  }
-  return k > 1 ? 1 : 0;
-}
-
 namespace {
 
 class SweepRunner {
@@ -163,7 +148,7 @@ int SweepRunner::shift_for(int k, MPI_Comm comm) {
     for (int p = 0; p < k; ++p)
       nodes.push_back(place_.full.node_at(p));
     bool all_remote = false;
-    shift = auto_read_shift(nodes, k, all_remote);
+    shift = remote_shift(nodes, k, all_remote);
     if (!all_remote && k > 1)
       std::fprintf(stderr,
                    "iosweep: warning: --read-shift auto: at %d ranks no shift moves every read to "
@@ -204,6 +189,7 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
   ctx.active = comm;
   ctx.k = k;
   ctx.repetition = rep;
+  ctx.read_shift = shift;
   ctx.read_position = (pos + shift) % k;
   ctx.series = TimeSeries(static_cast<std::uint64_t>(work_.timeseries_bin_s * 1e9));
   ctx.stop = watcher_->stop_flag();

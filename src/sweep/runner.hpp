@@ -21,8 +21,4 @@ namespace iosweep {
 int run_sweep(const Config& cfg, const MpiSession& mpi, const LocalPlace& place,
               const std::vector<int>& points, const std::string& engine_detail);
 
-// The smallest shift K that moves every read of a k-rank point to another node, given the node
-// of every position; 1 (or 0 for one rank) with `all_remote` false when there is none.
-int auto_read_shift(const std::vector<int>& node_of_position, int k, bool& all_remote);
-
 }  // namespace iosweep

@@ -149,3 +149,27 @@ def test_sixty_four_ranks_on_eight_nodes_round_robin(tmp_path):
         # Ranks that sat out points hold little memory of their own while they wait.
         idle = u["private_idle_peak_bytes"][u["private_idle_peak_bytes"] > 0]
         assert len(idle) > 0 and idle.max() <= 8 << 20, idle.max()
+
+
+def test_ship_count_sends_to_collectors_on_other_nodes(threadlist, tmp_path):
+    """Over four emulated nodes, --collector next-node puts every collector on another node:
+    every byte read crosses nodes (the 1-rank point ships to itself), and the counts are exact."""
+    work = tmp_path / "w"
+    work.mkdir()
+    out = tmp_path / "r.h5"
+    cmd = ["mpirun", "-np", "8", "--hostfile", str(threadlist), BIN, "run", "--dir", str(work),
+           "--file-size", "4MiB", "--scan-record", "1MiB", "--filter-every", "3000", "--sweep", "1:8",
+           "--phases", "filter-count,ship-count", "--verify", "--output", str(out), "--quiet"]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        s = g["summary"][()]
+        ship = {v: k for k, v in h5py.check_enum_dtype(g["summary"].dtype["phase"]).items()}
+        sc = s[[ship[v] == "ship_count" for v in s["phase"]]]
+        assert list(sc["ranks"]) == [1, 2, 4, 8]
+        assert all(sc["matches"] == sc["expected_matches"]) and all(sc["bad_blocks"] == 0)
+        for row in sc:
+            shipped = row["mpi_bytes"] - 8 * row["ranks"]
+            assert shipped == row["bytes"]
+            assert row["mpi_remote_bytes"] == (shipped if row["ranks"] > 1 else 0)
