@@ -37,6 +37,7 @@ class Result:
                                      # (x tasks for a shared file); None: not stated
     direct: bool | None = None       # O_DIRECT: IOzone -I; IOR -B, useO_DIRECT, --posix.odirect
     stonewall: bool | None = None    # IOzone: True by default, False with -x; None for IOR
+    shared: bool | None = False      # one file for all threads: IOR without -F; IOzone never
 
     @property
     def figure(self):
@@ -344,7 +345,7 @@ def _parse_ior_json(path, text, start_line, direct):
         phase = _ior_phase(op, ordering.get(s.get("TestID")), xfer)
         out.append(Result("ior", phase, int(s["numTasks"]), _ior_value(phase, s["bwMeanMIB"], s["OPsMean"]),
                           unit_of(phase), "mean", path, start_line, None if xfer is None else int(xfer), size,
-                          direct))
+                          direct, shared=None if fpp is None else not bool(fpp)))
     return out
 
 
@@ -404,8 +405,10 @@ def parse_ior(path, text=None):
                 raise ParseError(path, i, "a row of IOR's 'Summary of all tests' table "
                                           "(operation, Max/Min/Mean MiB, OPs, Test#, #Tasks, xsize)") from None
             phase = _ior_phase(cells[0], ordering.get(tid), xsize)
+            fpp = context.fpp if fpp is None else bool(fpp)
             results.append(Result("ior", phase, tasks, _ior_value(phase, mean_mib, mean_ops), unit_of(phase),
-                                  "mean", path, i, xsize, size, direct))
+                                  "mean", path, i, xsize, size, direct,
+                                  shared=None if fpp is None else not fpp))
             continue
         if line.startswith(_CSV_HEAD):
             csv_cols = line.split(",")
@@ -424,7 +427,8 @@ def parse_ior(path, text=None):
                 results.append(Result("ior", phase, tasks,
                                       _ior_value(phase, float(row["bw(MiB/s)"]), float(row["IOPS"])),
                                       unit_of(phase), "mean", path, i, xfer,
-                                      _ior_file(block, context.segments, context.fpp, tasks), direct))
+                                      _ior_file(block, context.segments, context.fpp, tasks), direct,
+                                      shared=None if context.fpp is None else not context.fpp))
             except (KeyError, ValueError):
                 raise ParseError(path, i, "an IOR CSV row (access, bw(MiB/s), IOPS, ..., numTasks, iter)") from None
     if not results:
@@ -480,8 +484,13 @@ def iosweep_rows(summary, run):
             else:
                 figs = {"wall": d["bandwidth_Bps"].mean(), "children": d["children_Bps"].mean(),
                         "iozone_children": d["iozone_children_Bps"].mean()}
-            figs.update(record_bytes=record, file_bytes=_int_or_none(run.get("file_size_bytes")),
-                        direct=None if run.get("direct") is None else bool(int(run["direct"])))
+            # A shared file is the k ranks' regions, as IOR counts its shared file.
+            shared = str(run.get("file_layout") or "per-rank") == "shared"
+            size = _int_or_none(run.get("file_size_bytes"))
+            figs.update(record_bytes=record,
+                        file_bytes=None if size is None else size * (int(k) if shared else 1),
+                        direct=None if run.get("direct") is None else bool(int(run["direct"])),
+                        shared=shared)
             rows[(phase, int(k))] = figs
     return rows
 
@@ -494,8 +503,9 @@ def _int_or_none(v):
 
 
 def differences(mine, r):
-    """What differs between an iosweep row and a Result: "record", "file", "O_DIRECT"; a setting
-    the other side does not state counts as different."""
+    """What differs between an iosweep row and a Result: "record", "file", "O_DIRECT", "layout"
+    (one shared file against one file per thread); a setting the other side does not state counts
+    as different."""
     out = []
     if r.record_bytes is None or r.record_bytes != mine["record_bytes"]:
         out.append("record")
@@ -503,6 +513,8 @@ def differences(mine, r):
         out.append("file")
     if r.direct is None or mine["direct"] is None or r.direct != mine["direct"]:
         out.append("O_DIRECT")
+    if r.shared is None or r.shared != mine.get("shared", False):
+        out.append("layout")
     return out
 
 
@@ -514,14 +526,15 @@ def sources(results):
     for r in results:
         src = out.setdefault(source_key(r), {"id": len(out) + 1, "tool": r.tool, "files": [],
                                              "record_bytes": r.record_bytes, "file_bytes": r.file_bytes,
-                                             "direct": r.direct, "stonewall": r.stonewall})
+                                             "direct": r.direct, "stonewall": r.stonewall,
+                                             "shared": r.shared})
         if r.file not in src["files"]:
             src["files"].append(r.file)
     return list(out.values())
 
 
 def source_key(r):
-    return (r.tool, r.record_bytes, r.file_bytes, r.direct, r.stonewall)
+    return (r.tool, r.record_bytes, r.file_bytes, r.direct, r.stonewall, r.shared)
 
 
 def compare(summary, run, results, phases, loose=False):
@@ -533,7 +546,8 @@ def compare(summary, run, results, phases, loose=False):
     follow its order. Returns (rows, sources)."""
     mine = iosweep_rows(summary, run)
     srcs = sources([r for r in results if r.kind != "parent"])
-    src_id = {(s["tool"], s["record_bytes"], s["file_bytes"], s["direct"], s["stonewall"]): s["id"] for s in srcs}
+    src_id = {(s["tool"], s["record_bytes"], s["file_bytes"], s["direct"], s["stonewall"], s["shared"]): s["id"]
+              for s in srcs}
     by = {}
     for r in results:
         if r.kind == "parent" or is_control(r.phase):
@@ -574,10 +588,11 @@ def compare(summary, run, results, phases, loose=False):
     return table, srcs
 
 
-def settings_text(record_bytes, file_bytes, direct, stonewall=None):
+def settings_text(record_bytes, file_bytes, direct, stonewall=None, shared=False):
     """'record 4 KiB, file 64 MiB, O_DIRECT no' ('?' for what is not stated)."""
     d = "?" if direct is None else ("yes" if direct else "no")
-    out = f"record {size_text(record_bytes)}, file {size_text(file_bytes)}, O_DIRECT {d}"
+    layout = "layout ?" if shared is None else ("one shared file" if shared else "file per thread")
+    out = f"record {size_text(record_bytes)}, file {size_text(file_bytes)} ({layout}), O_DIRECT {d}"
     if stonewall is not None:
         out += ", stonewalled" if stonewall else ", not stonewalled (-x)"
     return out

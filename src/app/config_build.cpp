@@ -159,6 +159,11 @@ Config build_config(const RawOptions& r) {
     }
   for (const auto& row : phase_table())
     if (want[row.desc.id]) w.phases.push_back(row.desc.id);
+  w.layout = choice<FileLayout>("--file-layout", r.file_layout,
+                                {{"per-rank", FileLayout::per_rank}, {"shared", FileLayout::shared}});
+  w.shared_pattern = choice<SharedPattern>(
+      "--shared-pattern", r.shared_pattern,
+      {{"segmented", SharedPattern::segmented}, {"strided", SharedPattern::strided}});
   w.collector =
       choice<Collector>("--collector", r.collector,
                         {{"next-node", Collector::next_node}, {"rank0", Collector::rank0}});
@@ -215,6 +220,10 @@ Config build_config(const RawOptions& r) {
   if (w.scan_record == 0) w.scan_record = io.direct ? w.seq_record : (1ull << 20);
   w.hugepages = r.hugepages;
   io.sqpoll = r.sqpoll;
+  io.collective = r.collective;
+  if (io.collective && !w.shared())
+    throw UsageError("--mpiio-collective: collective calls need a file the ranks share; add "
+                     "--file-layout shared");
   for (const auto& h : r.hints) {
     const auto eq = h.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -257,6 +266,23 @@ Config build_config(const RawOptions& r) {
                          "rewritten in place, so leave " +
                          phase_row(id).desc.name + " out of --phases");
   }
+  if (io.collective && w.stonewall_s > 0)
+    throw UsageError("--mpiio-collective: every rank must make the same number of collective "
+                     "calls, which --stonewall cannot promise; leave one of them out");
+  if (io.collective)
+    for (auto id : w.phases)
+      if (phase_row(id).desc.flags & kPhaseShips)
+        throw UsageError(std::string("--mpiio-collective: ") + phase_row(id).desc.name +
+                         " sends records while it reads, which collective reads would stall; "
+                         "leave it out of --phases");
+  if (w.shared() && w.shared_pattern == SharedPattern::strided)
+    for (auto id : w.phases) {
+      const std::uint64_t rec = w.record_bytes(phase_row(id).desc.record);
+      if (rec > w.seq_record || w.seq_record % rec != 0)
+        throw UsageError(std::string("--shared-pattern: strided blocks are --seq-record (") +
+                         format_size(w.seq_record) + "); " + phase_row(id).desc.name +
+                         "'s records of " + format_size(rec) + " must divide them");
+    }
   // The engine's own rules: options it does not take, and its row's further checks.
   if (auto why = check_engine_options(w, io); !why.empty()) throw UsageError(why);
   if (r.output.empty()) throw UsageError("--output: empty file name");

@@ -33,28 +33,50 @@ std::uint64_t mem_available_bytes() {
 }
 
 // Before a run that reads another run's kept files: each must be that run's regular file, of
-// --file-size, holding this seed's data (its first block checked).
-std::string reuse_check(const Workload& w, int position) {
-  const std::string path = w.dir + "/iosweep." + w.reuse_run + "." + std::to_string(position);
+// --file-size, holding this seed's data (its first block checked). A shared file is checked
+// once, by position 0: a segmented one must hold the regions of the largest point, a strided
+// one exactly those of the only rank count it serves.
+std::string reuse_check(const Workload& w, int position, int min_k, int max_k) {
+  if (w.shared() && position != 0) return {};
+  auto name = [&](bool shared) {
+    return w.dir + "/iosweep." + w.reuse_run + "." +
+           (shared ? std::string("shared") : std::to_string(position));
+  };
+  const std::string path = name(w.shared());
   const std::string q = "'" + printable(path) + "'";
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0)
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (fsops::exists(name(!w.shared())))
+      return "--reuse: run " + printable(w.reuse_run) + " kept " +
+             (w.shared() ? "one file per rank; drop --file-layout shared"
+                         : "one shared file; add --file-layout shared");
     return "--reuse: " + q + " does not exist (was run " + printable(w.reuse_run) +
            " kept with --keep?)";
+  }
   if (S_ISLNK(st.st_mode))
     return "--reuse: " + q + " is a symbolic link; iosweep never follows one";
   if (!S_ISREG(st.st_mode)) return "--reuse: " + q + " is not a regular file";
-  if (static_cast<std::uint64_t>(st.st_size) != w.file_size)
-    return "--reuse: " + q + " holds " + std::to_string(st.st_size) + " bytes but --file-size is " +
-           std::to_string(w.file_size) + "; give the kept run's --file-size";
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  const bool strided = w.shared() && w.shared_pattern == SharedPattern::strided;
+  if (strided && min_k != max_k)
+    return "--reuse: a strided shared file serves only the rank count that wrote it; give one "
+           "point (--sweep " + std::to_string(size / w.file_size) + ")";
+  const std::uint64_t need = w.shared() ? static_cast<std::uint64_t>(max_k) * w.file_size
+                                        : w.file_size;
+  if (w.shared() && !strided ? size < need : size != need)
+    return "--reuse: " + q + " holds " + std::to_string(size) + " bytes but " +
+           (w.shared() ? std::to_string(max_k) + " ranks' regions of --file-size need " +
+                             std::to_string(need)
+                       : "--file-size is " + std::to_string(w.file_size)) +
+           "; give the kept run's --file-size" + (w.shared() ? " and rank counts" : "");
   try {
     AlignedBuffer head(kBlockBytes);
     fsops::read_head(path, head.span());
     const DataSpec spec{w.seed, w.filter_key, w.filter_every, w.file_size};
     if (verify_blocks(spec, static_cast<std::uint64_t>(position), 0, head.span(), nullptr) != 0)
       return "--reuse: " + q +
-             " does not hold this run's data (written with another --seed, --filter-key or "
-             "--filter-every, or not by iosweep)";
+             " does not hold this run's data (written with another --seed, --filter-key, "
+             "--filter-every or --shared-pattern, or not by iosweep)";
   } catch (const IoError& e) {
     return "--reuse: " + std::string(e.what());
   }
@@ -66,7 +88,7 @@ std::string agree(const std::string& mine) {
   return agree_first(mine, MPI_COMM_WORLD);
 }
 
-std::string local_checks(Config& cfg, const LocalPlace& place, int max_k,
+std::string local_checks(Config& cfg, const LocalPlace& place, int min_k, int max_k,
                          std::string& engine_detail) {
   Workload& w = cfg.work;
   if (auto why = fsops::check_writable_dir(w.dir); !why.empty()) return "--dir: " + why;
@@ -81,7 +103,7 @@ std::string local_checks(Config& cfg, const LocalPlace& place, int max_k,
   }
   if (auto why = probe_engine(cfg.io, engine_detail); !why.empty()) return why;
   if (!w.reuse_run.empty() && place.self.position < max_k)
-    if (auto why = reuse_check(w, place.self.position); !why.empty()) return why;
+    if (auto why = reuse_check(w, place.self.position, min_k, max_k); !why.empty()) return why;
   return {};
 }
 
@@ -172,7 +194,7 @@ std::string validate_run(Config& cfg, const MpiSession& mpi, const LocalPlace& p
                          std::vector<int>& points, std::string& engine_detail) {
   if (auto why = resolve_points(cfg.sweep, mpi.size(), points); !why.empty()) return why;
   const int max_k = points.empty() ? 0 : points.back();
-  if (auto why = agree(local_checks(cfg, place, max_k, engine_detail)); !why.empty()) return why;
+  if (auto why = agree(local_checks(cfg, place, points.empty() ? 0 : points.front(), max_k, engine_detail)); !why.empty()) return why;
   if (auto why = agree(memory_check(cfg, place, max_k)); !why.empty()) return why;
   std::string out_why;
   if (mpi.rank() == 0) {

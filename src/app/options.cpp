@@ -88,6 +88,12 @@ std::vector<const CLI::Option*> declare_run_options(CLI::App& app, RawOptions& r
           "The 64-bit value filter-count counts (decimal or 0x hex)");
   d.value("--filter-every", r.filter_every, "N", "One planted key every N 64-bit words (N >= 2)");
   d.value("--filter-kernel", r.filter_kernel, "NAME", "Count kernel: auto, avx512, avx2 or scalar");
+  d.value("--file-layout", r.file_layout, "LAYOUT",
+          "per-rank: one file per rank (N-to-N); shared: one file for the active ranks of a point "
+          "(N-to-1, IOR without -F)");
+  d.value("--shared-pattern", r.shared_pattern, "PATTERN",
+          "--file-layout shared: segmented (each rank's bytes contiguous) or strided (blocks of "
+          "--seq-record interleaved rank by rank, as IOR's segments)");
   d.value("--collector", r.collector, "MODE",
           "ship-count: next-node (each rank sends to a rank on another node) or rank0 (all to "
           "rank 0)");
@@ -114,6 +120,9 @@ std::vector<const CLI::Option*> declare_run_options(CLI::App& app, RawOptions& r
   d.flag("--hugepages", r.hugepages,
          "Advise I/O buffers for transparent huge pages (fewer DMA segments; fio and IOR use "
          "plain pages)");
+  d.flag("--mpiio-collective", r.collective,
+         "MPI-IO on a shared file with collective calls (MPI_File_write_at_all, read_at_all), "
+         "one request at a time (" + engines_taking(kTakesCollective) + ")");
   d.flag("--sqpoll", r.sqpoll,
          "Kernel submission thread, takes a core (" + engines_taking(kTakesSqpoll) + ")");
   d.list("--mpiio-hint", r.hints, "KEY=VALUE",

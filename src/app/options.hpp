@@ -15,12 +15,13 @@ struct RawOptions {
   std::vector<std::string> phases, ranks;
   std::string sweep, placement = "spread", repetitions = "1", seed = "42";
   std::string filter_key = "0xfeedfacecafebeef", filter_every = "1048576", filter_kernel = "auto";
-  std::string collector = "next-node";
+  std::string collector = "next-node", file_layout = "per-rank", shared_pattern = "segmented";
   std::string rated_bw, engine = "posix", iodepth = "1", iodepth_batch = "1", cache = "drop",
                         read_shift = "0";
   std::vector<std::string> hints;
   std::string stonewall, timeseries_bin = "100ms", format = "table", reuse, fsync, order_seed;
   std::string output = "results/iosweep.h5", label;
+  bool collective = false;
   bool preallocate = false, show_controls = false, keep = false, direct = false, sqpoll = false,
        wearout = false, verify = false, quiet = false, force = false, dry_run = false,
        hugepages = false;

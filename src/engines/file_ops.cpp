@@ -65,7 +65,7 @@ std::uint64_t size_of(const std::string& path) {
   return static_cast<std::uint64_t>(st.st_size);
 }
 
-void read_head(const std::string& path, std::span<std::byte> dst) {
+void read_head(const std::string& path, std::span<std::byte> dst, std::uint64_t offset) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)};
   if (f.fd < 0) throw IoError("open", path, 0, errno);
   // Bring no more of the file into the page cache than these bytes (no read-ahead), and drop
@@ -74,13 +74,16 @@ void read_head(const std::string& path, std::span<std::byte> dst) {
   ::posix_fadvise(f.fd, 0, 0, POSIX_FADV_RANDOM);
   std::size_t done = 0;
   while (done < dst.size()) {
-    const ssize_t n = ::pread(f.fd, dst.data() + done, dst.size() - done, static_cast<off_t>(done));
+    const ssize_t n =
+        ::pread(f.fd, dst.data() + done, dst.size() - done, static_cast<off_t>(offset + done));
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw IoError("read", path, done, errno);
-    if (n == 0) throw IoError("read", path, done, ENODATA, "the file is shorter than expected");
+    if (n < 0) throw IoError("read", path, offset + done, errno);
+    if (n == 0)
+      throw IoError("read", path, offset + done, ENODATA, "the file is shorter than expected");
     done += static_cast<std::size_t>(n);
   }
-  ::posix_fadvise(f.fd, 0, static_cast<off_t>(dst.size()), POSIX_FADV_DONTNEED);
+  ::posix_fadvise(f.fd, static_cast<off_t>(offset), static_cast<off_t>(dst.size()),
+                  POSIX_FADV_DONTNEED);
 }
 
 void drop_cache(const std::string& path) {

@@ -34,8 +34,8 @@ bool exists(const std::string& path);
 bool remove_if_same(const std::string& path, const FileIdentity& id);
 // Size in bytes of a regular file (not following links); throws IoError.
 std::uint64_t size_of(const std::string& path);
-// Reads the first dst.size() bytes of a regular file (not following links); throws IoError.
-void read_head(const std::string& path, std::span<std::byte> dst);
+// Reads dst.size() bytes at `offset` of a regular file (not following links); throws IoError.
+void read_head(const std::string& path, std::span<std::byte> dst, std::uint64_t offset = 0);
 // fsync and posix_fadvise(DONTNEED): later reads come from the device, not the page cache.
 void drop_cache(const std::string& path);
 // Creates `path` exclusively (never following links) and reserves `bytes` with fallocate, so

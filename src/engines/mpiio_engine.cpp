@@ -25,8 +25,11 @@ int errno_from_mpi(int mpi_error) {
   return EIO;
 }
 
-MpiioEngine::MpiioEngine(const EngineOptions& options)
-    : hints_(options.mpiio_hints), slots_(options.iodepth == 0 ? 1 : options.iodepth) {
+MpiioEngine::MpiioEngine(const EngineOptions& options, MPI_Comm group)
+    : group_(options.collective ? group : MPI_COMM_SELF),
+      collective_(options.collective),
+      hints_(options.mpiio_hints),
+      slots_(options.collective || options.iodepth == 0 ? 1 : options.iodepth) {
   if (!hints_.empty()) {
     MPI_Info_create(&info_);
     for (const auto& [k, v] : hints_)
@@ -73,7 +76,7 @@ std::string MpiioEngine::probe(const EngineOptions& options, std::string& detail
 }
 
 std::string MpiioEngine::detail() const {
-  return describe(hints_);
+  return describe(hints_) + (collective_ ? "; collective calls on a shared file" : "");
 }
 
 int MpiioEngine::open(const std::string& path, OpenMode mode) {
@@ -85,7 +88,7 @@ int MpiioEngine::open(const std::string& path, OpenMode mode) {
   int amode = mode.write ? MPI_MODE_WRONLY : MPI_MODE_RDONLY;
   if (mode.create) amode |= MPI_MODE_CREATE | MPI_MODE_EXCL;
   MPI_File fh = MPI_FILE_NULL;
-  const int rc = MPI_File_open(MPI_COMM_SELF, path.c_str(), amode, info_, &fh);
+  const int rc = MPI_File_open(group_, path.c_str(), amode, info_, &fh);
   if (rc != MPI_SUCCESS) throw IoError("open", path, 0, errno_from_mpi(rc));
   MPI_Offset size = 0;
   if (!mode.write && MPI_File_get_size(fh, &size) != MPI_SUCCESS) size = 0;
@@ -137,11 +140,36 @@ void MpiioEngine::start(unsigned slot) {
 }
 
 void MpiioEngine::submit(std::span<const IoRequest> requests) {
+  if (collective_) {  // every rank makes the same calls in the same order: one at a time
+    for (const auto& r : requests) {
+      const std::size_t fi = static_cast<std::size_t>(r.file);
+      MPI_Status st;
+      const auto off = static_cast<MPI_Offset>(r.offset);
+      const int n = static_cast<int>(r.length);
+      const int rc = r.op == IoOp::read
+                         ? MPI_File_read_at_all(files_[fi], off, r.buf, n, MPI_BYTE, &st)
+                         : MPI_File_write_at_all(files_[fi], off, r.buf, n, MPI_BYTE, &st);
+      int bytes = 0;
+      if (rc == MPI_SUCCESS) MPI_Get_count(&st, MPI_BYTE, &bytes);
+      done_.push_back({r.tag,
+                       rc == MPI_SUCCESS ? static_cast<std::int64_t>(bytes)
+                                         : -static_cast<std::int64_t>(errno_from_mpi(rc)),
+                       0});
+    }
+    return;
+  }
   for (const auto& r : requests)
     start(slots_.take(r, paths_.at(static_cast<std::size_t>(r.file))));
 }
 
 std::size_t MpiioEngine::reap(std::span<IoCompletion> out, std::size_t min) {
+  if (collective_) {
+    std::size_t n = 0;
+    for (; n < out.size() && n < done_.size(); ++n)
+      out[n] = done_[n];
+    done_.erase(done_.begin(), done_.begin() + static_cast<std::ptrdiff_t>(n));
+    return n;
+  }
   // MPI_Waitsome may complete every outstanding request at once: `out` must hold them all.
   if (out.size() < depth())
     throw std::logic_error("MpiioEngine::reap: completion array smaller than the queue depth");

@@ -16,7 +16,10 @@ namespace iosweep {
 
 class MpiioEngine final : public Engine {
  public:
-  explicit MpiioEngine(const EngineOptions& options);
+  // `group`: the ranks that open each file together (MPI_COMM_SELF, one file per rank; the
+  // active ranks with --mpiio-collective on a shared file, which makes every request a collective
+  // call, one at a time).
+  MpiioEngine(const EngineOptions& options, MPI_Comm group);
   ~MpiioEngine() override;
   // Before a run: every hint fits MPI_Info's limits (MPI_MAX_INFO_KEY, MPI_MAX_INFO_VAL).
   static std::string check(const Workload& work, const EngineOptions& options);
@@ -34,6 +37,9 @@ class MpiioEngine final : public Engine {
  private:
   void start(unsigned slot);
 
+  MPI_Comm group_;
+  bool collective_;
+  std::vector<IoCompletion> done_;  // collective requests, completed inside submit()
   MPI_Info info_ = MPI_INFO_NULL;
   std::vector<std::pair<std::string, std::string>> hints_;
   std::vector<MPI_File> files_;

@@ -18,17 +18,23 @@ namespace iosweep {
 namespace {
 
 template <class E>
-std::unique_ptr<Engine> make(const EngineOptions& o, EngineUse) {
+std::unique_ptr<Engine> make(const EngineOptions& o, EngineUse, MPI_Comm) {
   return std::make_unique<E>(o);
 }
 
 // Two read-ahead threads: with one, the device idles while that thread wakes up and issues its
 // next read; measured on a virtio disk, one thread left the scan 0-20% behind seq-read, two
 // kept it level (docs/performance.md).
-std::unique_ptr<Engine> make_posix(const EngineOptions& o, EngineUse use) {
+std::unique_ptr<Engine> make_posix(const EngineOptions& o, EngineUse use, MPI_Comm) {
   if (use == EngineUse::overlap) return std::make_unique<ReadaheadEngine>(o, 2);
   return std::make_unique<PosixEngine>(o);
 }
+
+#if IOSWEEP_HAVE_MPIIO
+std::unique_ptr<Engine> make_mpiio(const EngineOptions& o, EngineUse, MPI_Comm group) {
+  return std::make_unique<MpiioEngine>(o, group);
+}
+#endif
 
 std::string null_check(const Workload& work, const EngineOptions&) {
   if (work.verify) return "--verify: the null engine moves no data; there is nothing to verify";
@@ -47,10 +53,12 @@ const EngineRow kEngines[] = {
      nullptr, nullptr, nullptr},
 #endif
 #if IOSWEEP_HAVE_MPIIO
-    {2, "mpiio", "MPI_File_iread_at/iwrite_at on MPI_COMM_SELF", kTakesDepth | kTakesHints, true,
-     &MpiioEngine::check, &MpiioEngine::probe, &make<MpiioEngine>},
+    {2, "mpiio", "MPI_File_iread_at/iwrite_at on MPI_COMM_SELF",
+     kTakesDepth | kTakesHints | kTakesCollective, true,
+     &MpiioEngine::check, &MpiioEngine::probe, &make_mpiio},
 #else
-    {2, "mpiio", "MPI-IO (not compiled in)", kTakesDepth | kTakesHints, true, nullptr, nullptr,
+    {2, "mpiio", "MPI-IO (not compiled in)", kTakesDepth | kTakesHints | kTakesCollective, true,
+     nullptr, nullptr,
      nullptr},
 #endif
     {3, "null", "no I/O: every request completes at once (iosweep's own cost per operation)",
@@ -110,6 +118,8 @@ std::string check_engine_options(const Workload& work, const EngineOptions& io) 
     return "--sqpoll: only for --engine " + engines_taking(kTakesSqpoll);
   if (!io.mpiio_hints.empty() && !(e.takes & kTakesHints))
     return "--mpiio-hint: only for --engine " + engines_taking(kTakesHints);
+  if (io.collective && !(e.takes & kTakesCollective))
+    return "--mpiio-collective: only for --engine " + engines_taking(kTakesCollective);
   if (io.direct && !(e.takes & kTakesDirect))
     return "--direct: the " + name + " engine cannot open files with O_DIRECT; use --engine " +
            engines_taking(kTakesDirect);
@@ -125,12 +135,12 @@ std::string probe_engine(const EngineOptions& io, std::string& detail) {
   return e.probe != nullptr ? e.probe(io, detail) : std::string();
 }
 
-std::unique_ptr<Engine> make_engine(const EngineOptions& io, EngineUse use) {
+std::unique_ptr<Engine> make_engine(const EngineOptions& io, EngineUse use, MPI_Comm group) {
   const EngineRow& e = engine_row(io.engine);
   if (!e.compiled())
     throw UsageError(std::string("--engine: ") + e.name +
                      " is not compiled into this build (have: " + compiled_engines() + ")");
-  return e.make(io, use);
+  return e.make(io, use, group);
 }
 
 }  // namespace iosweep

@@ -7,6 +7,8 @@
 // registry.cpp and one CMake line.
 #pragma once
 
+#include <mpi.h>
+
 #include <memory>
 #include <span>
 #include <string>
@@ -22,7 +24,8 @@ enum EngineTakes : unsigned {
   kTakesDepth = 1u << 0,   // --iodepth above 1
   kTakesSqpoll = 1u << 1,  // --sqpoll
   kTakesHints = 1u << 2,   // --mpiio-hint
-  kTakesDirect = 1u << 3,  // --direct
+  kTakesDirect = 1u << 3,      // --direct
+  kTakesCollective = 1u << 4,  // --mpiio-collective
 };
 
 // What the engine is for: the timed read/write phases, or reads overlapped with the caller's
@@ -41,8 +44,9 @@ struct EngineRow {
   // fills `detail` with what it found (ring flags, hints). nullptr: it always runs, and the
   // help text is its detail.
   std::string (*probe)(const EngineOptions& io, std::string& detail);
-  // nullptr when the engine is not compiled into this build.
-  std::unique_ptr<Engine> (*make)(const EngineOptions& io, EngineUse use);
+  // nullptr when the engine is not compiled into this build. `group`: the ranks that share the
+  // files (the active ranks of a point), for engines that open files together (MPI-IO).
+  std::unique_ptr<Engine> (*make)(const EngineOptions& io, EngineUse use, MPI_Comm group);
 
   bool compiled() const { return make != nullptr; }
 };
@@ -64,6 +68,7 @@ std::string check_engine_options(const Workload& work, const EngineOptions& io);
 std::string probe_engine(const EngineOptions& io, std::string& detail);
 // Builds the engine of `io` for `use`; throws UsageError when it is not compiled in or the system
 // refuses it. Called once per phase and rank.
-std::unique_ptr<Engine> make_engine(const EngineOptions& io, EngineUse use = EngineUse::io);
+std::unique_ptr<Engine> make_engine(const EngineOptions& io, EngineUse use = EngineUse::io,
+                                    MPI_Comm group = MPI_COMM_SELF);
 
 }  // namespace iosweep

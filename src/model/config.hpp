@@ -25,6 +25,11 @@ enum class CacheMode { drop, keep };
 // (another rank of the same node when one node is in use), or every rank to rank 0.
 enum class Collector { next_node, rank0 };
 
+// One file per rank (N-to-N, the default), or one file shared by the active ranks (N-to-1, as
+// IOR without -F) whose regions are contiguous (segmented) or interleaved block by block.
+enum class FileLayout { per_rank, shared };
+enum class SharedPattern { segmented, strided };
+
 // What an engine is built from.
 struct EngineOptions {
   EngineId engine = 0;
@@ -32,6 +37,7 @@ struct EngineOptions {
   unsigned iodepth_batch = 1;  // io_uring: requests queued before they are handed to the kernel
   bool direct = false;         // O_DIRECT on every open
   bool sqpoll = false;         // io_uring: kernel submission polling thread
+  bool collective = false;     // MPI-IO: collective calls on a file the active ranks share
   std::vector<std::pair<std::string, std::string>> mpiio_hints;
 };
 
@@ -64,6 +70,9 @@ struct Workload {
   bool stonewall_wearout = false;
   double timeseries_bin_s = 0.1;
   Collector collector = Collector::next_node;
+  FileLayout layout = FileLayout::per_rank;
+  SharedPattern shared_pattern = SharedPattern::segmented;
+  bool shared() const { return layout == FileLayout::shared; }
   bool verify = false;
   std::string reuse_run;  // read the kept files of an earlier run
 

@@ -3,14 +3,16 @@
 
 namespace iosweep {
 
-FileSet::FileSet(std::string dir, std::string run_id, std::string source_run, int position)
+FileSet::FileSet(std::string dir, std::string run_id, std::string source_run, int position,
+                 bool shared)
     : dir_(std::move(dir)),
       run_id_(std::move(run_id)),
       source_run_(std::move(source_run)),
-      position_(position) {}
+      position_(position),
+      shared_(shared) {}
 
 std::string FileSet::path(int position) const {
-  return dir_ + "/iosweep." + source_run_ + "." + std::to_string(position);
+  return dir_ + "/iosweep." + source_run_ + "." + (shared_ ? "shared" : std::to_string(position));
 }
 
 void FileSet::note_pending_create() {
@@ -24,14 +26,20 @@ void FileSet::note_created(const fsops::FileIdentity& id) {
   pending_ = false;
 }
 
-bool FileSet::own_exists() const {
+bool FileSet::own_exists(int k) const {
   std::lock_guard lock(mu_);
   if (reusing()) return fsops::exists(path(position_));
+  if (shared_) return written_for_ == k && fsops::exists(path(position_));
   return created_.valid && fsops::identity_of(path(position_)) == created_;
 }
 
 void FileSet::remove_own() {
   std::lock_guard lock(mu_);
+  written_for_ = 0;
+  if (!creator()) {  // a shared file is its creator's to remove
+    valid_bytes_ = 0;
+    return;
+  }
   if (created_.valid) {
     fsops::remove_if_same(path(position_), created_);
   } else if (pending_ && !reusing()) {

@@ -1,6 +1,7 @@
 // The files of one run, as seen from one rank. File names carry the run id and the position
 // (<dir>/iosweep.<run-id>.<position>), so a run never takes another run's or another program's
-// file for its own. The rank records the identity (device, inode) of every file it creates and
+// file for its own. With --file-layout shared there is one file, <dir>/iosweep.<run-id>.shared,
+// made and removed by position 0 (its creator); every rank's "own file" is its region of it. The rank records the identity (device, inode) of every file it creates and
 // removes only files whose identity still matches; the same records let the signal watcher
 // remove them when the run is interrupted.
 #pragma once
@@ -16,11 +17,15 @@ namespace iosweep {
 class FileSet {
  public:
   // `source_run` is the run whose files are read (the run itself, or --reuse RUN).
-  FileSet(std::string dir, std::string run_id, std::string source_run, int position);
+  FileSet(std::string dir, std::string run_id, std::string source_run, int position,
+          bool shared = false);
 
   std::string path(int position) const;
   int own_position() const { return position_; }
   bool reusing() const { return source_run_ != run_id_; }
+  bool shared() const { return shared_; }
+  // The rank that makes, owns and removes the file: every rank its own; position 0 the shared.
+  bool creator() const { return !shared_ || position_ == 0; }
 
   // The rank's own file: created by this run (identity recorded) and how much of it holds
   // valid data (a stonewalled sequential write leaves a prefix).
@@ -29,7 +34,10 @@ class FileSet {
   // exclusive, so a file found there is this rank's own).
   void note_pending_create();
   void note_created(const fsops::FileIdentity& id);
-  bool own_exists() const;
+  // The own file (region) holds this run's data for a point of `k` active ranks (a shared
+  // file's layout depends on k: it is remade when k changes).
+  bool own_exists(int k) const;
+  void note_written_for(int k) { written_for_ = k; }
   std::uint64_t valid_bytes() const { return valid_bytes_; }
   void set_valid_bytes(std::uint64_t b) { valid_bytes_ = b; }
   // Removes the own file if (and only if) this run created it. Safe from another thread.
@@ -38,6 +46,8 @@ class FileSet {
  private:
   std::string dir_, run_id_, source_run_;
   int position_;
+  bool shared_;
+  int written_for_ = 0;
   mutable std::mutex mu_;
   fsops::FileIdentity created_;
   bool pending_ = false;

@@ -57,7 +57,7 @@ void FilterCount::prepare(PhaseContext& ctx) {
   ctx.engine->register_buffers(bufs);
   count_ = filter_count_fn(resolve_filter_kernel(work.filter_kernel));
   if (work.cache == CacheMode::drop && !ctx.io.direct) fsops::drop_cache(path_);
-  cached_fraction_ = cached_fraction(path_, data_bytes_);
+  cached_fraction_ = cached_fraction(path_, file_bytes_of(ctx, data_bytes_));
   ctx.progress_total = data_bytes_;
 }
 
@@ -77,6 +77,7 @@ void FilterCount::run(PhaseContext& ctx, RankSample& s) {
                            compute_ns += now_ns() - c0;
                            if (verify) verifier.check(p, off, len);
                          });
+  j.layout = layout_of(ctx, ctx.read_position);
   IoDriver driver(j);
   const DriverResult r = timed_window(ctx, j, driver, {false, false}, false, ctx.read_position, s);
   s.rows = r.bytes / 8;

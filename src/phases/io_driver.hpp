@@ -21,6 +21,20 @@
 
 namespace iosweep {
 
+// Where a rank's bytes sit in the file it opens: its own file (identity), or its region of a
+// file shared by the k active ranks (--file-layout shared): segmented, region p is
+// [p x file-size, (p+1) x file-size); strided, block j of region p (blocks of `stride` bytes,
+// --seq-record) sits at (j x k + p) x stride. The loop works in the region's own offsets (what
+// the data pattern, the verification and the counts see) and asks the engine for the file's.
+struct Layout {
+  std::uint64_t base = 0;    // where the region begins
+  std::uint64_t stride = 0;  // 0: contiguous
+  std::uint64_t step = 0;    // file bytes from one block of the region to the next
+  std::uint64_t physical(std::uint64_t offset) const {
+    return stride == 0 ? base + offset : base + (offset / stride) * step + offset % stride;
+  }
+};
+
 // Called with every record read, in completion order (verification, counting).
 using Consumer = std::function<void(const std::byte*, std::uint64_t offset, std::size_t len)>;
 
@@ -29,6 +43,7 @@ using Consumer = std::function<void(const std::byte*, std::uint64_t offset, std:
 struct DriverJob {
   Engine* engine = nullptr;  // its depth() is the loop's depth
   int file = -1;
+  Layout layout;  // region offsets -> file offsets
   std::string path;  // for error messages
   IoOp op = IoOp::read;
   std::uint64_t record_bytes = 0;

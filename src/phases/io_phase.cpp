@@ -2,6 +2,7 @@
 #include "phases/io_phase.hpp"
 
 #include <algorithm>
+#include <exception>
 
 #include "core/clock.hpp"
 #include "core/errors.hpp"
@@ -76,7 +77,13 @@ void IoPhase::prepare(PhaseContext& ctx) {
   if (desc().creates()) {
     data_bytes_ = work.file_size;
     ctx.files.remove_own();  // a fresh file for every initial write, as IOzone's -i0
-    if (preallocates(ctx)) {
+    if (ctx.files.shared()) {
+      // The shared file is made by its creator before the window (the agreement after
+      // prepare orders it before every other rank's open), as IOR's rank 0 does.
+      if (ctx.files.creator())
+        ctx.files.note_created(fsops::create_preallocated(
+            path_, preallocates(ctx) ? file_bytes_of(ctx, work.file_size) : 0));
+    } else if (preallocates(ctx)) {
       ctx.files.note_created(fsops::create_preallocated(path_, work.file_size));
     } else {
       create_in_window_ = true;
@@ -100,14 +107,17 @@ void IoPhase::prepare(PhaseContext& ctx) {
     const std::span<std::byte> bufs[] = {read_buffers_.span()};
     engine.register_buffers(bufs);
     if (work.cache == CacheMode::drop && !ctx.io.direct) fsops::drop_cache(path_);
-    cached_fraction_ = cached_fraction(path_, data_bytes_);
+    cached_fraction_ = cached_fraction(path_, file_bytes_of(ctx, data_bytes_));
   }
+  layout_ = layout_of(ctx, file_position_);
   ctx.progress_total = data_bytes_;
 }
 
 DriverJob IoPhase::job(PhaseContext& ctx) {
-  if (writes()) return write_job(*ctx.engine, path_, record_, *order_, *source_);
-  return read_job(*ctx.engine, path_, record_, *order_, read_buffers_.span());
+  DriverJob j = writes() ? write_job(*ctx.engine, path_, record_, *order_, *source_)
+                         : read_job(*ctx.engine, path_, record_, *order_, read_buffers_.span());
+  j.layout = layout_;
+  return j;
 }
 
 void IoPhase::run(PhaseContext& ctx, RankSample& s) {
@@ -124,10 +134,18 @@ void IoPhase::run(PhaseContext& ctx, RankSample& s) {
   timed_ = timed_window(ctx, j, driver, {writes(), create_in_window_}, sync, file_position_, s);
   // Outside the timed window from here on.
   if (create_in_window_) ctx.files.note_created(fsops::identity_of(path_));
-  if (desc().creates()) ctx.files.set_valid_bytes(timed_.next * record_);
+  if (desc().creates()) {
+    ctx.files.set_valid_bytes(timed_.next * record_);
+    ctx.files.note_written_for(ctx.k);
+  }
   if (!writes()) s.cached_fraction = cached_fraction_;
+  // A shared file's dirty pages are the whole file's, against the whole file.
   if (writes() && !sync && !ctx.io.direct)
-    s.unflushed_fraction = unflushed_fraction(path_, data_bytes_, s.bytes);
+    s.unflushed_fraction =
+        ctx.files.shared()
+            ? unflushed_fraction(path_, file_bytes_of(ctx, data_bytes_),
+                                 file_bytes_of(ctx, data_bytes_))
+            : unflushed_fraction(path_, data_bytes_, s.bytes);
   verifier.fill(s);
 }
 
@@ -161,30 +179,60 @@ void IoPhase::cleanup(PhaseContext& ctx) {
   order_.reset();
 }
 
+namespace {
+
+// The first block of a kept file's region must be this seed's block 0 of that position:
+// anything else is another run's data (another seed) or not an iosweep file at all.
+void check_kept_head(PhaseContext& ctx, const std::string& path, int pos, std::uint64_t at) {
+  AlignedBuffer head(kBlockBytes);
+  fsops::read_head(path, head.span(), at);
+  Mismatch m;
+  if (verify_blocks(ctx.data, static_cast<std::uint64_t>(pos), 0, head.span(), &m) != 0)
+    throw IoError("check", path, at + m.offset, EINVAL,
+                  "--reuse: the file does not hold this run's data (written with another "
+                  "--seed, --filter-key or --filter-every, or not by iosweep)");
+}
+
+// The size a kept file must have: a rank's file, or the regions of this point's k ranks.
+void check_kept_size(PhaseContext& ctx, const std::string& path) {
+  const Workload& work = ctx.work;
+  const std::uint64_t size = fsops::size_of(path);
+  const std::uint64_t need = file_bytes_of(ctx, work.file_size);
+  const bool strided = work.shared() && work.shared_pattern == SharedPattern::strided;
+  // A segmented file of more regions serves fewer ranks; a strided one only its own k.
+  const bool ok = work.shared() && !strided ? size >= need : size == need;
+  if (!ok)
+    throw IoError("check", path, 0, EINVAL,
+                  "--reuse: the kept file holds " + std::to_string(size) + " bytes but " +
+                      (work.shared() ? std::to_string(ctx.k) + " ranks' regions of --file-size "
+                                     : std::string("--file-size is ")) +
+                      std::to_string(strided ? need : work.file_size) +
+                      (strided ? " bytes (a strided file serves only the rank count that wrote it)"
+                               : ""));
+}
+
+}  // namespace
+
 void ensure_own_file(PhaseContext& ctx) {
   const Workload& work = ctx.work;
   FileSet& files = ctx.files;
   const int pos = ctx.self.position;
   const std::string path = files.path(pos);
   if (files.reusing()) {
-    const std::uint64_t size = fsops::size_of(path);
-    if (size != work.file_size)
-      throw IoError("check", path, 0, EINVAL,
-                    "--reuse: the kept file holds " + std::to_string(size) +
-                        " bytes but --file-size is " + std::to_string(work.file_size));
-    // The first block must be this seed's block 0 of this position: anything else is another
-    // run's data (another seed) or not an iosweep file at all.
-    AlignedBuffer head(kBlockBytes);
-    fsops::read_head(path, head.span());
-    Mismatch m;
-    if (verify_blocks(ctx.data, static_cast<std::uint64_t>(pos), 0, head.span(), &m) != 0)
-      throw IoError("check", path, m.offset, EINVAL,
-                    "--reuse: the file does not hold this run's data (written with another "
-                    "--seed, --filter-key or --filter-every, or not by iosweep)");
-    files.set_valid_bytes(size);
+    check_kept_size(ctx, path);
+    check_kept_head(ctx, path, pos, layout_of(ctx, pos).physical(0));
+    files.set_valid_bytes(work.file_size);
     return;
   }
-  if (files.own_exists()) return;
+  // A shared file is remade by all the point's ranks together when any of them lacks its
+  // region for this k (the layout depends on k); position 0 makes it, the others wait to hear.
+  if (files.shared()) {
+    int need = files.own_exists(ctx.k) ? 0 : 1, any = 0;
+    MPI_Allreduce(&need, &any, 1, MPI_INT, MPI_MAX, ctx.active);
+    if (any == 0) return;
+  } else if (files.own_exists(ctx.k)) {
+    return;
+  }
   // Written untimed through this phase's engine, without stonewall,
   // latency, time series or progress.
   Engine& engine = *ctx.engine;
@@ -198,13 +246,28 @@ void ensure_own_file(PhaseContext& ctx) {
   const std::span<std::byte> bufs[] = {source.memory()};
   engine.register_buffers(bufs);
   files.remove_own();
-  const bool made = preallocates(ctx);
-  if (made) {
+  bool made = preallocates(ctx);
+  if (files.shared()) {
+    std::exception_ptr failed;
+    if (files.creator()) try {
+        files.note_created(
+            fsops::create_preallocated(path, made ? file_bytes_of(ctx, work.file_size) : 0));
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    int bad = failed ? 1 : 0, any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, ctx.active);
+    if (failed) std::rethrow_exception(failed);
+    if (any != 0)
+      throw IoError("open", path, 0, ENOENT, "position 0 could not make the shared file");
+    made = true;  // it exists: every rank opens it without creating
+  } else if (made) {
     files.note_created(fsops::create_preallocated(path, work.file_size));
   } else {
     files.note_pending_create();
   }
   DriverJob j = write_job(engine, path, record, order, source);
+  j.layout = layout_of(ctx, pos);
   j.stop = ctx.stop;
   j.file = engine.open(path, {true, !made});
   run_driver(j);
@@ -212,6 +275,7 @@ void ensure_own_file(PhaseContext& ctx) {
   if (!made) files.note_created(fsops::identity_of(path));
   engine.unregister_buffers();
   files.set_valid_bytes(work.file_size);
+  files.note_written_for(ctx.k);
 }
 
 }  // namespace iosweep

@@ -37,6 +37,7 @@ class IoPhase final : public Phase {
   bool create_in_window_ = false;
   double cached_fraction_ = 0;
   DriverResult timed_;
+  Layout layout_;  // where file_position_'s bytes sit in the file
 };
 
 // Checks a record size option against the file size, the 4 KiB data block and the O_DIRECT

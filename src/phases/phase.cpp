@@ -23,6 +23,18 @@ double unflushed_fraction(const std::string& path, std::uint64_t file_bytes,
   return std::min(1.0, static_cast<double>(cs.dirty_bytes) / static_cast<double>(written));
 }
 
+Layout layout_of(const PhaseContext& ctx, int region) {
+  const Workload& w = ctx.work;
+  if (!w.shared()) return {};
+  const auto r = static_cast<std::uint64_t>(region), k = static_cast<std::uint64_t>(ctx.k);
+  if (w.shared_pattern == SharedPattern::segmented) return {r * w.file_size, 0, 0};
+  return {r * w.seq_record, w.seq_record, k * w.seq_record};
+}
+
+std::uint64_t file_bytes_of(const PhaseContext& ctx, std::uint64_t region_bytes) {
+  return ctx.work.shared() ? static_cast<std::uint64_t>(ctx.k) * ctx.work.file_size : region_bytes;
+}
+
 void arm_timed(DriverJob& job, PhaseContext& ctx, std::uint64_t t0_ns) {
   job.t0_ns = t0_ns;
   job.deadline_ns =

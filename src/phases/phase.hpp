@@ -99,6 +99,12 @@ inline bool preallocates(const PhaseContext& ctx) {
 double cached_fraction(const std::string& path, std::uint64_t bytes);
 double unflushed_fraction(const std::string& path, std::uint64_t file_bytes, std::uint64_t written);
 
+// Where this rank's region `region` (a position) sits in the file it opens: the whole file of
+// one rank, or its region of the shared file of the point's k ranks (see Layout).
+Layout layout_of(const PhaseContext& ctx, int region);
+// The bytes a page-cache or dirty measurement covers: a rank's file, or the whole shared file.
+std::uint64_t file_bytes_of(const PhaseContext& ctx, std::uint64_t region_bytes);
+
 // The parts of a driver job that every timed window shares: its start, the --stonewall
 // deadline, the latency histogram, the time series, progress and the interrupt flag.
 void arm_timed(DriverJob& job, PhaseContext& ctx, std::uint64_t t0_ns);

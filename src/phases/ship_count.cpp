@@ -152,7 +152,7 @@ void ShipCount::prepare(PhaseContext& ctx) {
   MPI_Comm_dup(ctx.active, &comm_);  // this phase's messages, apart from every other
 
   if (work.cache == CacheMode::drop && !ctx.io.direct) fsops::drop_cache(path_);
-  cached_fraction_ = cached_fraction(path_, data_bytes_);
+  cached_fraction_ = cached_fraction(path_, file_bytes_of(ctx, data_bytes_));
   ctx.progress_total = data_bytes_;
 }
 
@@ -175,6 +175,7 @@ void ShipCount::run(PhaseContext& ctx, RankSample& s) {
                            sent += len;
                            in.pump();
                          });
+  j.layout = layout_of(ctx, ctx.read_position);
   IoDriver driver(j);
   in.post_all();
   DriverResult r;

@@ -214,11 +214,12 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
         EngineOptions io = cfg_.io;
         io.iodepth = need.depth;
         if (io.iodepth_batch > io.iodepth) io.iodepth_batch = io.iodepth;
-        engine = make_engine(io, need.use);
+        engine = make_engine(io, need.use, comm);
         ctx.engine = engine.get();
-        if (!desc.creates()) ensure_own_file(ctx);
       })))
     return false;
+  // Apart: a shared file is made by the point's ranks together, all of them with an engine.
+  if (!desc.creates() && !checkpoint(guarded([&] { ensure_own_file(ctx); }))) return false;
   {
     std::uint64_t mine = files_->valid_bytes(), theirs = 0;
     MPI_Sendrecv(&mine, 1, MPI_UINT64_T, (pos - shift % k + k) % k, 0, &theirs, 1, MPI_UINT64_T,
@@ -385,7 +386,7 @@ int SweepRunner::run() {
   devices_ = std::make_unique<DeviceSampler>(work_.dir, place_);
   files_ = std::make_unique<FileSet>(work_.dir, run_id_,
                                      work_.reuse_run.empty() ? run_id_ : work_.reuse_run,
-                                     place_.self.position);
+                                     place_.self.position, work_.shared());
   // From here to the end of the run a signal is handled: rank 0 first marks the run aborted
   // (mpirun sends SIGKILL about a second after SIGTERM unless odls_base_sigkill_timeout says
   // otherwise, and removing large files can take that long), then every rank removes its files.

@@ -173,3 +173,28 @@ def test_ship_count_sends_to_collectors_on_other_nodes(threadlist, tmp_path):
             shipped = row["mpi_bytes"] - 8 * row["ranks"]
             assert shipped == row["bytes"]
             assert row["mpi_remote_bytes"] == (shipped if row["ranks"] > 1 else 0)
+
+
+@pytest.mark.parametrize("pattern,engine", [("segmented", ["--engine", "posix"]),
+                                            ("strided", ["--engine", "mpiio", "--mpiio-collective"])])
+def test_one_shared_file_over_two_nodes(threadlist, tmp_path, pattern, engine):
+    # 4 ranks by slot: two on node1, two on node2, all writing and reading regions of one file.
+    work = tmp_path / "w"
+    work.mkdir()
+    out = tmp_path / "r.h5"
+    cmd = ["mpirun", "-np", "4", "--hostfile", str(threadlist), BIN, "run", "--dir", str(work),
+           "--file-size", "2MiB", "--seq-record", "1MiB", "--rand-record", "64KiB",
+           "--file-layout", "shared", "--shared-pattern", pattern, *engine, "--verify",
+           "--read-shift", "1", "--phases", "seq-write,seq-read,rand-read,filter-count",
+           "--output", str(out), "--quiet"]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert list(work.iterdir()) == []
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        s = g["summary"][()]
+        assert g.attrs["file_layout"] in (b"shared", "shared")
+        assert list(s["nodes"][s["phase"] == 0]) == [1, 2, 2]
+        assert all(s["bad_blocks"] == 0)
+        fc = s[s["matches"] > 0]
+        assert len(fc) and all(fc["matches"] == fc["expected_matches"])

@@ -236,9 +236,9 @@ def test_compare_prints_every_sources_settings_and_writes_csv(run_file, tmp_path
     assert p.returncode == 0, p.stderr
     head = p.stdout.split("\n\n")[0]
     assert "per rank a 4 MiB file; records: seq 1 MiB, rand 4 KiB; O_DIRECT no" in head
-    assert ("[1] IOzone: record 16 MiB, file 256 MiB, O_DIRECT no, stonewalled: "
+    assert ("[1] IOzone: record 16 MiB, file 256 MiB (file per thread), O_DIRECT no, stonewalled: "
             + str(FIX / "iozone/01-seq-write-read-t2.txt")) in head
-    assert "[3] IOR: record 1 MiB, file 16 MiB, O_DIRECT no: " + str(FIX / "ior/18-script-sweep.txt") in head
+    assert "[3] IOR: record 1 MiB, file 16 MiB (file per thread), O_DIRECT no: " + str(FIX / "ior/18-script-sweep.txt") in head
     for name in ("wall ", "children ", "iozone_children "):
         assert f"\n  {name}" in head
     assert "IOzone's default, stonewalled \"Children see\"" in head and "only with -x" in head
@@ -304,9 +304,9 @@ def test_a_record_size_a_source_does_not_state_is_a_question_mark_and_a_mismatch
     csv_only.write_text("\n".join(lines[lines.index("--- same, CSV:") + 1:]) + "\n")
     p = compare_cmd(run_file[0], csv_only, "--csv", tmp_path / "t.csv")
     assert p.returncode == 0, p.stderr
-    assert "[1] IOR: record 1 MiB, file ?, O_DIRECT ?" in p.stdout
+    assert "[1] IOR: record 1 MiB, file ? (layout ?), O_DIRECT ?" in p.stdout
     row = csv_rows(tmp_path / "t.csv")[("seq_write", 2, "IOR")]
-    assert row["source_file_bytes"] == "" and row["match"] == "≠ file,O_DIRECT" and row["ratio"] == ""
+    assert row["source_file_bytes"] == "" and row["match"] == "≠ file,O_DIRECT,layout" and row["ratio"] == ""
     line = next(l for l in p.stdout.splitlines() if re.match(r"seq_write +2 ", l))
     assert re.search(r"IOR\[1\] .* 1 MiB +\? +\? ", line), line
     # IOzone's throughput lines without its header or command line: nothing is known.
@@ -315,7 +315,7 @@ def test_a_record_size_a_source_does_not_state_is_a_question_mark_and_a_mismatch
                             if "Children see" in l))
     p = compare_cmd(run_file[0], bare, "--csv", tmp_path / "b.csv")
     assert p.returncode == 0, p.stderr
-    assert "[1] IOzone: record ?, file ?, O_DIRECT ?" in p.stdout
+    assert "[1] IOzone: record ?, file ? (file per thread), O_DIRECT ?" in p.stdout
     row = csv_rows(tmp_path / "b.csv")[("seq_write", 2, "IOzone")]
     assert row["match"] == "≠ record,file,O_DIRECT" and row["ratio"] == ""
     p = compare_cmd(run_file[0], bare, "--loose", "--csv", tmp_path / "l.csv")
@@ -451,3 +451,41 @@ def test_iozone_report_table_alone_is_enough(tmp_path):
     assert set(got) == set(want)
     for k, v in want.items():
         assert got[k] == pytest.approx(v, rel=1e-6)
+
+
+def ior_shared_fixture(tmp_path):
+    """IOR's 01 fixture as IOR prints the same job without -F (one shared file): the access line,
+    the command line and the fPP column of its summary table."""
+    lines = (FIX / "ior/01-posix-seq16m.txt").read_text().splitlines()
+    out, cols = [], None
+    for line in lines:
+        line = line.replace(" -F ", " ").replace("file-per-process", "single-shared-file")
+        if line.startswith("Operation"):
+            cols = line.split()
+        elif cols and line.split() and line.split()[0] in ("write", "read"):
+            cells = line.split()
+            cells[cols.index("fPP")] = "0"
+            line = " ".join(cells)
+        out.append(line)
+    path = tmp_path / "ior-shared.txt"
+    path.write_text("\n".join(out) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("layout", ["shared", "per-rank"])
+def test_a_shared_file_run_matches_ior_without_F_only(tmp_path, workdir, layout):
+    # IOR -t 16m -b 64m on 2 tasks; iosweep's 64 MiB per rank, as a region of one file or a file.
+    out = tmp_path / "r.h5"
+    run_iosweep(2, ["run", "--dir", workdir, "--file-size", "64MiB", "--seq-record", "16MiB",
+                    "--ranks", "2", "--phases", "seq-write,seq-read", "--file-layout", layout,
+                    "--output", out, "--quiet"], check=0)
+    shared, per_file = ior_shared_fixture(tmp_path), FIX / "ior/01-posix-seq16m.txt"
+    p = compare_cmd(out, shared, per_file, "--csv", tmp_path / "t.csv")
+    assert p.returncode == 0, p.stderr
+    assert "file 128 MiB (one shared file)" in p.stdout and "file 64 MiB (file per thread)" in p.stdout
+    rows = [r for r in csv.DictReader(open(tmp_path / "t.csv")) if r["phase"] == "seq_write" and r["source"]]
+    match = {r["source_file_bytes"]: r["match"] for r in rows}
+    if layout == "shared":
+        assert match[str(128 << 20)] == "=" and "layout" in match[str(64 << 20)]
+    else:
+        assert match[str(64 << 20)] == "=" and "layout" in match[str(128 << 20)]

@@ -42,13 +42,13 @@ TEST(FileOps, FileSetNamesCarryRunAndPositionAndRemoveOnlyOwnFiles) {
   FileSet mine(d, "RUN1", "RUN1", 3);
   EXPECT_EQ(mine.path(3), d + "/iosweep.RUN1.3");
   touch(mine.path(3));  // not created through the FileSet: not ours
-  EXPECT_FALSE(mine.own_exists());
+  EXPECT_FALSE(mine.own_exists(1));
   mine.remove_own();
   EXPECT_TRUE(fsops::exists(mine.path(3)));
   ::unlink(mine.path(3).c_str());
   touch(mine.path(3));
   mine.note_created(fsops::identity_of(mine.path(3)));
-  EXPECT_TRUE(mine.own_exists());
+  EXPECT_TRUE(mine.own_exists(1));
   mine.remove_own();
   EXPECT_FALSE(fsops::exists(mine.path(3)));
   fs::remove_all(d);
