@@ -76,10 +76,15 @@ CliResult parse_cli(int argc, char** argv) {
     }
     res.cfg = build_config(r);
     // The effective configuration as TOML, without the options left unset (empty values).
+    // --fsync's default text is its value when given bare ("all"); not given, no phase fsyncs.
+    const bool fsync_given = app.get_option("--fsync")->count() > 0;
     std::string toml;
     std::istringstream lines(app.config_to_str(true, false));
     for (std::string line; std::getline(lines, line);)
-      if (!line.ends_with("=\"\"")) toml += line + "\n";
+      if (!fsync_given && line.starts_with("fsync="))
+        toml += "fsync=\"none\"\n";
+      else if (!line.ends_with("=\"\""))
+        toml += line + "\n";
     res.cfg.config_toml = toml;
     for (int i = 0; i < argc; ++i)
       res.cfg.argv.emplace_back(argv[i]);
