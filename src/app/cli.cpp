@@ -17,7 +17,7 @@
 
 namespace iosweep {
 
-CliResult parse_cli(int argc, char** argv) {
+CliResult parse_cli(int argc, char** argv, const RunLoader& load) {
   CliResult res;
   RawOptions r;
   CLI::App app{
@@ -45,6 +45,9 @@ CliResult parse_cli(int argc, char** argv) {
                  "TOML file of long option names (CLI11's format), e.g. modes/smoke.toml")
       ->type_name("FILE");
   app.config_formatter(preset_format());
+  std::string rerun_arg, show_file, show_id;
+  declare_rerun(app, rerun_arg);
+  CLI::App* show = declare_show(app, show_file, show_id);
   app.allow_config_extras(CLI::config_extras_mode::error);
   app.footer(
       "Engines compiled in: " + compiled_engines() +
@@ -58,6 +61,11 @@ CliResult parse_cli(int argc, char** argv) {
     if (version) {
       res.action = CliResult::Action::print;
       res.text = version_text();
+      return res;
+    }
+    if (show->parsed()) {
+      res.action = CliResult::Action::print;
+      res.text = show_run(load, show_file, show_id);
       return res;
     }
     if (units->parsed()) {
@@ -74,12 +82,22 @@ CliResult parse_cli(int argc, char** argv) {
       res.text = "a command is required: iosweep run --dir DIR [options] (see iosweep --help)";
       return res;
     }
+    if (!rerun_arg.empty()) {
+      res.rerun = apply_rerun(app, rerun_arg, load);
+      if (auto why = check_given_values(app, flags); !why.empty()) throw UsageError(why);
+    }
     res.cfg = build_config(r);
+    res.cfg.rerun_of = res.rerun.run_id;
     // The effective configuration as TOML, without the options left unset (empty values).
+    // --fsync's default text is its value when given bare ("all"); not given, no phase fsyncs.
+    const bool fsync_given = app.get_option("--fsync")->count() > 0;
     std::string toml;
     std::istringstream lines(app.config_to_str(true, false));
     for (std::string line; std::getline(lines, line);)
-      if (!line.ends_with("=\"\"")) toml += line + "\n";
+      if (!fsync_given && line.starts_with("fsync="))
+        toml += "fsync=\"none\"\n";
+      else if (!line.ends_with("=\"\""))
+        toml += line + "\n";
     res.cfg.config_toml = toml;
     for (int i = 0; i < argc; ++i)
       res.cfg.argv.emplace_back(argv[i]);

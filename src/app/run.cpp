@@ -5,6 +5,7 @@
 
 #include "app/cli.hpp"
 #include "app/config_check.hpp"
+#include "app/rerun.hpp"
 #include "core/errors.hpp"
 #include "mpi/topology.hpp"
 #include "sweep/plan.hpp"
@@ -14,7 +15,7 @@ namespace iosweep {
 
 int run_app(int argc, char** argv, const MpiSession& mpi) {
   const bool rank0 = mpi.rank() == 0;
-  CliResult cli = parse_cli(argc, argv);
+  CliResult cli = parse_cli(argc, argv, load_run_on_rank0(MPI_COMM_WORLD));
   if (cli.action == CliResult::Action::print) {
     if (rank0) std::fputs(cli.text.c_str(), stdout);
     return 0;
@@ -25,6 +26,8 @@ int run_app(int argc, char** argv, const MpiSession& mpi) {
   }
   Config& cfg = cli.cfg;
   const LocalPlace place = gather_topology(MPI_COMM_WORLD, mpi.host(), cfg.sweep.placement);
+  const std::string note = fit_rerun_to_world(cli.rerun, cfg.sweep, mpi.size(), place.n_nodes);
+  if (rank0 && !note.empty()) std::fprintf(stderr, "iosweep: %s\n", printable(note).c_str());
   std::vector<int> points;
   std::string engine_detail;
   if (auto why = validate_run(cfg, mpi, place, points, engine_detail); !why.empty()) {

@@ -116,6 +116,7 @@ struct Config {
   // Provenance (recorded in the results file)
   std::vector<std::string> argv;
   std::string config_toml;
+  std::string rerun_of;  // --rerun: the run this one repeats
 };
 
 }  // namespace iosweep

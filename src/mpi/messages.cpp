@@ -40,4 +40,24 @@ std::vector<std::string> gather_messages(const std::string& mine, MPI_Comm comm)
   return out;
 }
 
+void broadcast_strings(std::vector<std::string>& v, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::vector<unsigned long long> lens;
+  if (rank == 0)
+    for (const auto& s : v)
+      lens.push_back(s.size());
+  unsigned long long n = lens.size();
+  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  lens.resize(static_cast<std::size_t>(n));
+  MPI_Bcast(lens.data(), static_cast<int>(n), MPI_UNSIGNED_LONG_LONG, 0, comm);
+  if (rank != 0) {
+    v.assign(static_cast<std::size_t>(n), std::string());
+    for (std::size_t i = 0; i < v.size(); ++i)
+      v[i].resize(static_cast<std::size_t>(lens[i]));
+  }
+  for (auto& s : v)
+    MPI_Bcast(s.data(), static_cast<int>(s.size()), MPI_CHAR, 0, comm);
+}
+
 }  // namespace iosweep

@@ -70,6 +70,7 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
   set_attr(g, "label", c.report.label);
   set_attr(g, "argv", join_argv(c.argv));
   set_attr(g, "config", c.config_toml);
+  set_attr(g, "rerun_of", c.rerun_of);
   set_attr(g, "versions", ctx.versions_toml);
   set_attr(g, "slurm_job_id", ctx.slurm_job_id);
   set_attr(g, "slurm_nodelist", ctx.slurm_nodelist);

@@ -36,6 +36,20 @@ TEST(Cli, DefaultsAndConversions) {
   EXPECT_NE(r.cfg.config_toml.find("file-size=\"32MiB\""), std::string::npos);
 }
 
+TEST(Cli, RecordedFsyncIsTheOneThatRuns) {
+  // --fsync bare means every writing phase; not given, none: the recorded TOML says which, so
+  // that loading it with --config runs the same.
+  auto r = parse({"run", "--dir", "/tmp"});
+  ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
+  EXPECT_TRUE(r.cfg.work.fsync_phases.empty());
+  EXPECT_NE(r.cfg.config_toml.find("fsync=\"none\"\n"), std::string::npos) << r.cfg.config_toml;
+  r = parse({"run", "--dir", "/tmp", "--fsync"});
+  EXPECT_FALSE(r.cfg.work.fsync_phases.empty());
+  EXPECT_NE(r.cfg.config_toml.find("fsync=\"all\"\n"), std::string::npos) << r.cfg.config_toml;
+  r = parse({"run", "--dir", "/tmp", "--fsync", "seq-write"});
+  EXPECT_NE(r.cfg.config_toml.find("fsync=\"seq-write\"\n"), std::string::npos);
+}
+
 TEST(Cli, RanksAndSweep) {
   auto r = parse({"run", "--dir", "/tmp", "--ranks", "1,2,4"});
   ASSERT_EQ(r.action, CliResult::Action::run);
