@@ -77,6 +77,12 @@ std::vector<const CLI::Option*> declare_run_options(CLI::App& app, RawOptions& r
   d.unset("--sweep", r.sweep, "MIN:MAX",
           "MIN:MAX: MIN, the powers of two above it, capped at the world size, and the cap itself "
           "(default 1:<world size>)");
+  d.unset("--streams", r.streams, "LIST|MIN:MAX",
+          "Sweep streams instead of ranks: s streams = k active ranks (min(s, world size)) x "
+          "depth s/k each, as IOzone sweeps threads; a list strictly increasing (1,64,1024) or "
+          "MIN:MAX (MIN, the powers of two above it, MAX). Sequential phases split each file "
+          "into depth regions streamed side by side (" +
+              engines_taking(kTakesDepth) + "; sets the depth instead of --iodepth)");
   d.value("--placement", r.placement, "MODE",
           "spread: activate ranks round-robin across nodes; block: in rank order");
   d.value("--repetitions", r.repetitions, "N", "Run every point this many times");

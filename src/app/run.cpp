@@ -25,7 +25,7 @@ int run_app(int argc, char** argv, const MpiSession& mpi) {
   }
   Config& cfg = cli.cfg;
   const LocalPlace place = gather_topology(MPI_COMM_WORLD, mpi.host(), cfg.sweep.placement);
-  std::vector<int> points;
+  std::vector<SweepPoint> points;
   std::string engine_detail;
   if (auto why = validate_run(cfg, mpi, place, points, engine_detail); !why.empty()) {
     if (rank0) std::fprintf(stderr, "iosweep: %s\n", printable(why).c_str());

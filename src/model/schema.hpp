@@ -101,6 +101,8 @@ struct SummaryRow {
   double cpu_s;
   std::uint64_t rss_peak_max_bytes;
   std::uint64_t private_max_bytes;
+  std::uint32_t streams;  // ranks x iodepth
+  std::uint32_t iodepth;  // requests in flight per rank at this point
 };
 
 // One row per (point, active rank): the raw per-rank sample.

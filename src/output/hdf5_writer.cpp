@@ -93,8 +93,14 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
     phases += (phases.empty() ? "" : ",") + std::string(phase_row(p).desc.name);
   set_attr(g, "phases", phases);
   set_attr(g, "phase_table", phase_table_toml());
-  std::vector<std::int64_t> points(ctx.points.begin(), ctx.points.end());
+  std::vector<std::int64_t> points, depths;
+  for (const SweepPoint& p : ctx.points) {
+    points.push_back(p.ranks);
+    depths.push_back(p.per_rank.depth);
+  }
   set_attr(g, "points", points);
+  set_attr(g, "point_iodepths", depths);
+  set_attr(g, "sweep_axis", std::string(c.sweep.streams.empty() ? "ranks" : "streams"));
   set_attr(g, "placement",
            std::string(c.sweep.placement == Placement::spread ? "spread" : "block"));
   set_attr(g, "repetitions", static_cast<std::int64_t>(c.sweep.repetitions));
