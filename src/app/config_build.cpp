@@ -224,9 +224,17 @@ Config build_config(const RawOptions& r) {
   if (!parse_filter_kernel(r.filter_kernel, w.filter_kernel))
     throw UsageError("--filter-kernel: '" + r.filter_kernel +
                      "' is not auto, avx512, avx2 or scalar");
-  if (!r.rated_bw.empty())
-    if (auto why = parse_rate(r.rated_bw, c.report.rated_bw_Bps); !why.empty())
-      throw UsageError("--rated-bw: " + why);
+  if (!r.rated_bw.empty()) {
+    // One rate, or two (a sequential and a random ceiling: 5.2GB/s,3.4GB/s).
+    const std::vector<std::string> rates = split_list("--rated-bw", {r.rated_bw});
+    if (rates.size() > 2)
+      throw UsageError("--rated-bw: '" + printable(r.rated_bw) +
+                       "' gives more than two rates; give one, or two as 5.2GB/s,3.4GB/s");
+    double* into[] = {&c.report.rated_bw_Bps, &c.report.rated_bw2_Bps};
+    for (std::size_t i = 0; i < rates.size(); ++i)
+      if (auto why = parse_rate(rates[i], *into[i]); !why.empty())
+        throw UsageError("--rated-bw: " + why);
+  }
   w.fsync_phases = fsync_phases(r.fsync);
   w.preallocate = r.preallocate;
   if (!r.order_seed.empty()) {

@@ -94,9 +94,10 @@ std::vector<const CLI::Option*> declare_run_options(CLI::App& app, RawOptions& r
           "The 64-bit value filter-count counts (decimal or 0x hex)");
   d.value("--filter-every", r.filter_every, "N", "One planted key every N 64-bit words (N >= 2)");
   d.value("--filter-kernel", r.filter_kernel, "NAME", "Count kernel: auto, avx512, avx2 or scalar");
-  d.unset("--rated-bw", r.rated_bw, "RATE",
-          "Rated bandwidth of each rank's device, e.g. 5.2GB/s (decimal) or 3GiB/s; adds percent "
-          "of rated to the filter-count report");
+  d.unset("--rated-bw", r.rated_bw, "RATE[,RATE]",
+          "Rated bandwidth of each rank's device, e.g. 5.2GB/s (decimal) or 3GiB/s, or two "
+          "ceilings (5.2GB/s,3.4GB/s: sequential, and random from the rated IOPS); adds percent "
+          "of rated (a range with two) to the filter-count report");
   app.add_option("--fsync", r.fsync,
                  "fsync inside the timed window of every writing phase (as IOzone -e), or of the "
                  "writing phases listed; close is always timed (as -c)")

@@ -136,6 +136,7 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
   h5::set_attr_u64(g, "filter_every_words", w.filter_every);
   set_attr(g, "filter_kernel", ctx.filter_kernel);
   set_attr(g, "rated_bw_Bps", c.report.rated_bw_Bps);
+  set_attr(g, "rated_bw2_Bps", c.report.rated_bw2_Bps);
   set_attr(g, "stonewall_s", w.stonewall_s);
   set_attr(g, "stonewall_wearout", static_cast<std::int64_t>(w.stonewall_wearout));
   set_attr(g, "timeseries_bin_s", w.timeseries_bin_s);

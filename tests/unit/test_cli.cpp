@@ -147,3 +147,19 @@ TEST(Cli, StreamsExpandLikeSweepAndListsStayStrict) {
   EXPECT_EQ(p.text, "--streams: the posix engine keeps one request in flight; use --engine " +
                         engines_taking(kTakesDepth));
 }
+
+TEST(Cli, RatedBandwidthTakesOneOrTwoRates) {
+  auto r = parse({"run", "--dir", "/tmp", "--rated-bw", "5.2GB/s,3.4GB/s"});
+  ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
+  EXPECT_DOUBLE_EQ(r.cfg.report.rated_bw_Bps, 5.2e9);
+  EXPECT_DOUBLE_EQ(r.cfg.report.rated_bw2_Bps, 3.4e9);
+  r = parse({"run", "--dir", "/tmp", "--rated-bw", "2GiB/s"});
+  ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
+  EXPECT_DOUBLE_EQ(r.cfg.report.rated_bw_Bps, 2.0 * (1u << 30));
+  EXPECT_EQ(r.cfg.report.rated_bw2_Bps, 0.0);
+  for (const char* bad : {"1GB/s,2GB/s,3GB/s", "1GB/s,", "1GB/s, 2GB/s", "1GB/s,fast"}) {
+    r = parse({"run", "--dir", "/tmp", "--rated-bw", bad});
+    EXPECT_EQ(r.action, CliResult::Action::usage_error) << bad;
+    EXPECT_EQ(r.text.rfind("--rated-bw: ", 0), 0u) << r.text;
+  }
+}
