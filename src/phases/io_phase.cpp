@@ -20,7 +20,7 @@ const char* record_option(RecordKind k) {
 
 // Writing a file untimed keeps at most this many bytes in flight, whatever the engine's depth:
 // a rand-write engine at depth 1024 would otherwise hold 1024 records of --seq-record.
-constexpr std::uint64_t kCreationBytesInFlight = 256ull << 20;
+constexpr std::uint64_t kCreationBytesInFlight = 64ull << 20;
 
 unsigned creation_depth(unsigned depth, std::uint64_t record) {
   const std::uint64_t cap = std::max<std::uint64_t>(1, kCreationBytesInFlight / record);

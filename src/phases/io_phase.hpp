@@ -47,7 +47,7 @@ std::string check_record(const Workload& work, const EngineOptions& io, std::uin
 
 // Before a phase that does not create its file: makes sure the rank's own file exists, writing
 // it outside any timed window through ctx.engine when this run has not written it yet (or
-// checking the kept file of --reuse), with at most 256 MiB in flight. Sets the own file's valid
+// checking the kept file of --reuse), with at most 64 MiB in flight. Sets the own file's valid
 // length.
 void ensure_own_file(PhaseContext& ctx);
 // The pattern buffer ensure_own_file holds through an engine of `depth`.
