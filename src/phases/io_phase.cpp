@@ -2,6 +2,7 @@
 #include "phases/io_phase.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <vector>
 
 #include "core/clock.hpp"
@@ -21,6 +22,14 @@ const char* record_option(RecordKind k) {
 // Writing a file untimed keeps at most this many bytes in flight, whatever the engine's depth:
 // a rand-write engine at depth 1024 would otherwise hold 1024 records of --seq-record.
 constexpr std::uint64_t kCreationBytesInFlight = 64ull << 20;
+
+// The records a file is written in untimed: --seq-record when it divides the file, else the
+// largest multiple of the 4 KiB block that divides both (a run of random phases alone may have
+// a file shorter than --seq-record, which no phase of it checks).
+std::uint64_t creation_record(const Workload& work) {
+  const std::uint64_t r = std::gcd(work.seq_record, work.file_size);
+  return r % kBlockBytes == 0 ? r : kBlockBytes;
+}
 
 unsigned creation_depth(unsigned depth, std::uint64_t record) {
   const std::uint64_t cap = std::max<std::uint64_t>(1, kCreationBytesInFlight / record);
@@ -50,8 +59,8 @@ std::size_t stream_copies(const RecordOrder& order, std::uint64_t record,
 }  // namespace
 
 std::uint64_t creation_buffer_bytes(const Workload& work, unsigned depth) {
-  return PatternBuffer::bytes_for(work.seq_record, creation_depth(depth, work.seq_record),
-                                  work.file_size);
+  const std::uint64_t record = creation_record(work);
+  return PatternBuffer::bytes_for(record, creation_depth(depth, record), work.file_size);
 }
 
 void Verifier::check(const std::byte* p, std::uint64_t offset, std::size_t len) {
@@ -235,7 +244,7 @@ void ensure_own_file(PhaseContext& ctx) {
   // Written untimed through this phase's engine in --seq-record records, without stonewall,
   // latency, time series or progress.
   Engine& engine = *ctx.engine;
-  const std::uint64_t record = work.seq_record;
+  const std::uint64_t record = creation_record(work);
   const RecordOrder order = RecordOrder::sequential(work.file_size / record);
   PatternBuffer source(ctx.data, static_cast<std::uint64_t>(pos), record,
                        creation_depth(engine.depth(), record), work.hugepages);
