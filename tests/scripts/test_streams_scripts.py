@@ -120,3 +120,30 @@ def test_plot_draws_streams_on_the_thread_axis(results, tmp_path):
         assert right.get_xlabel().startswith(axis)
         ioz = next(line for line in right.lines if line.get_label().startswith("IOzone[1] rand_read"))
         assert list(ioz.get_xdata()) == [8]
+
+
+def test_streams_curve_measures_both_curves_with_their_cpu_time(tmp_path):
+    """scripts/streams-curve at its smallest: both curves in one Markdown table, CPU per point."""
+    (tmp_path / "d").mkdir()
+    png = tmp_path / "curve.png"
+    p = subprocess.run([str(SOURCE_DIR / "scripts" / "streams-curve"), "--dir", str(tmp_path / "d"), "--size", "1m",
+                        "--max", "8", "--ranks-max", "2", "--seconds", "0.1", "--no-direct",
+                        "--output", str(tmp_path / "c.h5"), "-o", str(png)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    rows = [l.split("|")[1:-1] for l in p.stdout.splitlines() if re.match(r"\| \d+ \|", l)]
+    got = {int(r[0]): (r[1].strip(), r[5].strip()) for r in rows}
+    assert got == {1: ("1", "1 x 1"), 2: ("2", "2 x 1"), 4: ("-", "2 x 2"), 8: ("-", "2 x 4")}
+    for r in rows:
+        for cell in (r[2], r[3], r[6], r[7]):  # IOPS and CPU seconds of each curve
+            assert cell.strip() == "-" or float(cell) > 0, r
+    assert png.stat().st_size > 10000
+    assert list((tmp_path / "d").iterdir()) == []  # the run's files and folder are removed
+    runs, s = iosweep_load.load(tmp_path / "c.h5")
+    assert list(runs["label"]) == ["ranks alone", "2 ranks x depth"]
+    assert all(s["cpu_s"] > 0)
+
+
+def test_streams_curve_refuses_bad_input_in_one_line(tmp_path):
+    p = subprocess.run([str(SOURCE_DIR / "scripts" / "streams-curve"), "--dir", str(tmp_path), "--max", "6"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and p.stderr.strip() == "streams-curve: --max: 6 is not a power of two of at least 2"
