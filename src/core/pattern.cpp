@@ -142,15 +142,15 @@ std::size_t PatternBuffer::copies_for_streams(std::span<const std::uint64_t> sta
   for (const std::uint64_t s : starts)
     at.push_back(static_cast<std::size_t>(s % period));
   std::sort(at.begin(), at.end());
+  const std::size_t n = at.size();
+  for (std::size_t i = 0; i < n; ++i)
+    at.push_back(at[i] + period);  // one more turn, for records that wrap around
   std::size_t most = 1;
-  for (std::size_t i = 0; i < at.size(); ++i) {
-    // Streams starting at or before at[i] whose record still covers it, wrapping around.
-    std::size_t n = 0;
-    for (std::size_t j = 0; j < at.size(); ++j) {
-      const std::size_t behind = (at[i] + period - at[j]) % period;
-      if (behind < record_bytes) ++n;
-    }
-    most = std::max(most, n);
+  for (std::size_t i = n; i < 2 * n; ++i) {
+    // Streams starting in (at[i] - record, at[i]] cover at[i].
+    const auto first = std::upper_bound(at.begin(), at.end(), at[i] - record_bytes);
+    const auto last = std::upper_bound(at.begin(), at.end(), at[i]);
+    most = std::max(most, static_cast<std::size_t>(last - first));
   }
   return most;
 }

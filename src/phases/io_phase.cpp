@@ -241,8 +241,9 @@ void ensure_own_file(PhaseContext& ctx) {
     return;
   }
   if (files.own_exists()) return;
-  // Written untimed through this phase's engine in --seq-record records, without stonewall,
-  // latency, time series or progress.
+  // Written untimed through this phase's engine in --seq-record records (or in whole records of
+  // a shorter file), at most 64 MiB in flight, without stonewall, latency, time series or
+  // progress.
   Engine& engine = *ctx.engine;
   const std::uint64_t record = creation_record(work);
   const RecordOrder order = RecordOrder::sequential(work.file_size / record);
