@@ -6,6 +6,7 @@
     common.phases("results/iosweep.h5")              # {"seq_write": 0, "seq_read": 1, ...}
     common.units("build/iosweep", "4k", "16m")       # [4096, 16777216], iosweep's own parser
     common.record_bytes(run, "rand_read")            # the record size a run's phase used
+    common.sweep_axis(run)                           # "streams" for a run of --streams, else "ranks"
     common.block_device("/var/tmp")                  # the block device holding a folder, as iosweep finds it
 
 - The launch environment is the one of scripts/iosweep-env.sh, which the bash scripts source:
@@ -225,6 +226,14 @@ def record_bytes(run, phase):
     except (TypeError, ValueError):
         return None
     return v if v > 0 else None
+
+
+def sweep_axis(run):
+    """The summary column that counts a run's points as other tools count threads: "streams" for
+    a run of --streams (each point s streams = active ranks x depth), else "ranks". `run` is a
+    mapping of run attributes (a row of iosweep_load's runs)."""
+    v = run.get("sweep_axis") if run is not None and hasattr(run, "get") else None
+    return "streams" if text(v) == "streams" else "ranks"
 
 
 def size_text(n):

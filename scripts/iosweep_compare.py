@@ -13,7 +13,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from iosweep_common import is_control, is_random, record_bytes, size_text
+from iosweep_common import is_control, is_random, record_bytes, size_text, sweep_axis
 
 
 class ParseError(Exception):
@@ -468,15 +468,18 @@ def iosweep_rows(summary, run):
     """(phase, threads) -> {wall, children, iozone_children, record_bytes, file_bytes, direct} in
     iosweep's units (bytes/s, or ops/s for random phases), for the run's phases that IOzone and
     IOR also measure; repetitions are averaged. `run` maps the run's attributes (a row of
-    iosweep_load's runs). Control phases (scan_only) have no counterpart and are left out."""
+    iosweep_load's runs). Threads are the run's active ranks, or its streams (ranks x depth) for
+    a run of --streams (sweep_axis). Control phases (scan_only) have no counterpart and are left
+    out."""
     rows = {}
     s = summary[summary["run_id"] == run["run_id"]]
+    axis = sweep_axis(run)
     for phase in s["phase_name"].unique():
         if phase not in TOOL_PHASES or is_control(phase):
             continue
         record = record_bytes(run, phase)
-        for k in sorted(s[s["phase_name"] == phase]["ranks"].unique()):
-            d = s[(s["phase_name"] == phase) & (s["ranks"] == k)]
+        for k in sorted(s[s["phase_name"] == phase][axis].unique()):
+            d = s[(s["phase_name"] == phase) & (s[axis] == k)]
             if is_random(phase):
                 per_op = record or float("nan")
                 figs = {"wall": d["iops"].mean(), "children": (d["children_Bps"] / per_op).mean(),

@@ -77,7 +77,8 @@ def load(path):
                 for k in ("label", "file_size_bytes", "seq_record_bytes", "rand_record_bytes",
                           "scan_record_bytes", "direct", "iodepth", "fs_type", "world_size",
                           "n_nodes", "status_name"):
-                    s[k] = attrs.get(k)
+                    if k not in s.columns:  # a row's own figure (iodepth per point) stays
+                        s[k] = attrs.get(k)
                 # The record size each row's phase used (seq, rand or scan record).
                 s["record_bytes"] = [common.record_bytes(attrs, p) for p in s["phase_name"]]
                 frames.append(s)

@@ -122,6 +122,42 @@ std::vector<PhaseId> fsync_phases(const std::string& v) {
   return out;
 }
 
+// --streams: a list strictly increasing ("1,64,1024"), or MIN:MAX expanded as --sweep expands
+// (MIN, the powers of two above it, MAX); values as every list takes them.
+std::vector<std::uint64_t> streams_list(const std::string& v) {
+  constexpr std::uint64_t kMax = 1ull << 32;  // stored as 32-bit counts
+  const std::vector<std::string> entries = split_list("--streams", {v});
+  std::vector<std::uint64_t> out;
+  if (entries.size() == 1 && entries[0].find(':') != std::string::npos) {
+    const std::string& e = entries[0];
+    const auto colon = e.find(':');
+    const std::uint64_t lo = count_opt("--streams", e.substr(0, colon), 1, kMax - 1);
+    const std::uint64_t hi = count_opt("--streams", e.substr(colon + 1), 1, kMax - 1);
+    if (hi < lo)
+      throw UsageError("--streams: MAX " + std::to_string(hi) + " is below MIN " +
+                       std::to_string(lo));
+    out.push_back(lo);
+    std::uint64_t p = 1;
+    while (p <= lo)
+      p *= 2;
+    for (; p <= hi; p *= 2)
+      out.push_back(p);
+    if (out.back() != hi) out.push_back(hi);
+    return out;
+  }
+  for (const auto& e : entries) {
+    if (e.find(':') != std::string::npos)
+      throw UsageError("--streams: '" + printable(v) +
+                       "' is neither a list (1,64,1024) nor MIN:MAX (1:1024)");
+    const std::uint64_t s = count_opt("--streams", e, 1, kMax - 1);
+    if (!out.empty() && s <= out.back())
+      throw UsageError("--streams: counts must be strictly increasing (" + std::to_string(s) +
+                       " after " + std::to_string(out.back()) + ")");
+    out.push_back(s);
+  }
+  return out;
+}
+
 }  // namespace
 
 Config build_config(const RawOptions& r) {
@@ -171,6 +207,14 @@ Config build_config(const RawOptions& r) {
   SweepSpec& sw = c.sweep;
   if (!r.ranks.empty() && !r.sweep.empty())
     throw UsageError("--ranks and --sweep: give one or the other");
+  if (!r.streams.empty()) {
+    for (const auto& [given, name] :
+         {std::pair{!r.ranks.empty(), "--ranks"}, std::pair{!r.sweep.empty(), "--sweep"}})
+      if (given)
+        throw UsageError(std::string("--streams and ") + name +
+                         ": give one or the other; --streams chooses each point's active ranks");
+    sw.streams = streams_list(r.streams);
+  }
   for (const auto& v : split_list("--ranks", r.ranks)) {
     if (v.empty()) throw UsageError("--ranks: empty entry in the list");
     sw.ranks.push_back(static_cast<int>(count_opt("--ranks", v, 1, 1u << 24)));
@@ -191,9 +235,17 @@ Config build_config(const RawOptions& r) {
   if (!parse_filter_kernel(r.filter_kernel, w.filter_kernel))
     throw UsageError("--filter-kernel: '" + r.filter_kernel +
                      "' is not auto, avx512, avx2 or scalar");
-  if (!r.rated_bw.empty())
-    if (auto why = parse_rate(r.rated_bw, c.report.rated_bw_Bps); !why.empty())
-      throw UsageError("--rated-bw: " + why);
+  if (!r.rated_bw.empty()) {
+    // One rate, or two (a sequential and a random ceiling: 5.2GB/s,3.4GB/s).
+    const std::vector<std::string> rates = split_list("--rated-bw", {r.rated_bw});
+    if (rates.size() > 2)
+      throw UsageError("--rated-bw: '" + printable(r.rated_bw) +
+                       "' gives more than two rates; give one, or two as 5.2GB/s,3.4GB/s");
+    double* into[] = {&c.report.rated_bw_Bps, &c.report.rated_bw2_Bps};
+    for (std::size_t i = 0; i < rates.size(); ++i)
+      if (auto why = parse_rate(rates[i], *into[i]); !why.empty())
+        throw UsageError("--rated-bw: " + why);
+  }
   w.fsync_phases = fsync_phases(r.fsync);
   w.preallocate = r.preallocate;
   if (!r.order_seed.empty()) {
@@ -213,7 +265,17 @@ Config build_config(const RawOptions& r) {
   io.engine = e->id;
   io.iodepth = static_cast<unsigned>(count_opt("--iodepth", r.iodepth, 1, 4096));
   io.iodepth_batch = static_cast<unsigned>(count_opt("--iodepth-batch", r.iodepth_batch, 1, 4096));
-  if (io.iodepth_batch > io.iodepth)
+  if (!sw.streams.empty()) {
+    // --streams sets each point's depth; the batch is capped by it point by point.
+    if (io.iodepth != 1)
+      throw UsageError(
+          "--streams and --iodepth: give one or the other; --streams sets each "
+          "point's depth (its streams / its active ranks)");
+    if (!(e->takes & kTakesDepth))
+      throw UsageError("--streams: the " + std::string(e->name) +
+                       " engine keeps one request in flight; use --engine " +
+                       engines_taking(kTakesDepth));
+  } else if (io.iodepth_batch > io.iodepth)
     throw UsageError("--iodepth-batch: " + r.iodepth_batch + " is more than --iodepth " +
                      r.iodepth);
   io.direct = r.direct;

@@ -112,40 +112,56 @@ std::string mib(std::uint64_t bytes) {
   return format_size(bytes);
 }
 
-// I/O buffers against the memory of each machine: the largest any phase holds per rank, times
-// the ranks of this machine active at the largest point, against MemAvailable. Ranks sharing
-// memory are grouped as MPI sees them (emulated nodes on one machine share one).
-std::string memory_check(const Config& cfg, const LocalPlace& place, int max_k) {
-  std::uint64_t per_rank = 0;
-  const PhaseDesc* largest = nullptr;
-  for (auto id : cfg.work.phases) {
-    const PhaseRow& row = phase_row(id);
-    const std::uint64_t b = row.make(row.desc)->buffer_bytes(cfg.work, cfg.io);
-    if (b > per_rank) {
-      per_rank = b;
-      largest = &row.desc;
-    }
-  }
+// I/O buffers against the memory of each machine: at every point, the largest any phase holds
+// per rank at that point's depth, times the ranks of this machine active at it, against
+// MemAvailable. Ranks sharing memory are grouped as MPI sees them (emulated nodes on one machine
+// share one).
+std::string memory_check(const Config& cfg, const LocalPlace& place,
+                         const std::vector<SweepPoint>& points) {
   MPI_Comm machine = MPI_COMM_NULL;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
-  int active = place.self.position < max_k ? 1 : 0, active_here = 0, me = 0;
-  MPI_Allreduce(&active, &active_here, 1, MPI_INT, MPI_SUM, machine);
+  std::vector<int> active(points.size()), active_here(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i)
+    active[i] = place.self.position < points[i].ranks ? 1 : 0;
+  int me = 0;
+  MPI_Allreduce(active.data(), active_here.data(), static_cast<int>(points.size()), MPI_INT,
+                MPI_SUM, machine);
   MPI_Comm_rank(machine, &me);
   MPI_Comm_free(&machine);
-  if (me != 0 || largest == nullptr) return {};
-  const std::uint64_t need = per_rank * static_cast<std::uint64_t>(active_here);
+  if (me != 0) return {};
+  std::uint64_t need = 0, per_rank = 0;
+  const PhaseDesc* largest = nullptr;
+  const SweepPoint* at = nullptr;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    for (auto id : cfg.work.phases) {
+      const PhaseRow& row = phase_row(id);
+      const std::uint64_t b =
+          row.make(row.desc)->buffer_bytes(cfg.work, cfg.io, points[i].per_rank);
+      const std::uint64_t n = b * static_cast<std::uint64_t>(active_here[i]);
+      if (n > need) {
+        need = n;
+        per_rank = b;
+        largest = &row.desc;
+        at = &points[i];
+      }
+    }
   const std::uint64_t avail = mem_available_bytes();
-  if (avail == 0 || need <= avail) return {};
+  if (largest == nullptr || avail == 0 || need <= avail) return {};
   const std::uint64_t record = cfg.work.record_bytes(largest->record);
   const char* rec_opt = largest->record == RecordKind::seq    ? "--seq-record"
                         : largest->record == RecordKind::rand ? "--rand-record"
                                                               : "--scan-record";
-  const std::string opt = cfg.io.iodepth > 1 ? "--iodepth" : rec_opt;
-  return opt + ": " + std::string(largest->name) + " at depth " + std::to_string(cfg.io.iodepth) +
+  const bool by_streams = !cfg.sweep.streams.empty();
+  const unsigned depth = at->per_rank.depth;
+  const std::string opt = by_streams ? "--streams" : depth > 1 ? "--iodepth" : rec_opt;
+  return opt + ": " + std::string(largest->name) + " at depth " + std::to_string(depth) +
+         (by_streams ? " (" + std::to_string(at->streams()) + " streams)" : std::string()) +
          " with " + mib(record) + " records (" + rec_opt + ") needs " + mib(per_rank) +
-         " of I/O buffers per rank, " + mib(need) + " for the " + std::to_string(active_here) +
+         " of I/O buffers per rank, " + mib(need) + " for the " +
+         std::to_string(active_here[static_cast<std::size_t>(at - points.data())]) +
          " active rank(s) of this machine, but only " + mib(avail) +
-         " are available (MemAvailable); lower --iodepth or the record size";
+         " are available (MemAvailable); lower " + (by_streams ? "the streams" : "--iodepth") +
+         " or the record size";
 }
 
 // Free space: ranks that see the same file system (same f_fsid) share its free bytes; the
@@ -191,11 +207,13 @@ std::string space_check(const Config& cfg, const LocalPlace& place, int max_k, i
 }  // namespace
 
 std::string validate_run(Config& cfg, const MpiSession& mpi, const LocalPlace& place,
-                         std::vector<int>& points, std::string& engine_detail) {
-  if (auto why = resolve_points(cfg.sweep, mpi.size(), points); !why.empty()) return why;
-  const int max_k = points.empty() ? 0 : points.back();
-  if (auto why = agree(local_checks(cfg, place, points.empty() ? 0 : points.front(), max_k, engine_detail)); !why.empty()) return why;
-  if (auto why = agree(memory_check(cfg, place, max_k)); !why.empty()) return why;
+                         std::vector<SweepPoint>& points, std::string& engine_detail) {
+  if (auto why = resolve_points(cfg.sweep, cfg.io.iodepth, mpi.size(), points); !why.empty())
+    return why;
+  const int max_k = points.empty() ? 0 : points.back().ranks;  // ranks never decrease
+  if (auto why = agree(local_checks(cfg, place, points.empty() ? 0 : points.front().ranks, max_k,
+                                      engine_detail)); !why.empty()) return why;
+  if (auto why = agree(memory_check(cfg, place, points)); !why.empty()) return why;
   std::string out_why;
   if (mpi.rank() == 0) {
     h5::quiet_errors();

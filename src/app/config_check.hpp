@@ -15,6 +15,6 @@ namespace iosweep {
 
 // Fills `points` and the engine's probe `engine_detail` (rank 0's, recorded with the run).
 std::string validate_run(Config& cfg, const MpiSession& mpi, const LocalPlace& place,
-                         std::vector<int>& points, std::string& engine_detail);
+                         std::vector<SweepPoint>& points, std::string& engine_detail);
 
 }  // namespace iosweep

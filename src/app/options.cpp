@@ -77,6 +77,12 @@ std::vector<const CLI::Option*> declare_run_options(CLI::App& app, RawOptions& r
   d.unset("--sweep", r.sweep, "MIN:MAX",
           "MIN:MAX: MIN, the powers of two above it, capped at the world size, and the cap itself "
           "(default 1:<world size>)");
+  d.unset("--streams", r.streams, "LIST|MIN:MAX",
+          "Sweep streams instead of ranks: s streams = k active ranks (min(s, world size)) x "
+          "depth s/k each, as IOzone sweeps threads; a list strictly increasing (1,64,1024) or "
+          "MIN:MAX (MIN, the powers of two above it, MAX). Sequential phases split each file "
+          "into depth regions streamed side by side (" +
+              engines_taking(kTakesDepth) + "; sets the depth instead of --iodepth)");
   d.value("--placement", r.placement, "MODE",
           "spread: activate ranks round-robin across nodes; block: in rank order");
   d.value("--repetitions", r.repetitions, "N", "Run every point this many times");
@@ -97,9 +103,10 @@ std::vector<const CLI::Option*> declare_run_options(CLI::App& app, RawOptions& r
   d.value("--collector", r.collector, "MODE",
           "ship-count: next-node (each rank sends to a rank on another node) or rank0 (all to "
           "rank 0)");
-  d.unset("--rated-bw", r.rated_bw, "RATE",
-          "Rated bandwidth of each rank's device, e.g. 5.2GB/s (decimal) or 3GiB/s; adds percent "
-          "of rated to the filter-count report");
+  d.unset("--rated-bw", r.rated_bw, "RATE[,RATE]",
+          "Rated bandwidth of each rank's device, e.g. 5.2GB/s (decimal) or 3GiB/s, or two "
+          "ceilings (5.2GB/s,3.4GB/s: sequential, and random from the rated IOPS); adds percent "
+          "of rated (a range with two) to the filter-count report");
   app.add_option("--fsync", r.fsync,
                  "fsync inside the timed window of every writing phase (as IOzone -e), or of the "
                  "writing phases listed; close is always timed (as -c)")

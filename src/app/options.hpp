@@ -13,7 +13,7 @@ namespace iosweep {
 struct RawOptions {
   std::string dir, file_size = "1g", seq_record = "16m", rand_record = "4k", scan_record = "auto";
   std::vector<std::string> phases, ranks;
-  std::string sweep, placement = "spread", repetitions = "1", seed = "42";
+  std::string streams, sweep, placement = "spread", repetitions = "1", seed = "42";
   std::string filter_key = "0xfeedfacecafebeef", filter_every = "1048576", filter_kernel = "auto";
   std::string collector = "next-node", file_layout = "per-rank", shared_pattern = "segmented";
   std::string rated_bw, engine = "posix", iodepth = "1", iodepth_batch = "1", cache = "drop",

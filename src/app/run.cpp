@@ -28,7 +28,7 @@ int run_app(int argc, char** argv, const MpiSession& mpi) {
   const LocalPlace place = gather_topology(MPI_COMM_WORLD, mpi.host(), cfg.sweep.placement);
   const std::string note = fit_rerun_to_world(cli.rerun, cfg.sweep, mpi.size(), place.n_nodes);
   if (rank0 && !note.empty()) std::fprintf(stderr, "iosweep: %s\n", printable(note).c_str());
-  std::vector<int> points;
+  std::vector<SweepPoint> points;
   std::string engine_detail;
   if (auto why = validate_run(cfg, mpi, place, points, engine_detail); !why.empty()) {
     if (rank0) std::fprintf(stderr, "iosweep: %s\n", printable(why).c_str());

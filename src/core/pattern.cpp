@@ -1,7 +1,9 @@
 // Data model implementation (see pattern.hpp for the definition of every byte).
 #include "core/pattern.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace iosweep {
 namespace {
@@ -118,25 +120,50 @@ std::size_t PatternBuffer::period_for(std::uint64_t file_bytes) {
 }
 
 std::size_t PatternBuffer::bytes_for(std::size_t record_bytes, unsigned depth,
-                                     std::uint64_t file_bytes) {
+                                     std::uint64_t file_bytes, std::size_t min_copies) {
   // Copies of the pattern's period, back to back, so that `depth` records fit side by side, plus
   // a tail for records that cross the end of a copy (only when the record does not divide it).
   const std::size_t per_copy = period_for(file_bytes);
   std::size_t copies = ((depth == 0 ? 1 : depth) * record_bytes + per_copy - 1) / per_copy;
+  if (copies < min_copies) copies = min_copies;
   if (copies == 0) copies = 1;
   const bool aligned = record_bytes <= per_copy && per_copy % record_bytes == 0;
   return copies * per_copy + (aligned ? 0 : record_bytes);
 }
 
+std::size_t PatternBuffer::copies_for_streams(std::span<const std::uint64_t> starts,
+                                              std::size_t record_bytes, std::uint64_t file_bytes) {
+  const std::size_t period = period_for(file_bytes);
+  if (starts.empty()) return 1;
+  if (record_bytes >= period) return starts.size() * ((record_bytes + period - 1) / period);
+  // Each stream's record covers [s, s + record) of the pattern (mod its period); the most that
+  // overlap at one byte is where the covering count peaks: at one of the starts.
+  std::vector<std::size_t> at;
+  for (const std::uint64_t s : starts)
+    at.push_back(static_cast<std::size_t>(s % period));
+  std::sort(at.begin(), at.end());
+  const std::size_t n = at.size();
+  for (std::size_t i = 0; i < n; ++i)
+    at.push_back(at[i] + period);  // one more turn, for records that wrap around
+  std::size_t most = 1;
+  for (std::size_t i = n; i < 2 * n; ++i) {
+    // Streams starting in (at[i] - record, at[i]] cover at[i].
+    const auto first = std::upper_bound(at.begin(), at.end(), at[i] - record_bytes);
+    const auto last = std::upper_bound(at.begin(), at.end(), at[i]);
+    most = std::max(most, static_cast<std::size_t>(last - first));
+  }
+  return most;
+}
+
 PatternBuffer::PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size_t record_bytes,
-                             unsigned depth, bool hugepages)
+                             unsigned depth, bool hugepages, std::size_t min_copies)
     : spec_(spec),
       file_(file),
       base_(pattern_base(spec, file)),
       keys_(spec),
       period_(period_for(spec.file_bytes)),
       inflight_(depth == 0 ? 1 : depth) {
-  const std::size_t bytes = bytes_for(record_bytes, depth, spec.file_bytes);
+  const std::size_t bytes = bytes_for(record_bytes, depth, spec.file_bytes, min_copies);
   // Records of one page reach the device as one segment whatever backs the page, so for them the
   // pattern always asks for huge pages: each write stamps a different 4 KiB page of 16 MiB, and
   // with 4 KiB pages that store waited for a page walk (most of iosweep's own time per 4 KiB

@@ -104,13 +104,19 @@ std::uint64_t verify_blocks(const DataSpec& spec, std::uint64_t file, std::uint6
 class PatternBuffer {
  public:
   PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size_t record_bytes, unsigned depth,
-                bool hugepages = false);
+                bool hugepages = false, std::size_t min_copies = 1);
   // The part of the pattern a file of `file_bytes` uses (all 16 MiB, or the file's own length
   // when it is shorter: a 1 MiB file never needs more than 1 MiB of it); 0: unbounded.
   static std::size_t period_for(std::uint64_t file_bytes);
-  // The memory one holds for records of `record_bytes` at `depth` in flight.
+  // The memory one holds for records of `record_bytes` at `depth` in flight, with at least
+  // `min_copies` copies of the pattern.
   static std::size_t bytes_for(std::size_t record_bytes, unsigned depth,
-                               std::uint64_t file_bytes = 0);
+                               std::uint64_t file_bytes = 0, std::size_t min_copies = 1);
+  // Copies that writes streaming forward side by side from the file offsets `starts` need so
+  // that none waits for another's region of the pattern: the most of them that fall on the
+  // same bytes of it (regions whose starts are a multiple of the pattern apart all do).
+  static std::size_t copies_for_streams(std::span<const std::uint64_t> starts,
+                                        std::size_t record_bytes, std::uint64_t file_bytes);
   std::byte* acquire(std::uint64_t file_offset, std::size_t length, unsigned& slot);
   // Hint that a write at `file_offset` is coming: fetch the cache line its stamp goes to, so the
   // stamping store does not stall (for 4 KiB random writes that miss was most of iosweep's own

@@ -91,8 +91,25 @@ struct SweepSpec {
   std::vector<int> ranks;  // explicit --ranks, or empty
   int sweep_min = 1;
   int sweep_max = 0;  // 0: world size
+  // --streams, expanded and strictly increasing: each point's streams (active ranks x depth)
+  // instead of its ranks; empty without --streams.
+  std::vector<std::uint64_t> streams;
   Placement placement = Placement::spread;
   int repetitions = 1;
+};
+
+// What each active rank keeps going at one point.
+struct RankStreams {
+  unsigned depth = 1;    // requests in flight: --iodepth, or the point's streams / active ranks
+  unsigned regions = 1;  // sequential phases: contiguous regions of the file streamed side by
+                         // side (--streams: the depth; otherwise 1, one stream of depth requests)
+};
+
+// One point of the sweep: its active ranks and what each of them keeps going.
+struct SweepPoint {
+  int ranks = 1;
+  RankStreams per_rank;
+  std::uint64_t streams() const { return static_cast<std::uint64_t>(ranks) * per_rank.depth; }
 };
 
 // What is printed and stored.
@@ -103,6 +120,7 @@ struct ReportSpec {
   bool quiet = false;
   bool show_controls = false;  // console rows of control phases (scan-only)
   double rated_bw_Bps = 0;     // per rank's device; 0 = not given
+  double rated_bw2_Bps = 0;    // a second rated figure (--rated-bw A,B); 0 = not given
 };
 
 struct Config {

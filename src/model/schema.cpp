@@ -73,8 +73,8 @@ const FieldDesc kSummary[] = {
       "sum over ranks of 4 KiB blocks that failed verification"),
     F(SummaryRow, order_seed, u64, "1",
       "random phases: the seed of this point's record orders (--order-seed, or the run's nonce, "
-      "mixed with ranks and repetition); a rank's order is keyed by it, its position and the "
-      "phase"),
+      "mixed with ranks, or streams with --streams, and repetition); a rank's order is keyed by "
+      "it, its position and the phase"),
     F(SummaryRow, filter_vs_seq_read, f64, "1",
       "filter-count bandwidth_Bps / seq-read bandwidth_Bps at the same point and repetition; NaN "
       "when seq-read did not run"),
@@ -113,6 +113,13 @@ const FieldDesc kSummary[] = {
     F(SummaryRow, filter_vs_ship, f64, "1",
       "ship-count: filter-count bandwidth_Bps / ship-count bandwidth_Bps at the same point and "
       "repetition (counting in situ against shipping the data to count it); NaN otherwise"),
+    F(SummaryRow, streams, u32, "streams",
+      "independent streams at this point: ranks x iodepth (--streams sweeps it; IOzone's "
+      "threads)"),
+    F(SummaryRow, iodepth, u32, "requests",
+      "requests each rank keeps in flight at this point: --iodepth, or streams / ranks with "
+      "--streams (random phases: over one file; sequential phases with --streams: one per "
+      "region streamed side by side; filter-count's engine keeps more, see engine_detail)"),
 };
 
 const FieldDesc kRanks[] = {

@@ -104,6 +104,8 @@ struct SummaryRow {
   std::uint64_t mpi_bytes;
   std::uint64_t mpi_remote_bytes;
   double filter_vs_ship;
+  std::uint32_t streams;  // ranks x iodepth
+  std::uint32_t iodepth;  // requests in flight per rank at this point
 };
 
 // One row per (point, active rank): the raw per-rank sample.

@@ -1,6 +1,7 @@
 // The terminal report on rank 0: the run header, the placement (node -> ranks), one table row
-// per point as soon as it is reduced, and at the end the compute-adjacent "final math" for the
-// largest filter-count point. Bandwidths are MiB/s (2^20 bytes/s), latencies microseconds.
+// per point as soon as it is reduced (with a streams column when the run sweeps --streams), and at
+// the end the compute-adjacent "final math" for the largest filter-count point. Bandwidths are
+// MiB/s (2^20 bytes/s), latencies microseconds.
 #pragma once
 
 #include <cstdio>
@@ -18,6 +19,7 @@ class ConsoleWriter final : public ResultWriter {
   void end_run(RunStatus status, const std::string& message) override;
 
  private:
+  bool by_streams() const;  // the run sweeps --streams: the table has a streams column
   void print_header();
   void print_final_math();
   void print_shipped(const SummaryRow& filter);

@@ -94,8 +94,14 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
     phases += (phases.empty() ? "" : ",") + std::string(phase_row(p).desc.name);
   set_attr(g, "phases", phases);
   set_attr(g, "phase_table", phase_table_toml());
-  std::vector<std::int64_t> points(ctx.points.begin(), ctx.points.end());
+  std::vector<std::int64_t> points, depths;
+  for (const SweepPoint& p : ctx.points) {
+    points.push_back(p.ranks);
+    depths.push_back(p.per_rank.depth);
+  }
   set_attr(g, "points", points);
+  set_attr(g, "point_iodepths", depths);
+  set_attr(g, "sweep_axis", std::string(c.sweep.streams.empty() ? "ranks" : "streams"));
   set_attr(g, "placement",
            std::string(c.sweep.placement == Placement::spread ? "spread" : "block"));
   set_attr(g, "repetitions", static_cast<std::int64_t>(c.sweep.repetitions));
@@ -139,6 +145,7 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
   h5::set_attr_u64(g, "filter_every_words", w.filter_every);
   set_attr(g, "filter_kernel", ctx.filter_kernel);
   set_attr(g, "rated_bw_Bps", c.report.rated_bw_Bps);
+  set_attr(g, "rated_bw2_Bps", c.report.rated_bw2_Bps);
   set_attr(g, "stonewall_s", w.stonewall_s);
   set_attr(g, "stonewall_wearout", static_cast<std::int64_t>(w.stonewall_wearout));
   set_attr(g, "timeseries_bin_s", w.timeseries_bin_s);

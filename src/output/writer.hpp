@@ -21,7 +21,7 @@ struct RunContext {
   const Config* cfg = nullptr;
   int world_size = 1;
   Topology topology;
-  std::vector<int> points;  // active rank counts
+  std::vector<SweepPoint> points;  // active ranks and their depth, point by point
   std::uint64_t t_start_unix_ns = 0;
   std::string engine_detail;
   std::string filter_kernel;  // resolved path

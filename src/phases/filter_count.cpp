@@ -29,20 +29,24 @@ std::string FilterCount::validate(const Workload& work, const EngineOptions& io)
   return {};
 }
 
-EngineNeed FilterCount::engine_need(const Workload& work, const EngineOptions& io) const {
-  // Asynchronous engines keep as many bytes in flight as seq-read does (iodepth records of
-  // --seq-record), cut into scan records, so the scan asks as much of the device; at least two,
-  // so that one is read while another is counted.
+EngineNeed FilterCount::engine_need(const Workload& work, const EngineOptions& io,
+                                    const RankStreams& per_rank) const {
+  (void)io;
+  // Asynchronous engines keep as many bytes in flight as seq-read does (the point's depth in
+  // records of --seq-record), cut into scan records, so the scan asks as much of the device; at
+  // least two, so that one is read while another is counted; at most 256, or one per region
+  // when the point streams more regions (--streams), so that every region has one in flight.
   const std::uint64_t per_seq = (work.seq_record + work.scan_record - 1) / work.scan_record;
+  const std::uint64_t cap = std::max<std::uint64_t>(256, per_rank.regions);
   const auto depth = static_cast<unsigned>(
-      std::min<std::uint64_t>(256, std::max<std::uint64_t>(2, io.iodepth * per_seq)));
+      std::min<std::uint64_t>(cap, std::max<std::uint64_t>(2, per_rank.depth * per_seq)));
   return {depth, EngineUse::overlap};
 }
 
-std::uint64_t FilterCount::buffer_bytes(const Workload& work, const EngineOptions& io) const {
-  const unsigned depth = engine_need(work, io).depth;
-  return std::max<std::uint64_t>(work.scan_record * depth * 2,
-                                 PatternBuffer::bytes_for(work.seq_record, depth, work.file_size));
+std::uint64_t FilterCount::buffer_bytes(const Workload& work, const EngineOptions& io,
+                                        const RankStreams& per_rank) const {
+  const unsigned depth = engine_need(work, io, per_rank).depth;
+  return std::max<std::uint64_t>(work.scan_record * depth * 2, creation_buffer_bytes(work, depth));
 }
 
 void FilterCount::prepare(PhaseContext& ctx) {
@@ -50,7 +54,9 @@ void FilterCount::prepare(PhaseContext& ctx) {
   record_ = work.scan_record;
   path_ = ctx.files.path(ctx.read_position);
   data_bytes_ = ctx.read_valid_bytes / record_ * record_;
-  order_ = RecordOrder::sequential(data_bytes_ / record_);
+  const std::uint64_t n = data_bytes_ / record_;
+  order_ = ctx.streams.regions > 1 ? RecordOrder::striped(n, ctx.streams.regions)
+                                   : RecordOrder::sequential(n);
   buffers_ = AlignedBuffer(read_buffer_bytes(*ctx.engine, record_, true), work.hugepages);
   buffers_.touch();
   const std::span<std::byte> bufs[] = {buffers_.span()};
@@ -85,8 +91,10 @@ void FilterCount::run(PhaseContext& ctx, RankSample& s) {
   if (desc().counts()) {
     s.matches = matches;
     s.mpi_bytes = sizeof matches;  // the count, reduced to rank 0: all that travels
-    // Records are read in order and all issued ones complete: the scanned range is a prefix.
-    s.expected_matches = expected_matches(ctx.data, 0, r.next * record_);
+    // Every record issued completes, and records are issued in the order's sequence: what was
+    // scanned is the first r.next positions, a prefix of the file or of each region.
+    for (const auto& [begin, end] : order_->ranges_done(r.next))
+      s.expected_matches += expected_matches(ctx.data, begin * record_, end * record_);
   }
   s.compute_s = ns_to_s(compute_ns);
   s.io_wait_s = s.io_s - s.compute_s - ns_to_s(verifier.ns);

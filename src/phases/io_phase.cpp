@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <exception>
+#include <numeric>
+#include <vector>
 
 #include "core/clock.hpp"
 #include "core/errors.hpp"
@@ -18,7 +20,49 @@ const char* record_option(RecordKind k) {
                                  : "--scan-record";
 }
 
+// Writing a file untimed keeps at most this many bytes in flight, whatever the engine's depth:
+// a rand-write engine at depth 1024 would otherwise hold 1024 records of --seq-record.
+constexpr std::uint64_t kCreationBytesInFlight = 64ull << 20;
+
+// The records a file is written in untimed: --seq-record when it divides the file, else the
+// largest multiple of the 4 KiB block that divides both (a run of random phases alone may have
+// a file shorter than --seq-record, which no phase of it checks).
+std::uint64_t creation_record(const Workload& work) {
+  const std::uint64_t r = std::gcd(work.seq_record, work.file_size);
+  return r % kBlockBytes == 0 ? r : kBlockBytes;
+}
+
+unsigned creation_depth(unsigned depth, std::uint64_t record) {
+  const std::uint64_t cap = std::max<std::uint64_t>(1, kCreationBytesInFlight / record);
+  return static_cast<unsigned>(std::min<std::uint64_t>(depth, cap));
+}
+
+// The order a phase visits its records in: shuffled for random phases; front to back for
+// sequential ones, or over the point's regions side by side (--streams).
+RecordOrder order_of(const PhaseDesc& desc, std::uint64_t n, const RankStreams& per_rank,
+                     std::uint64_t seed) {
+  if (desc.random()) return RecordOrder::shuffled(n, seed);
+  return per_rank.regions > 1 ? RecordOrder::striped(n, per_rank.regions)
+                              : RecordOrder::sequential(n);
+}
+
+// Pattern copies a write over `order` needs so that its streams never wait for one another's
+// part of the pattern (regions that start a multiple of 16 MiB apart share it).
+std::size_t stream_copies(const RecordOrder& order, std::uint64_t record,
+                          std::uint64_t file_bytes) {
+  if (order.shuffled() || order.regions() <= 1) return 1;
+  std::vector<std::uint64_t> starts;
+  for (std::uint64_t r = 0; r < order.regions(); ++r)
+    starts.push_back(order.region_start(r) * record);
+  return PatternBuffer::copies_for_streams(starts, static_cast<std::size_t>(record), file_bytes);
+}
+
 }  // namespace
+
+std::uint64_t creation_buffer_bytes(const Workload& work, unsigned depth) {
+  const std::uint64_t record = creation_record(work);
+  return PatternBuffer::bytes_for(record, creation_depth(depth, record), work.file_size);
+}
 
 void Verifier::check(const std::byte* p, std::uint64_t offset, std::size_t len) {
   const std::uint64_t t = now_ns();
@@ -59,12 +103,21 @@ std::string IoPhase::validate(const Workload& work, const EngineOptions& io) con
   return check_record(work, io, work.record_bytes(desc().record), record_option(desc().record));
 }
 
-std::uint64_t IoPhase::buffer_bytes(const Workload& work, const EngineOptions& io) const {
+std::uint64_t IoPhase::buffer_bytes(const Workload& work, const EngineOptions& io,
+                                    const RankStreams& per_rank) const {
+  (void)io;
   const std::uint64_t record = work.record_bytes(desc().record);
-  const std::uint64_t own = writes() ? PatternBuffer::bytes_for(record, io.iodepth, work.file_size)
-                                     : record * io.iodepth * (work.verify ? 2 : 1);
-  return std::max<std::uint64_t>(
-      own, PatternBuffer::bytes_for(work.seq_record, io.iodepth, work.file_size));
+  const unsigned depth = per_rank.depth;
+  std::uint64_t own = record * depth * (work.verify ? 2 : 1);
+  if (writes()) {
+    const std::size_t copies =
+        desc().random()
+            ? 1
+            : stream_copies(RecordOrder::striped(work.file_size / record, per_rank.regions), record,
+                            work.file_size);
+    own = PatternBuffer::bytes_for(record, depth, work.file_size, copies);
+  }
+  return std::max<std::uint64_t>(own, creation_buffer_bytes(work, depth));
 }
 
 void IoPhase::prepare(PhaseContext& ctx) {
@@ -95,10 +148,11 @@ void IoPhase::prepare(PhaseContext& ctx) {
   // Random orders differ per run (or --order-seed), point, repetition, position and phase.
   const std::uint64_t order_seed = mix64(
       ctx.order_seed ^ mix64(static_cast<std::uint64_t>(ctx.self.position) * 0x100 + desc().id));
-  order_ = desc().random() ? RecordOrder::shuffled(n, order_seed) : RecordOrder::sequential(n);
+  order_ = order_of(desc(), n, ctx.streams, order_seed);
   if (writes()) {
     source_ = std::make_unique<PatternBuffer>(ctx.data, static_cast<std::uint64_t>(file_position_),
-                                              record_, engine.depth(), work.hugepages);
+                                              record_, engine.depth(), work.hugepages,
+                                              stream_copies(*order_, record_, ctx.data.file_bytes));
     const std::span<std::byte> bufs[] = {source_->memory()};
     engine.register_buffers(bufs);
   } else {
@@ -134,8 +188,10 @@ void IoPhase::run(PhaseContext& ctx, RankSample& s) {
   timed_ = timed_window(ctx, j, driver, {writes(), create_in_window_}, sync, file_position_, s);
   // Outside the timed window from here on.
   if (create_in_window_) ctx.files.note_created(fsops::identity_of(path_));
+  // A file made in the window holds data up to the first record not written (a stonewalled
+  // striped write leaves gaps after it).
   if (desc().creates()) {
-    ctx.files.set_valid_bytes(timed_.next * record_);
+    ctx.files.set_valid_bytes(order_->prefix_done(timed_.next) * record_);
     ctx.files.note_written_for(ctx.k);
   }
   if (!writes()) s.cached_fraction = cached_fraction_;
@@ -169,7 +225,7 @@ void IoPhase::finish(PhaseContext& ctx, RankSample& s) {
   s.wearout_bytes = r.bytes;
   s.wearout_ops = r.ops;
   s.wearout_s = ns_to_s(now_ns() - t0);
-  if (desc().creates()) ctx.files.set_valid_bytes(furthest * record_);
+  if (desc().creates()) ctx.files.set_valid_bytes(order_->prefix_done(furthest) * record_);
 }
 
 void IoPhase::cleanup(PhaseContext& ctx) {
@@ -233,16 +289,14 @@ void ensure_own_file(PhaseContext& ctx) {
   } else if (files.own_exists(ctx.k)) {
     return;
   }
-  // Written untimed through this phase's engine, without stonewall,
-  // latency, time series or progress.
+  // Written untimed through this phase's engine in --seq-record records (or in whole records of
+  // a shorter file), at most 64 MiB in flight, without stonewall, latency, time series or
+  // progress.
   Engine& engine = *ctx.engine;
-  // --seq-record when it divides the file (it is only checked when a sequential phase runs);
-  // else the record of the phase at hand, which its own checks made sure divides it.
-  const std::uint64_t record =
-      work.file_size % work.seq_record == 0 ? work.seq_record : work.record_bytes(ctx.desc.record);
+  const std::uint64_t record = creation_record(work);
   const RecordOrder order = RecordOrder::sequential(work.file_size / record);
-  PatternBuffer source(ctx.data, static_cast<std::uint64_t>(pos), record, engine.depth(),
-                       work.hugepages);
+  PatternBuffer source(ctx.data, static_cast<std::uint64_t>(pos), record,
+                       creation_depth(engine.depth(), record), work.hugepages);
   const std::span<std::byte> bufs[] = {source.memory()};
   engine.register_buffers(bufs);
   files.remove_own();

@@ -17,7 +17,8 @@ class IoPhase final : public Phase {
  public:
   using Phase::Phase;
   std::string validate(const Workload& work, const EngineOptions& io) const override;
-  std::uint64_t buffer_bytes(const Workload& work, const EngineOptions& io) const override;
+  std::uint64_t buffer_bytes(const Workload& work, const EngineOptions& io,
+                             const RankStreams& per_rank) const override;
   void prepare(PhaseContext& ctx) override;
   void run(PhaseContext& ctx, RankSample& sample) override;
   void finish(PhaseContext& ctx, RankSample& sample) override;
@@ -47,8 +48,11 @@ std::string check_record(const Workload& work, const EngineOptions& io, std::uin
 
 // Before a phase that does not create its file: makes sure the rank's own file exists, writing
 // it outside any timed window through ctx.engine when this run has not written it yet (or
-// checking the kept file of --reuse). Sets the own file's valid length.
+// checking the kept file of --reuse), with at most 64 MiB in flight. Sets the own file's valid
+// length.
 void ensure_own_file(PhaseContext& ctx);
+// The pattern buffer ensure_own_file holds through an engine of `depth`.
+std::uint64_t creation_buffer_bytes(const Workload& work, unsigned depth);
 
 // Per-record verification shared by the reading phases (--verify).
 struct Verifier {

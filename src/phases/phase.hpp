@@ -32,6 +32,7 @@ struct PhaseContext {
   const DataSpec& data;
   MPI_Comm active = MPI_COMM_NULL;  // the active ranks of this point, ordered by position
   int k = 1;                        // active ranks
+  RankStreams streams;              // this point's depth per rank and sequential regions
   int repetition = 0;
   RankPlace self;
   std::string host;
@@ -49,7 +50,9 @@ struct PhaseContext {
   const std::atomic<bool>* stop = nullptr;
 };
 
-// The engine a phase runs on: the run's engine options with this depth, for this use.
+// The engine a phase runs on: the run's engine options with this depth, for this use. The
+// runner builds it once per phase and rank from the point's depth (the only way a point's
+// depth reaches an engine).
 struct EngineNeed {
   unsigned depth = 1;
   EngineUse use = EngineUse::io;
@@ -62,14 +65,18 @@ class Phase {
   const PhaseDesc& desc() const { return desc_; }
   // On every rank before any I/O: empty, or "--option: problem".
   virtual std::string validate(const Workload& work, const EngineOptions& io) const = 0;
-  virtual EngineNeed engine_need(const Workload& work, const EngineOptions& io) const {
+  // `per_rank`: what each active rank keeps going at the point (depth, sequential regions).
+  virtual EngineNeed engine_need(const Workload& work, const EngineOptions& io,
+                                 const RankStreams& per_rank) const {
     (void)work;
-    return {io.iodepth, EngineUse::io};
+    (void)io;
+    return {per_rank.depth, EngineUse::io};
   }
-  // The I/O buffers one rank holds at once for this phase (checked before a run against the
-  // memory its node has): the phase's own, or those of writing its file first, whichever is
-  // larger.
-  virtual std::uint64_t buffer_bytes(const Workload& work, const EngineOptions& io) const = 0;
+  // The I/O buffers one rank holds at once for this phase at a point (checked before a run
+  // against the memory its node has): the phase's own, or those of writing its file first,
+  // whichever is larger.
+  virtual std::uint64_t buffer_bytes(const Workload& work, const EngineOptions& io,
+                                     const RankStreams& per_rank) const = 0;
   // Untimed: buffers, file creation when needed, cache dropping (ctx.engine is built).
   virtual void prepare(PhaseContext& ctx) = 0;
   // Timed, from the exit of the active ranks' barrier; fills the rank's sample.

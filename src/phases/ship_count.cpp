@@ -112,12 +112,15 @@ std::string ShipCount::validate(const Workload& work, const EngineOptions& io) c
   return FilterCount(desc()).validate(work, io);
 }
 
-EngineNeed ShipCount::engine_need(const Workload& work, const EngineOptions& io) const {
-  return FilterCount(desc()).engine_need(work, io);  // the read path of filter-count, exactly
+EngineNeed ShipCount::engine_need(const Workload& work, const EngineOptions& io,
+                                  const RankStreams& per_rank) const {
+  // The read path of filter-count, exactly.
+  return FilterCount(desc()).engine_need(work, io, per_rank);
 }
 
-std::uint64_t ShipCount::buffer_bytes(const Workload& work, const EngineOptions& io) const {
-  return FilterCount(desc()).buffer_bytes(work, io) + kInboxSlots * work.scan_record;
+std::uint64_t ShipCount::buffer_bytes(const Workload& work, const EngineOptions& io,
+                                      const RankStreams& per_rank) const {
+  return FilterCount(desc()).buffer_bytes(work, io, per_rank) + kInboxSlots * work.scan_record;
 }
 
 void ShipCount::prepare(PhaseContext& ctx) {
@@ -125,7 +128,9 @@ void ShipCount::prepare(PhaseContext& ctx) {
   record_ = work.scan_record;
   path_ = ctx.files.path(ctx.read_position);
   data_bytes_ = ctx.read_valid_bytes / record_ * record_;
-  order_ = RecordOrder::sequential(data_bytes_ / record_);
+  const std::uint64_t n = data_bytes_ / record_;
+  order_ = ctx.streams.regions > 1 ? RecordOrder::striped(n, ctx.streams.regions)
+                                   : RecordOrder::sequential(n);
   buffers_ = AlignedBuffer(read_buffer_bytes(*ctx.engine, record_, true), work.hugepages);
   buffers_.touch();
   inbox_ = AlignedBuffer(kInboxSlots * record_, work.hugepages);

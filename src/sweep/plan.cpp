@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 #include <random>
 
@@ -13,8 +14,51 @@
 
 namespace iosweep {
 
-std::string resolve_points(const SweepSpec& cfg, int world_size, std::vector<int>& points) {
-  points.clear();
+namespace {
+
+// --streams: s streams on k = min(s, world) ranks (the first k of the placement order) at depth
+// s / k, which must be whole and within what --iodepth takes.
+std::string stream_points(const std::vector<std::uint64_t>& streams, int world_size,
+                          std::vector<SweepPoint>& points) {
+  constexpr std::uint64_t kMaxDepth = 4096;  // as --iodepth
+  const auto world = static_cast<std::uint64_t>(world_size);
+  for (const std::uint64_t s : streams) {
+    const std::uint64_t k = std::min(s, world);
+    if (s % k != 0)
+      return "--streams: " + std::to_string(s) + " streams do not split evenly over the " +
+             std::to_string(k) +
+             " ranks of the job (each rank keeps the same depth); give a "
+             "multiple of " +
+             std::to_string(k);
+    if (s / k > kMaxDepth)
+      return "--streams: " + std::to_string(s) + " streams over " + std::to_string(k) +
+             " ranks need depth " + std::to_string(s / k) + " per rank, more than " +
+             std::to_string(kMaxDepth) + "; start more ranks";
+    SweepPoint p;
+    p.ranks = static_cast<int>(k);
+    p.per_rank.depth = static_cast<unsigned>(s / k);
+    p.per_rank.regions = p.per_rank.depth;
+    points.push_back(p);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string resolve_points(const SweepSpec& cfg, unsigned iodepth, int world_size,
+                           std::vector<SweepPoint>& out) {
+  out.clear();
+  if (!cfg.streams.empty()) return stream_points(cfg.streams, world_size, out);
+  std::vector<int> points;
+  const auto done = [&] {
+    for (int k : points) {
+      SweepPoint p;
+      p.ranks = k;
+      p.per_rank.depth = iodepth;
+      out.push_back(p);
+    }
+    return std::string();
+  };
   if (!cfg.ranks.empty()) {
     int prev = 0;
     for (int r : cfg.ranks) {
@@ -28,7 +72,7 @@ std::string resolve_points(const SweepSpec& cfg, int world_size, std::vector<int
       points.push_back(r);
       prev = r;
     }
-    return {};
+    return done();
   }
   if (cfg.sweep_min < 1) return "--sweep: MIN must be at least 1";
   const int cap = cfg.sweep_max == 0 ? world_size : std::min(cfg.sweep_max, world_size);
@@ -46,7 +90,7 @@ std::string resolve_points(const SweepSpec& cfg, int world_size, std::vector<int
   for (; p <= cap; p *= 2)
     points.push_back(p);
   if (points.back() != cap) points.push_back(cap);
-  return {};
+  return done();
 }
 
 std::uint64_t random_u64() {
@@ -71,16 +115,17 @@ std::string make_run_id() {
   return id;
 }
 
-std::uint64_t planned_bytes_of_rank0(const Config& cfg, const std::vector<int>& points) {
+std::uint64_t planned_bytes_of_rank0(const Config& cfg, const std::vector<SweepPoint>& points) {
   return static_cast<std::uint64_t>(points.size()) *
          static_cast<std::uint64_t>(cfg.sweep.repetitions) * cfg.work.phases.size() *
          cfg.work.file_size;
 }
 
-void print_plan(std::FILE* out, const Config& cfg, const std::vector<int>& points,
+void print_plan(std::FILE* out, const Config& cfg, const std::vector<SweepPoint>& points,
                 const Topology& topo) {
   std::fprintf(out, "iosweep dry run: nothing is created, written or removed.\n");
   const Workload& w = cfg.work;
+  const bool by_streams = !cfg.sweep.streams.empty();
   std::fprintf(out, "  engine %s%s, %s per rank, records seq %s / rand %s / scan %s\n",
                engine_row(cfg.io.engine).name, cfg.io.direct ? " (O_DIRECT)" : "",
                format_size(w.file_size).c_str(), format_size(w.seq_record).c_str(),
@@ -90,25 +135,34 @@ void print_plan(std::FILE* out, const Config& cfg, const std::vector<int>& point
     phases += (phases.empty() ? "" : ", ") + std::string(phase_row(p).desc.name);
   std::fprintf(out, "  phases (in this order): %s; %d repetition(s)\n", phases.c_str(),
                cfg.sweep.repetitions);
+  if (by_streams)
+    std::fprintf(out,
+                 "  streams: ranks x depth; random phases keep depth requests in flight, "
+                 "sequential phases stream depth regions of each file side by side\n");
   std::fprintf(out, "  files: %s/iosweep.<run-id>.<position>, removed at the end%s\n",
                w.dir.c_str(), w.keep ? " unless kept (--keep: kept)" : "");
   std::fprintf(out, "  results: appended to %s\n", cfg.report.output.c_str());
+  if (by_streams) std::fprintf(out, "%8s %6s ", "streams", "depth");
   std::fprintf(out, "%6s %6s %6s %14s %16s\n", "ranks", "nodes", "files", "bytes/phase",
                "bytes/point");
   std::uint64_t total = 0;
-  for (int k : points) {
+  for (const SweepPoint& pt : points) {
+    const int k = pt.ranks;
     const std::uint64_t per_phase = static_cast<std::uint64_t>(k) * w.file_size;
     const std::uint64_t per_point =
         per_phase * w.phases.size() * static_cast<std::uint64_t>(cfg.sweep.repetitions);
     total += per_point;
+    if (by_streams)
+      std::fprintf(out, "%8llu %6u ", static_cast<unsigned long long>(pt.streams()),
+                   pt.per_rank.depth);
     std::fprintf(out, "%6d %6d %6d %14s %16s\n", k, topo.nodes_used(k), k,
                  format_size(per_phase).c_str(), format_size(per_point).c_str());
   }
-  std::fprintf(
-      out, "  total: %zu point(s), %s moved; largest footprint %s on disk\n", points.size(),
-      format_size(total).c_str(),
-      format_size(static_cast<std::uint64_t>(points.empty() ? 0 : points.back()) * w.file_size)
-          .c_str());
+  std::fprintf(out, "  total: %zu point(s), %s moved; largest footprint %s on disk\n",
+               points.size(), format_size(total).c_str(),
+               format_size(static_cast<std::uint64_t>(points.empty() ? 0 : points.back().ranks) *
+                           w.file_size)
+                   .c_str());
 }
 
 }  // namespace iosweep

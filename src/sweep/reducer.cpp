@@ -99,6 +99,10 @@ PointResult reduce_point(const PointInput& in) {
   s.phase = in.phase;
   s.engine = in.engine;
   s.ranks = static_cast<std::uint32_t>(in.ranks);
+  s.iodepth = in.iodepth;
+  s.streams = static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(static_cast<std::uint64_t>(in.ranks) * in.iodepth,
+                              std::numeric_limits<std::uint32_t>::max()));
   s.nodes = static_cast<std::uint32_t>(in.nodes);
   s.repetition = static_cast<std::uint32_t>(in.repetition);
 

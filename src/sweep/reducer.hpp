@@ -23,6 +23,7 @@ struct PointInput {
   PhaseId phase = 0;
   EngineId engine = 0;
   int ranks = 1;
+  unsigned iodepth = 1;  // the point's requests in flight per rank
   int nodes = 1;
   int repetition = 0;
   std::vector<RankSample> samples;                       // one per active rank

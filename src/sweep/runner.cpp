@@ -34,8 +34,8 @@ namespace {
 
 class SweepRunner {
  public:
-  SweepRunner(const Config& cfg, const MpiSession& mpi, LocalPlace place, std::vector<int> points,
-              std::string engine_detail)
+  SweepRunner(const Config& cfg, const MpiSession& mpi, LocalPlace place,
+              std::vector<SweepPoint> points, std::string engine_detail)
       : cfg_(cfg),
         work_(cfg.work),
         mpi_(mpi),
@@ -56,7 +56,7 @@ class SweepRunner {
   std::string write_rank_usage();
   int shift_for(int k, MPI_Comm comm);
   std::vector<PhaseId> order_for(int rep) const;
-  std::uint64_t order_seed_for(int k, int rep) const;
+  std::uint64_t order_seed_for(std::uint64_t point_key, int rep) const;
   std::string who() const {
     return "rank " + std::to_string(mpi_.rank()) + " (host " + mpi_.host() + ")";
   }
@@ -70,7 +70,7 @@ class SweepRunner {
   const Config& cfg_;
   const Workload& work_;
   const MpiSession& mpi_;
-  std::vector<int> points_;
+  std::vector<SweepPoint> points_;
   bool rank0_;
   LocalPlace place_;
   std::string engine_detail_;
@@ -172,28 +172,31 @@ std::vector<PhaseId> SweepRunner::order_for(int rep) const {
   return order;
 }
 
-// Random orders differ per run (unless --order-seed pins them), point and repetition.
-std::uint64_t SweepRunner::order_seed_for(int k, int rep) const {
-  return mix64(order_base_ ^
-               mix64((static_cast<std::uint64_t>(k) << 32) | static_cast<std::uint64_t>(rep)));
+// Random orders differ per run (unless --order-seed pins them), point and repetition; a point
+// is keyed by its ranks, or by its streams with --streams (where points share their ranks).
+std::uint64_t SweepRunner::order_seed_for(std::uint64_t point_key, int rep) const {
+  return mix64(order_base_ ^ mix64((point_key << 32) | static_cast<std::uint64_t>(rep)));
 }
 
 bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k, int rep,
                             MPI_Comm comm, int shift) {
   const PhaseDesc& desc = row.desc;
   const int pos = place_.self.position;
+  const SweepPoint& point = points_[point_index];
 
   std::unique_ptr<Phase> phase = row.make(desc);
   std::unique_ptr<Engine> engine;
   PhaseContext ctx(work_, cfg_.io, desc, spec_, *files_, place_.self, mpi_.host());
   ctx.active = comm;
   ctx.k = k;
+  ctx.streams = point.per_rank;
   ctx.repetition = rep;
   ctx.read_shift = shift;
   ctx.read_position = (pos + shift) % k;
   ctx.series = TimeSeries(static_cast<std::uint64_t>(work_.timeseries_bin_s * 1e9));
   ctx.stop = watcher_->stop_flag();
-  ctx.order_seed = order_seed_for(k, rep);
+  ctx.order_seed = order_seed_for(
+      cfg_.sweep.streams.empty() ? static_cast<std::uint64_t>(k) : point.streams(), rep);
   RankSample s;
   s.rank = mpi_.rank();
   s.position = pos;
@@ -210,7 +213,7 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
   // Untimed: the one engine of this phase and rank, the rank's own file, and every reader
   // knows how much of its file is valid.
   if (!checkpoint(guarded([&] {
-        const EngineNeed need = phase->engine_need(work_, cfg_.io);
+        const EngineNeed need = phase->engine_need(work_, cfg_.io, point.per_rank);
         EngineOptions io = cfg_.io;
         io.iodepth = need.depth;
         if (io.iodepth_batch > io.iodepth) io.iodepth_batch = io.iodepth;
@@ -277,6 +280,7 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
     in.phase = desc.id;
     in.engine = cfg_.io.engine;
     in.ranks = k;
+    in.iodepth = point.per_rank.depth;
     in.nodes = place_.full.nodes_used(k);
     in.repetition = rep;
     in.bin_s = work_.timeseries_bin_s;
@@ -416,7 +420,7 @@ int SweepRunner::run() {
   // Every point: the active ranks run it; the others sleep in their machine's room until its
   // keeper opens it with the verdict, which the keepers follow from rank 0.
   for (std::size_t pi = 0; pi < points_.size(); ++pi) {
-    const int k = points_[pi];
+    const int k = points_[pi].ranks;
     const bool active = place_.self.position < k;
     MPI_Comm comm = MPI_COMM_NULL, awake = MPI_COMM_NULL;
     MPI_Comm_split(MPI_COMM_WORLD, active ? 0 : MPI_UNDEFINED, place_.self.position, &comm);
@@ -454,7 +458,7 @@ int SweepRunner::run() {
 }  // namespace
 
 int run_sweep(const Config& cfg, const MpiSession& mpi, const LocalPlace& place,
-              const std::vector<int>& points, const std::string& engine_detail) {
+              const std::vector<SweepPoint>& points, const std::string& engine_detail) {
   SweepRunner runner(cfg, mpi, place, points, engine_detail);
   return runner.run();
 }

@@ -19,6 +19,6 @@ namespace iosweep {
 // Runs the sweep over `points` (already validated) and returns the process exit status.
 // `engine_detail` is what the engine's probe found (recorded with the run).
 int run_sweep(const Config& cfg, const MpiSession& mpi, const LocalPlace& place,
-              const std::vector<int>& points, const std::string& engine_detail);
+              const std::vector<SweepPoint>& points, const std::string& engine_detail);
 
 }  // namespace iosweep

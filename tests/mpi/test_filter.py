@@ -142,3 +142,33 @@ def test_kernel_choice_is_recorded(tmp_path, workdir, kernel):
         s = g["summary"][()]
         fc = s[s["phase"] == phases(g)["filter_count"]]
         assert fc["matches"][0] == fc["expected_matches"][0] > 0
+
+
+def test_two_rated_figures_give_the_percent_of_each_as_a_range(tmp_path, workdir):
+    """--rated-bw 5.2GB/s,3.4GB/s: the compute-adjacent study's two ceilings (sequential, and
+    random from the rated IOPS), reported as "between 29% and 44%"."""
+    out = tmp_path / "r.h5"
+    p = run_iosweep(2, ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB",
+                        "--phases", "filter-count", "--rated-bw", "5.2GB/s,3.4GB/s", "--output", out,
+                        "--quiet"], check=0)
+    m = re.search(r"^  rated +5\.200 GB/s and 3\.400 GB/s per rank's device: between ([\d.]+)% and "
+                  r"([\d.]+)% of rated maximum \(([\d.]+)% of 5\.200 GB/s, ([\d.]+)% of 3\.400 GB/s\)$",
+                  p.stdout, re.M)
+    assert m, p.stdout
+    low, high, of_seq, of_rand = (float(x) for x in m.groups())
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        assert g.attrs["rated_bw_Bps"] == 5.2e9 and g.attrs["rated_bw2_Bps"] == 3.4e9
+        s = g["summary"][()]
+        fc = s[s["phase"] == phases(g)["filter_count"]][-1]  # the largest point
+    per_rank = fc["bandwidth_Bps"] / fc["ranks"]
+    assert of_seq == pytest.approx(100 * per_rank / 5.2e9, abs=0.051)
+    assert of_rand == pytest.approx(100 * per_rank / 3.4e9, abs=0.051)
+    assert (low, high) == (of_seq, of_rand)  # the higher ceiling gives the lower percent
+    # Three are refused in one line.
+    p = run_iosweep(1, ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB",
+                        "--phases", "filter-count", "--rated-bw", "5.2GB/s,3.4GB/s,1GB/s",
+                        "--output", out, "--quiet"])
+    said = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    assert p.returncode == 2 and len(said) == 1 and said[0].startswith("iosweep: --rated-bw:"), p.stderr
+    assert "more than two rates" in said[0]

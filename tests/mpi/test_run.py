@@ -124,3 +124,14 @@ def test_uneven_world_size_appends_the_world_size(workdir, tmp_path):
                     "--output", out, "--quiet", "--phases", "seq-write"], check=0)
     with h5py.File(out, "r") as f:
         assert list(latest_run(f)["summary"]["ranks"]) == [1, 2, 3]
+
+
+def test_random_phases_alone_on_a_file_shorter_than_the_sequential_record(tmp_path, workdir):
+    # The file is written untimed first, in whole records of the file even though --seq-record
+    # (16 MiB by default) is longer than it: every random read finds its data.
+    out = tmp_path / "r.h5"
+    run_iosweep(1, ["run", "--dir", workdir, "--file-size", "4MiB", "--phases", "rand-read", "--verify",
+                    "--output", out, "--quiet"], check=0)
+    with h5py.File(out, "r") as f:
+        s = latest_run(f)["summary"][()]
+    assert s["bytes"][0] == 4 << 20 and s["bad_blocks"][0] == 0

@@ -126,3 +126,54 @@ TEST(Cli, UnitsPrintsBytesAndRefusesBadSizes) {
   EXPECT_EQ(r.action, CliResult::Action::usage_error);
   EXPECT_NE(r.text.find("units"), std::string::npos) << r.text;
 }
+
+TEST(Cli, StreamsExpandLikeSweepAndListsStayStrict) {
+  auto r = parse({"run", "--dir", "/tmp", "--engine", "null", "--streams", "3:100"});
+  ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
+  EXPECT_EQ(r.cfg.sweep.streams, (std::vector<std::uint64_t>{3, 4, 8, 16, 32, 64, 100}));
+  r = parse({"run", "--dir", "/tmp", "--engine", "null", "--streams", "1,64,1024"});
+  ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
+  EXPECT_EQ(r.cfg.sweep.streams, (std::vector<std::uint64_t>{1, 64, 1024}));
+  EXPECT_EQ(r.cfg.io.iodepth, 1u);  // each point's depth comes from its streams
+  const std::pair<std::vector<const char*>, const char*> bad[] = {
+      {{"--streams", "4,2"}, "strictly increasing"},
+      {{"--streams", "1, 2"}, "white space"},
+      {{"--streams", "1,,2"}, "empty entry"},
+      {{"--streams", "8:2"}, "below MIN"},
+      {{"--streams", "1:4,8"}, "neither a list"},
+      {{"--streams", "0:4"}, "at least 1"},
+      {{"--streams", "4", "--ranks", "1,2"}, "--streams and --ranks"},
+      {{"--streams", "4", "--sweep", "1:2"}, "--streams and --sweep"},
+      {{"--streams", "4", "--iodepth", "8"}, "--streams and --iodepth"},
+  };
+  for (const auto& [extra, what] : bad) {
+    std::vector<const char*> args{"run", "--dir", "/tmp", "--engine", "null"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto e = parse(args);
+    EXPECT_EQ(e.action, CliResult::Action::usage_error) << what;
+    EXPECT_EQ(e.text.rfind("--streams", 0), 0u) << e.text;
+    EXPECT_NE(e.text.find(what), std::string::npos) << e.text;
+    EXPECT_EQ(e.text.find('\n'), std::string::npos) << e.text;
+  }
+  // An engine with one request in flight is refused, naming those that take a depth.
+  const auto p = parse({"run", "--dir", "/tmp", "--streams", "1:8"});
+  ASSERT_EQ(p.action, CliResult::Action::usage_error);
+  EXPECT_EQ(p.text, "--streams: the posix engine keeps one request in flight; use --engine " +
+                        engines_taking(kTakesDepth));
+}
+
+TEST(Cli, RatedBandwidthTakesOneOrTwoRates) {
+  auto r = parse({"run", "--dir", "/tmp", "--rated-bw", "5.2GB/s,3.4GB/s"});
+  ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
+  EXPECT_DOUBLE_EQ(r.cfg.report.rated_bw_Bps, 5.2e9);
+  EXPECT_DOUBLE_EQ(r.cfg.report.rated_bw2_Bps, 3.4e9);
+  r = parse({"run", "--dir", "/tmp", "--rated-bw", "2GiB/s"});
+  ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
+  EXPECT_DOUBLE_EQ(r.cfg.report.rated_bw_Bps, 2.0 * (1u << 30));
+  EXPECT_EQ(r.cfg.report.rated_bw2_Bps, 0.0);
+  for (const char* bad : {"1GB/s,2GB/s,3GB/s", "1GB/s,", "1GB/s, 2GB/s", "1GB/s,fast"}) {
+    r = parse({"run", "--dir", "/tmp", "--rated-bw", bad});
+    EXPECT_EQ(r.action, CliResult::Action::usage_error) << bad;
+    EXPECT_EQ(r.text.rfind("--rated-bw: ", 0), 0u) << r.text;
+  }
+}

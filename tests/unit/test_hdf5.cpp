@@ -32,7 +32,7 @@ struct Fixture {
     ctx.cfg = &cfg;
     ctx.world_size = 2;
     ctx.topology = compute_topology({"a", "b"}, Placement::spread);
-    ctx.points = {1, 2};
+    ctx.points = {SweepPoint{1, {}}, SweepPoint{2, {}}};
     ctx.versions_toml = "iosweep = \"test\"\n";
   }
   ~Fixture() { fs::remove_all(dir); }

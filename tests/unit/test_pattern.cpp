@@ -143,6 +143,33 @@ TEST(Pattern, PatternBufferKeepsInFlightRegionsApart) {
   EXPECT_NE(src.acquire(3 * (16ull << 20), 16u << 20, extra), nullptr);
 }
 
+// --streams: writes streaming side by side from region starts a multiple of the pattern apart
+// fall on the same bytes of it; the buffer keeps one copy per such stream, so none waits.
+TEST(Pattern, StreamsWhoseStartsShareThePatternGetACopyEach) {
+  constexpr std::uint64_t MiB = 1ull << 20, file = 1024 * MiB;
+  const std::uint64_t aligned[] = {0, 64 * MiB, 128 * MiB, 192 * MiB};  // 4 regions of 64 MiB
+  EXPECT_EQ(PatternBuffer::copies_for_streams(aligned, MiB, file), 4u);
+  const std::uint64_t apart[] = {0, 4 * MiB, 8 * MiB, 12 * MiB};  // distinct parts of the pattern
+  EXPECT_EQ(PatternBuffer::copies_for_streams(apart, MiB, file), 1u);
+  const std::uint64_t wrap[] = {15 * MiB + 512 * 1024, 31 * MiB};  // overlap across the wrap
+  EXPECT_EQ(PatternBuffer::copies_for_streams(wrap, MiB, file), 2u);
+  EXPECT_EQ(PatternBuffer::copies_for_streams(aligned, 16 * MiB, file), 4u);
+  // A file shorter than the pattern keeps only its own bytes: its regions never share them.
+  const std::uint64_t small[] = {0, 256 * 1024, 512 * 1024, 768 * 1024};
+  EXPECT_EQ(PatternBuffer::copies_for_streams(small, 64 * 1024, MiB), 1u);
+  // With that many copies, all four aligned streams are served at once, with the right bytes.
+  const DataSpec spec{5, 0x77, 3000, file};
+  PatternBuffer src(spec, 2, MiB, 4, false, 4);
+  AlignedBuffer want(MiB);
+  unsigned slot[4];
+  for (int i = 0; i < 4; ++i) {
+    std::byte* p = src.acquire(aligned[i], MiB, slot[i]);
+    ASSERT_NE(p, nullptr) << i;
+    fill_blocks(spec, 2, aligned[i], want.span());
+    ASSERT_EQ(std::memcmp(p, want.data(), MiB), 0) << i;
+  }
+}
+
 TEST(Pattern, VerifyFindsTheFirstCorruptWord) {
   const DataSpec spec{2, 0x55, 1000};
   AlignedBuffer buf(64 * 1024);
