@@ -131,11 +131,13 @@ def test_streams_curve_measures_both_curves_with_their_cpu_time(tmp_path):
                         "--output", str(tmp_path / "c.h5"), "-o", str(png)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
     rows = [l.split("|")[1:-1] for l in p.stdout.splitlines() if re.match(r"\| \d+ \|", l)]
-    got = {int(r[0]): (r[1].strip(), r[5].strip()) for r in rows}
+    got = {int(r[0]): (r[1].strip(), r[6].strip()) for r in rows}
     assert got == {1: ("1", "1 x 1"), 2: ("2", "2 x 1"), 4: ("-", "2 x 2"), 8: ("-", "2 x 4")}
     for r in rows:
-        for cell in (r[2], r[3], r[6], r[7]):  # IOPS and CPU seconds of each curve
+        for cell in (r[3], r[4], r[8], r[9]):  # IOPS and CPU seconds of each curve
             assert cell.strip() == "-" or float(cell) > 0, r
+        for cell in (r[2], r[7]):  # the window: never longer than --seconds allows
+            assert cell.strip() == "-" or 0 < float(cell) < 1.0, r
     assert png.stat().st_size > 10000
     assert list((tmp_path / "d").iterdir()) == []  # the run's files and folder are removed
     runs, s = iosweep_load.load(tmp_path / "c.h5")
