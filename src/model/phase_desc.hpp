@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 namespace iosweep {
 
@@ -43,5 +44,11 @@ struct PhaseDesc {
   bool opt_in() const { return (flags & kPhaseOptIn) != 0; }
   bool ships() const { return (flags & kPhaseShips) != 0; }
 };
+
+// Whether one of `a` and `b` is the other's control.
+inline bool control_pair(const PhaseDesc& a, const PhaseDesc& b) {
+  return (a.control_for != nullptr && std::strcmp(a.control_for, b.name) == 0) ||
+         (b.control_for != nullptr && std::strcmp(b.control_for, a.name) == 0);
+}
 
 }  // namespace iosweep

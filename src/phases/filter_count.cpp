@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "core/clock.hpp"
 #include "engines/file_ops.hpp"
@@ -57,7 +58,11 @@ void FilterCount::prepare(PhaseContext& ctx) {
   const std::uint64_t n = data_bytes_ / record_;
   order_ = ctx.streams.regions > 1 ? RecordOrder::striped(n, ctx.streams.regions)
                                    : RecordOrder::sequential(n);
-  buffers_ = AlignedBuffer(read_buffer_bytes(*ctx.engine, record_, true), work.hugepages);
+  const std::size_t buffer_bytes = read_buffer_bytes(*ctx.engine, record_, true);
+  if (ctx.handoff != nullptr && ctx.handoff->size() == buffer_bytes)
+    buffers_ = std::move(*ctx.handoff);  // the partner's own pages (see PhaseContext::handoff)
+  else
+    buffers_ = AlignedBuffer(buffer_bytes, work.hugepages);
   buffers_.touch();
   const std::span<std::byte> bufs[] = {buffers_.span()};
   ctx.engine->register_buffers(bufs);
@@ -103,7 +108,10 @@ void FilterCount::run(PhaseContext& ctx, RankSample& s) {
 
 void FilterCount::cleanup(PhaseContext& ctx) {
   if (ctx.engine != nullptr) ctx.engine->unregister_buffers();
-  buffers_ = AlignedBuffer();
+  if (ctx.handoff != nullptr)
+    *ctx.handoff = std::move(buffers_);
+  else
+    buffers_ = AlignedBuffer();
   order_.reset();
 }
 

@@ -88,6 +88,8 @@ class SweepRunner {
   std::unique_ptr<Room> room_;               // where this machine's idle ranks wait
   Gate* gate_ = nullptr;                     // the active ranks' agreement, during a point
   MPI_Comm point_comm_ = MPI_COMM_NULL;      // the active ranks, during a point
+  AlignedBuffer handoff_;                    // buffers between a phase and its control
+  const PhaseDesc* previous_ = nullptr;      // the phase before, in this repetition
   std::uint64_t private_peak_ = 0;           // this rank's largest private memory seen
   std::uint64_t private_idle_peak_ = 0;      // the same, at the end of points it waited out
 };
@@ -187,6 +189,10 @@ bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k,
   std::unique_ptr<Phase> phase = row.make(desc);
   std::unique_ptr<Engine> engine;
   PhaseContext ctx(work_, cfg_.io, desc, spec_, *files_, place_.self, mpi_.host());
+  // Buffers pass only from a phase to its control or back, within one repetition.
+  if (previous_ == nullptr || !control_pair(*previous_, desc)) handoff_ = AlignedBuffer();
+  previous_ = &desc;
+  ctx.handoff = &handoff_;
   ctx.active = comm;
   ctx.k = k;
   ctx.streams = point.per_rank;
@@ -309,11 +315,14 @@ bool SweepRunner::run_point(std::size_t point_index, int k, MPI_Comm comm) {
   const int shift = shift_for(k, comm);
   bool ok = true;
   for (int rep = 0; rep < cfg_.sweep.repetitions && ok; ++rep) {
+    previous_ = nullptr;
     const std::vector<PhaseId> order = order_for(rep);
     if (rank0_) recorder_->begin(order);
     for (PhaseId phase : order)
       if (!(ok = run_phase(phase_row(phase), point_index, k, rep, comm, shift))) break;
   }
+  handoff_ = AlignedBuffer();
+  previous_ = nullptr;
   gate_ = nullptr;
   point_comm_ = MPI_COMM_NULL;
   return ok;

@@ -165,3 +165,27 @@ def test_loop_device_counters_match_direct_writes_and_reads(loop_mount, tmp_path
     assert w["device_fraction"] == pytest.approx(1.0, rel=0.01)
     assert r["device_read_bytes"] == pytest.approx(64 << 20, rel=0.01)
     assert r["device_fraction"] == pytest.approx(1.0, rel=0.01)
+
+
+def test_filter_count_and_its_control_read_through_the_same_buffers(loop_mount, tmp_path):
+    """With O_DIRECT the block layer cuts each read into requests by the physical contiguity of
+    the rank's buffer (on a loop device: at most 128 segments of up to 64 KiB, so 512 KiB to
+    1280 KiB per request). scan-only and filter-count of one repetition read through the same
+    pages, so the device must see exactly the same requests for both; separately mapped
+    buffers give different counts."""
+    dev, work = loop_mount
+    out = tmp_path / "r.h5"
+    run_iosweep(1, ["run", "--dir", work, "--file-size", "64MiB", "--seq-record", "16MiB",
+                    "--phases", "filter-count", "--direct", "--repetitions", "4", "--output", out,
+                    "--quiet"], check=0)
+    s, names, attrs, devrows = summary_of(out)
+    assert attrs["device_note"] == ""
+    ops = {}
+    for r in s:
+        d = devrows[devrows["point"] == r["point"]]
+        assert len(d) == 1
+        assert int(d["read_bytes"][0]) == pytest.approx(64 << 20, rel=0.01)
+        ops[(int(r["repetition"]), int(r["phase"]))] = int(d["read_ops"][0])
+    for rep in range(4):
+        control, counted = ops[(rep, names["scan_only"])], ops[(rep, names["filter_count"])]
+        assert control > 50 and control == counted, ops  # 64 MiB in requests of <= 1280 KiB
