@@ -195,8 +195,9 @@ Config build_config(const RawOptions& r) {
     }
   for (const auto& row : phase_table())
     if (want[row.desc.id]) w.phases.push_back(row.desc.id);
-  w.layout = choice<FileLayout>("--file-layout", r.file_layout,
-                                {{"per-rank", FileLayout::per_rank}, {"shared", FileLayout::shared}});
+  w.layout =
+      choice<FileLayout>("--file-layout", r.file_layout,
+                         {{"per-rank", FileLayout::per_rank}, {"shared", FileLayout::shared}});
   w.shared_pattern = choice<SharedPattern>(
       "--shared-pattern", r.shared_pattern,
       {{"segmented", SharedPattern::segmented}, {"strided", SharedPattern::strided}});
@@ -284,8 +285,9 @@ Config build_config(const RawOptions& r) {
   io.sqpoll = r.sqpoll;
   io.collective = r.collective;
   if (io.collective && !w.shared())
-    throw UsageError("--mpiio-collective: collective calls need a file the ranks share; add "
-                     "--file-layout shared");
+    throw UsageError(
+        "--mpiio-collective: collective calls need a file the ranks share; add "
+        "--file-layout shared");
   for (const auto& h : r.hints) {
     const auto eq = h.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -329,8 +331,9 @@ Config build_config(const RawOptions& r) {
                          phase_row(id).desc.name + " out of --phases");
   }
   if (io.collective && w.stonewall_s > 0)
-    throw UsageError("--mpiio-collective: every rank must make the same number of collective "
-                     "calls, which --stonewall cannot promise; leave one of them out");
+    throw UsageError(
+        "--mpiio-collective: every rank must make the same number of collective "
+        "calls, which --stonewall cannot promise; leave one of them out");
   if (io.collective)
     for (auto id : w.phases)
       if (phase_row(id).desc.flags & kPhaseShips)

@@ -60,9 +60,10 @@ std::string reuse_check(const Workload& w, int position, int min_k, int max_k) {
   const bool strided = w.shared() && w.shared_pattern == SharedPattern::strided;
   if (strided && min_k != max_k)
     return "--reuse: a strided shared file serves only the rank count that wrote it; give one "
-           "point (--sweep " + std::to_string(size / w.file_size) + ")";
-  const std::uint64_t need = w.shared() ? static_cast<std::uint64_t>(max_k) * w.file_size
-                                        : w.file_size;
+           "point (--sweep " +
+           std::to_string(size / w.file_size) + ")";
+  const std::uint64_t need =
+      w.shared() ? static_cast<std::uint64_t>(max_k) * w.file_size : w.file_size;
   if (w.shared() && !strided ? size < need : size != need)
     return "--reuse: " + q + " holds " + std::to_string(size) + " bytes but " +
            (w.shared() ? std::to_string(max_k) + " ranks' regions of --file-size need " +
@@ -212,7 +213,9 @@ std::string validate_run(Config& cfg, const MpiSession& mpi, const LocalPlace& p
     return why;
   const int max_k = points.empty() ? 0 : points.back().ranks;  // ranks never decrease
   if (auto why = agree(local_checks(cfg, place, points.empty() ? 0 : points.front().ranks, max_k,
-                                      engine_detail)); !why.empty()) return why;
+                                    engine_detail));
+      !why.empty())
+    return why;
   if (auto why = agree(memory_check(cfg, place, points)); !why.empty()) return why;
   std::string out_why;
   if (mpi.rank() == 0) {

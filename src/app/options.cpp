@@ -129,7 +129,8 @@ std::vector<const CLI::Option*> declare_run_options(CLI::App& app, RawOptions& r
          "plain pages)");
   d.flag("--mpiio-collective", r.collective,
          "MPI-IO on a shared file with collective calls (MPI_File_write_at_all, read_at_all), "
-         "one request at a time (" + engines_taking(kTakesCollective) + ")");
+         "one request at a time (" +
+             engines_taking(kTakesCollective) + ")");
   d.flag("--sqpoll", r.sqpoll,
          "Kernel submission thread, takes a core (" + engines_taking(kTakesSqpoll) + ")");
   d.list("--mpiio-hint", r.hints, "KEY=VALUE",

@@ -54,12 +54,11 @@ const EngineRow kEngines[] = {
 #endif
 #if IOSWEEP_HAVE_MPIIO
     {2, "mpiio", "MPI_File_iread_at/iwrite_at on MPI_COMM_SELF",
-     kTakesDepth | kTakesHints | kTakesCollective, true,
-     &MpiioEngine::check, &MpiioEngine::probe, &make_mpiio},
+     kTakesDepth | kTakesHints | kTakesCollective, true, &MpiioEngine::check, &MpiioEngine::probe,
+     &make_mpiio},
 #else
     {2, "mpiio", "MPI-IO (not compiled in)", kTakesDepth | kTakesHints | kTakesCollective, true,
-     nullptr, nullptr,
-     nullptr},
+     nullptr, nullptr, nullptr},
 #endif
     {3, "null", "no I/O: every request completes at once (iosweep's own cost per operation)",
      kTakesDepth | kTakesDirect, false, &null_check, nullptr, &make<NullEngine>},

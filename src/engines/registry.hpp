@@ -21,9 +21,9 @@ namespace iosweep {
 
 // Engine-specific options an engine takes; the others are refused with its name.
 enum EngineTakes : unsigned {
-  kTakesDepth = 1u << 0,   // --iodepth above 1
-  kTakesSqpoll = 1u << 1,  // --sqpoll
-  kTakesHints = 1u << 2,   // --mpiio-hint
+  kTakesDepth = 1u << 0,       // --iodepth above 1
+  kTakesSqpoll = 1u << 1,      // --sqpoll
+  kTakesHints = 1u << 2,       // --mpiio-hint
   kTakesDirect = 1u << 3,      // --direct
   kTakesCollective = 1u << 4,  // --mpiio-collective
 };

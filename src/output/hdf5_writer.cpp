@@ -129,12 +129,11 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
   set_attr(g, "preallocate", static_cast<std::int64_t>(w.preallocate));
   set_attr(g, "file_layout", std::string(w.shared() ? "shared" : "per-rank"));
   set_attr(g, "shared_pattern",
-           std::string(!w.shared()                                      ? ""
+           std::string(!w.shared()                                    ? ""
                        : w.shared_pattern == SharedPattern::segmented ? "segmented"
                                                                       : "strided"));
   set_attr(g, "mpiio_collective", static_cast<std::int64_t>(io.collective));
-  set_attr(g, "collector",
-           std::string(w.collector == Collector::rank0 ? "rank0" : "next-node"));
+  set_attr(g, "collector", std::string(w.collector == Collector::rank0 ? "rank0" : "next-node"));
   h5::set_attr_u64(g, "order_seed", ctx.order_seed);
   set_attr(g, "order_seed_pinned", static_cast<std::int64_t>(w.order_seed_pinned));
   set_attr(g, "device_note", ctx.device_note);

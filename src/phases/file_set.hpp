@@ -1,9 +1,10 @@
 // The files of one run, as seen from one rank. File names carry the run id and the position
 // (<dir>/iosweep.<run-id>.<position>), so a run never takes another run's or another program's
 // file for its own. With --file-layout shared there is one file, <dir>/iosweep.<run-id>.shared,
-// made and removed by position 0 (its creator); every rank's "own file" is its region of it. The rank records the identity (device, inode) of every file it creates and
-// removes only files whose identity still matches; the same records let the signal watcher
-// remove them when the run is interrupted.
+// made and removed by position 0 (its creator); every rank's "own file" is its region of it. The
+// rank records the identity (device, inode) of every file it creates and removes only files whose
+// identity still matches; the same records let the signal watcher remove them when the run is
+// interrupted.
 #pragma once
 
 #include <cstdint>

@@ -131,7 +131,8 @@ DriverResult IoDriver::run() {
         f.buf = job.read_buffers.data() + static_cast<std::size_t>(tag) * job.record_bytes;
       }
       free_tags.pop_back();
-      batch.push_back({job.file, job.op, job.layout.physical(offset), job.record_bytes, f.buf, tag});
+      batch.push_back(
+          {job.file, job.op, job.layout.physical(offset), job.record_bytes, f.buf, tag});
     }
     if (batch.empty()) return;
     if (!fresh_clock) t_now = now_ns();
@@ -161,8 +162,8 @@ DriverResult IoDriver::run() {
             failure.emplace(op, job.path, job.layout.physical(f.offset) + done[i].done,
                             static_cast<int>(-r));
           } else {
-            failure.emplace(op, job.path, job.layout.physical(f.offset) + static_cast<std::uint64_t>(r),
-                            ENODATA,
+            failure.emplace(op, job.path,
+                            job.layout.physical(f.offset) + static_cast<std::uint64_t>(r), ENODATA,
                             "short " + std::string(op) + ": the file ends before the " +
                                 std::to_string(job.record_bytes) + "-byte record at offset " +
                                 std::to_string(job.layout.physical(f.offset)) + " does");

@@ -43,7 +43,7 @@ using Consumer = std::function<void(const std::byte*, std::uint64_t offset, std:
 struct DriverJob {
   Engine* engine = nullptr;  // its depth() is the loop's depth
   int file = -1;
-  Layout layout;  // region offsets -> file offsets
+  Layout layout;     // region offsets -> file offsets
   std::string path;  // for error messages
   IoOp op = IoOp::read;
   std::uint64_t record_bytes = 0;

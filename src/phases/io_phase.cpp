@@ -197,11 +197,10 @@ void IoPhase::run(PhaseContext& ctx, RankSample& s) {
   if (!writes()) s.cached_fraction = cached_fraction_;
   // A shared file's dirty pages are the whole file's, against the whole file.
   if (writes() && !sync && !ctx.io.direct)
-    s.unflushed_fraction =
-        ctx.files.shared()
-            ? unflushed_fraction(path_, file_bytes_of(ctx, data_bytes_),
-                                 file_bytes_of(ctx, data_bytes_))
-            : unflushed_fraction(path_, data_bytes_, s.bytes);
+    s.unflushed_fraction = ctx.files.shared()
+                               ? unflushed_fraction(path_, file_bytes_of(ctx, data_bytes_),
+                                                    file_bytes_of(ctx, data_bytes_))
+                               : unflushed_fraction(path_, data_bytes_, s.bytes);
   verifier.fill(s);
 }
 
@@ -258,13 +257,13 @@ void check_kept_size(PhaseContext& ctx, const std::string& path) {
   // A segmented file of more regions serves fewer ranks; a strided one only its own k.
   const bool ok = work.shared() && !strided ? size >= need : size == need;
   if (!ok)
-    throw IoError("check", path, 0, EINVAL,
-                  "--reuse: the kept file holds " + std::to_string(size) + " bytes but " +
-                      (work.shared() ? std::to_string(ctx.k) + " ranks' regions of --file-size "
-                                     : std::string("--file-size is ")) +
-                      std::to_string(strided ? need : work.file_size) +
-                      (strided ? " bytes (a strided file serves only the rank count that wrote it)"
-                               : ""));
+    throw IoError(
+        "check", path, 0, EINVAL,
+        "--reuse: the kept file holds " + std::to_string(size) + " bytes but " +
+            (work.shared() ? std::to_string(ctx.k) + " ranks' regions of --file-size "
+                           : std::string("--file-size is ")) +
+            std::to_string(strided ? need : work.file_size) +
+            (strided ? " bytes (a strided file serves only the rank count that wrote it)" : ""));
 }
 
 }  // namespace
