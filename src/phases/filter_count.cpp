@@ -20,6 +20,17 @@ std::uint64_t count_nothing(const std::uint64_t*, std::size_t, std::uint64_t) {
 
 }  // namespace
 
+ScanPlan plan_scan(const PhaseContext& ctx) {
+  ScanPlan p;
+  p.record = ctx.work.scan_record;
+  p.path = ctx.files.path(ctx.read_position);
+  p.data_bytes = ctx.read_valid_bytes / p.record * p.record;
+  const std::uint64_t n = p.data_bytes / p.record;
+  p.order = ctx.streams.regions > 1 ? RecordOrder::striped(n, ctx.streams.regions)
+                                    : RecordOrder::sequential(n);
+  return p;
+}
+
 std::string FilterCount::validate(const Workload& work, const EngineOptions& io) const {
   if (auto why = check_record(work, io, work.scan_record, "--scan-record"); !why.empty())
     return why;
@@ -52,13 +63,8 @@ std::uint64_t FilterCount::buffer_bytes(const Workload& work, const EngineOption
 
 void FilterCount::prepare(PhaseContext& ctx) {
   const Workload& work = ctx.work;
-  record_ = work.scan_record;
-  path_ = ctx.files.path(ctx.read_position);
-  data_bytes_ = ctx.read_valid_bytes / record_ * record_;
-  const std::uint64_t n = data_bytes_ / record_;
-  order_ = ctx.streams.regions > 1 ? RecordOrder::striped(n, ctx.streams.regions)
-                                   : RecordOrder::sequential(n);
-  const std::size_t buffer_bytes = read_buffer_bytes(*ctx.engine, record_, true);
+  scan_ = plan_scan(ctx);
+  const std::size_t buffer_bytes = read_buffer_bytes(*ctx.engine, scan_.record, true);
   if (ctx.handoff != nullptr && ctx.handoff->size() == buffer_bytes)
     buffers_ = std::move(*ctx.handoff);  // the partner's own pages (see PhaseContext::handoff)
   else
@@ -67,9 +73,9 @@ void FilterCount::prepare(PhaseContext& ctx) {
   const std::span<std::byte> bufs[] = {buffers_.span()};
   ctx.engine->register_buffers(bufs);
   count_ = filter_count_fn(resolve_filter_kernel(work.filter_kernel));
-  if (work.cache == CacheMode::drop && !ctx.io.direct) fsops::drop_cache(path_);
-  cached_fraction_ = cached_fraction(path_, file_bytes_of(ctx, data_bytes_));
-  ctx.progress_total = data_bytes_;
+  if (work.cache == CacheMode::drop && !ctx.io.direct) fsops::drop_cache(scan_.path);
+  cached_fraction_ = cached_fraction(scan_.path, file_bytes_of(ctx, scan_.data_bytes));
+  ctx.progress_total = scan_.data_bytes;
 }
 
 void FilterCount::run(PhaseContext& ctx, RankSample& s) {
@@ -80,7 +86,7 @@ void FilterCount::run(PhaseContext& ctx, RankSample& s) {
   std::uint64_t matches = 0, compute_ns = 0;
 
   // Everything the window needs is set up before its clock starts.
-  DriverJob j = read_job(*ctx.engine, path_, record_, *order_, buffers_.span(),
+  DriverJob j = read_job(*ctx.engine, scan_.path, scan_.record, *scan_.order, buffers_.span(),
                          [&](const std::byte* p, std::uint64_t off, std::size_t len) {
                            const std::uint64_t c0 = now_ns();
                            matches +=
@@ -98,8 +104,8 @@ void FilterCount::run(PhaseContext& ctx, RankSample& s) {
     s.mpi_bytes = sizeof matches;  // the count, reduced to rank 0: all that travels
     // Every record issued completes, and records are issued in the order's sequence: what was
     // scanned is the first r.next positions, a prefix of the file or of each region.
-    for (const auto& [begin, end] : order_->ranges_done(r.next))
-      s.expected_matches += expected_matches(ctx.data, begin * record_, end * record_);
+    for (const auto& [begin, end] : scan_.order->ranges_done(r.next))
+      s.expected_matches += expected_matches(ctx.data, begin * scan_.record, end * scan_.record);
   }
   s.compute_s = ns_to_s(compute_ns);
   s.io_wait_s = s.io_s - s.compute_s - ns_to_s(verifier.ns);
@@ -112,7 +118,7 @@ void FilterCount::cleanup(PhaseContext& ctx) {
     *ctx.handoff = std::move(buffers_);
   else
     buffers_ = AlignedBuffer();
-  order_.reset();
+  scan_.order.reset();
 }
 
 void FilterCount::reduce(SummaryRow& s, const PointBook& book) {

@@ -25,6 +25,16 @@
 
 namespace iosweep {
 
+// The scan a counting phase makes of the file its rank reads: records of --scan-record over the
+// file's valid bytes, front to back, or over the point's regions side by side (--streams).
+struct ScanPlan {
+  std::string path;
+  std::uint64_t record = 0;
+  std::uint64_t data_bytes = 0;  // whole records only
+  std::optional<RecordOrder> order;
+};
+ScanPlan plan_scan(const PhaseContext& ctx);
+
 class FilterCount final : public Phase {
  public:
   using Phase::Phase;
@@ -43,10 +53,7 @@ class FilterCount final : public Phase {
 
  private:
   AlignedBuffer buffers_;
-  std::optional<RecordOrder> order_;
-  std::string path_;
-  std::uint64_t record_ = 0;
-  std::uint64_t data_bytes_ = 0;
+  ScanPlan scan_;
   CountFn count_ = nullptr;
   double cached_fraction_ = 0;
 };

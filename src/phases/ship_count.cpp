@@ -125,15 +125,10 @@ std::uint64_t ShipCount::buffer_bytes(const Workload& work, const EngineOptions&
 
 void ShipCount::prepare(PhaseContext& ctx) {
   const Workload& work = ctx.work;
-  record_ = work.scan_record;
-  path_ = ctx.files.path(ctx.read_position);
-  data_bytes_ = ctx.read_valid_bytes / record_ * record_;
-  const std::uint64_t n = data_bytes_ / record_;
-  order_ = ctx.streams.regions > 1 ? RecordOrder::striped(n, ctx.streams.regions)
-                                   : RecordOrder::sequential(n);
-  buffers_ = AlignedBuffer(read_buffer_bytes(*ctx.engine, record_, true), work.hugepages);
+  scan_ = plan_scan(ctx);
+  buffers_ = AlignedBuffer(read_buffer_bytes(*ctx.engine, scan_.record, true), work.hugepages);
   buffers_.touch();
-  inbox_ = AlignedBuffer(kInboxSlots * record_, work.hugepages);
+  inbox_ = AlignedBuffer(kInboxSlots * scan_.record, work.hugepages);
   inbox_.touch();
   const std::span<std::byte> bufs[] = {buffers_.span()};
   ctx.engine->register_buffers(bufs);
@@ -156,22 +151,22 @@ void ShipCount::prepare(PhaseContext& ctx) {
       sender_files_[static_cast<std::size_t>(p)] = (p + ctx.read_shift) % k;
   MPI_Comm_dup(ctx.active, &comm_);  // this phase's messages, apart from every other
 
-  if (work.cache == CacheMode::drop && !ctx.io.direct) fsops::drop_cache(path_);
-  cached_fraction_ = cached_fraction(path_, file_bytes_of(ctx, data_bytes_));
-  ctx.progress_total = data_bytes_;
+  if (work.cache == CacheMode::drop && !ctx.io.direct) fsops::drop_cache(scan_.path);
+  cached_fraction_ = cached_fraction(scan_.path, file_bytes_of(ctx, scan_.data_bytes));
+  ctx.progress_total = scan_.data_bytes;
 }
 
 void ShipCount::run(PhaseContext& ctx, RankSample& s) {
-  Collecting in(ctx, comm_, inbox_.span(), record_, sender_files_, count_);
+  Collecting in(ctx, comm_, inbox_.span(), scan_.record, sender_files_, count_);
   const MPI_Comm comm = comm_;
   std::uint64_t sent = 0;
   const int to = collector_;
   // Everything the window needs is set up before its clock starts.
-  DriverJob j = read_job(*ctx.engine, path_, record_, *order_, buffers_.span(),
+  DriverJob j = read_job(*ctx.engine, scan_.path, scan_.record, *scan_.order, buffers_.span(),
                          [&](const std::byte* p, std::uint64_t off, std::size_t len) {
                            MPI_Request req;
                            MPI_Isend(p, static_cast<int>(len), MPI_BYTE, to,
-                                     static_cast<int>(off / record_), comm, &req);
+                                     static_cast<int>(off / scan_.record), comm, &req);
                            for (int flag = 0;;) {  // the buffer is the loop's: wait, receiving
                              MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
                              if (flag) break;
@@ -216,7 +211,7 @@ void ShipCount::cleanup(PhaseContext& ctx) {
   if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
   buffers_ = AlignedBuffer();
   inbox_ = AlignedBuffer();
-  order_.reset();
+  scan_.order.reset();
 }
 
 void ShipCount::reduce(SummaryRow& s, const PointBook& book) {

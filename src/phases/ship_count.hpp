@@ -23,6 +23,7 @@
 #include "core/filter_kernel.hpp"
 #include "core/permutation.hpp"
 #include "model/point.hpp"
+#include "phases/filter_count.hpp"
 #include "phases/phase.hpp"
 
 namespace iosweep {
@@ -46,10 +47,7 @@ class ShipCount final : public Phase {
   class Collecting;
 
   AlignedBuffer buffers_, inbox_;
-  std::optional<RecordOrder> order_;
-  std::string path_;
-  std::uint64_t record_ = 0;
-  std::uint64_t data_bytes_ = 0;
+  ScanPlan scan_;
   CountFn count_ = nullptr;
   int collector_ = 0;              // rank in ctx.active (= position) this rank sends to
   bool collector_remote_ = false;  // on another node
