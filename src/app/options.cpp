@@ -56,6 +56,13 @@ std::string check_given_values(const CLI::App& app, const std::vector<const CLI:
       if (!is_flag && v.empty()) return o->get_name() + ": empty value";
     }
   }
+  // A pattern that would change nothing is refused rather than ignored (the default is
+  // accepted: a run's recorded configuration, which --rerun applies, names every option).
+  const CLI::Option* pattern = app.get_option_no_throw("--shared-pattern");
+  const CLI::Option* layout = app.get_option_no_throw("--file-layout");
+  if (pattern != nullptr && pattern->count() > 0 && pattern->results().back() != "segmented" &&
+      (layout == nullptr || layout->count() == 0 || layout->results().back() != "shared"))
+    return "--shared-pattern: arranges one shared file; add --file-layout shared";
   return {};
 }
 

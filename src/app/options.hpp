@@ -33,8 +33,9 @@ struct RawOptions {
 std::vector<const CLI::Option*> declare_run_options(CLI::App& app, RawOptions& r);
 
 // After parsing: a flag's value is true or false (a preset's `keep = 3` is refused), and no
-// option given is empty (`--reuse ""` is refused, not taken as unset). "--option: problem", or
-// empty.
+// option given is empty (`--reuse ""` is refused, not taken as unset), and no option is given
+// that the others make meaningless (--shared-pattern strided without --file-layout shared).
+// "--option: problem", or empty.
 std::string check_given_values(const CLI::App& app, const std::vector<const CLI::Option*>& flags);
 
 }  // namespace iosweep

@@ -114,6 +114,8 @@ def test_kept_shared_file_has_the_documented_layout(tmp_path, workdir, pattern):
 @pytest.mark.parametrize("args,needle", [
     (["--file-layout", "one"], "--file-layout"),
     (["--file-layout", "shared", "--shared-pattern", "diagonal"], "--shared-pattern"),
+    (["--shared-pattern", "strided"], "--shared-pattern"),  # one file per rank: nothing to arrange
+    (["--file-layout", "per-rank", "--shared-pattern", "strided"], "--shared-pattern"),
     (["--engine", "mpiio", "--mpiio-collective"], "--mpiio-collective"),  # not shared
     (["--engine", "posix", "--file-layout", "shared", "--mpiio-collective"], "--mpiio-collective"),
     (["--engine", "mpiio", "--file-layout", "shared", "--mpiio-collective", "--stonewall", "1s"],
