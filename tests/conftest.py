@@ -4,6 +4,7 @@ Tests run the real binary under the real mpiexec and read the real HDF5 file wit
 The binary comes from $IOSWEEP_BIN (set by CTest), else build/iosweep. Phase and engine names
 come from the file (iosweep_common.phases, .engines), not from a list kept here.
 """
+import hashlib
 import ipaddress
 import os
 import socket
@@ -71,6 +72,22 @@ def run_ids(f):
 def latest_run(f):
     """The run group appended last to an open h5py file."""
     return f["runs"][run_ids(f)[-1]]
+
+
+def snapshot(root):
+    """Every path under root with its size, modification time and mode, and the content hash of
+    every regular file: equal snapshots mean nothing was created, changed or removed."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            digest = ""
+            if os.path.isfile(p) and not os.path.islink(p):
+                with open(p, "rb") as fh:
+                    digest = hashlib.sha256(fh.read()).hexdigest()
+            out[p] = (st.st_size, st.st_mtime_ns, st.st_mode, digest)
+    return out
 
 
 def dir_listing(path):

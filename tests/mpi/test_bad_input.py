@@ -1,30 +1,14 @@
 """Bad input through the real binary under mpiexec: exit status 2, one line from rank 0 naming
 the option and the problem, nothing created on disk, the results file untouched."""
-import hashlib
 import os
 import subprocess
 
 import h5py
 import pytest
 
-from conftest import run_iosweep
+from conftest import run_iosweep, snapshot
 
 GOOD = ["--file-size", "32MiB", "--seq-record", "4MiB"]
-
-
-def snapshot(root):
-    """Every path under root with its size and modification time, and content hashes of files."""
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            p = os.path.join(dirpath, name)
-            st = os.lstat(p)
-            digest = ""
-            if os.path.isfile(p) and not os.path.islink(p):
-                with open(p, "rb") as fh:
-                    digest = hashlib.sha256(fh.read()).hexdigest()
-            out[p] = (st.st_size, st.st_mtime_ns, st.st_mode, digest)
-    return out
 
 
 @pytest.fixture(scope="module")

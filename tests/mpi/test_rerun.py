@@ -1,33 +1,16 @@
 """`iosweep show` and `iosweep run --rerun` through the real binary: a run, its configuration
 printed as a preset, a rerun under overridden options that records rerun_of, a rerun on another
 world size, and refusals that create nothing."""
-import hashlib
-import os
 import shutil
 import tomllib
 
 import h5py
 import pytest
 
-from conftest import dir_listing, run_ids, run_iosweep, this_host
+from conftest import dir_listing, run_ids, run_iosweep, snapshot, this_host
 
 SOURCE = ["--file-size", "1MiB", "--seq-record", "1MiB", "--phases", "seq-write,seq-read",
           "--ranks", "1,2", "--label", "source run", "--quiet"]
-
-
-def snapshot(root):
-    """Every path under root with its size, time and content hash."""
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            p = os.path.join(dirpath, name)
-            st = os.lstat(p)
-            digest = ""
-            if os.path.isfile(p) and not os.path.islink(p):
-                with open(p, "rb") as fh:
-                    digest = hashlib.sha256(fh.read()).hexdigest()
-            out[p] = (st.st_size, st.st_mtime_ns, digest)
-    return out
 
 
 def runs(path):
