@@ -64,7 +64,9 @@ def test_isolation_check_prints_ratios_and_the_disks_request_sizes(tmp_path):
     for r in rows:
         ratio, pairs = float(r[2]), r[3].split()
         assert ratio > 0 and len(pairs) == 1 and float(pairs[0]) == ratio
-        big, alone = r[4].split("/")
-        if r[0].startswith(" rand-read"):  # one 4 KiB request per read wherever the device is counted
-            assert big.strip() in ("4", "nan") and alone.strip() in ("4", "nan")
+        # The disk's mean request size of each kind of job, from its own counters: a size in KiB
+        # (or nan without a block device). Not compared with the record size: the counters are
+        # the whole device's, and other tests run beside this one.
+        for kib in r[4].split("/"):
+            assert kib.strip() == "nan" or float(kib) >= 4, r
     assert list(tmp_path.iterdir()) == []
