@@ -6,8 +6,8 @@
     common.phases("results/iosweep.h5")              # {"seq_write": 0, "seq_read": 1, ...}
     common.units("build/iosweep", "4k", "16m")       # [4096, 16777216], iosweep's own parser
     common.record_bytes(run, "rand_read")            # the record size a run's phase used
-    common.sweep_axis(run)                           # "streams" for a run of --streams, else "ranks"
-    common.block_device("/var/tmp")                  # the block device holding a folder, as iosweep finds it
+    common.sweep_axis(run)                           # "streams" for a run of --streams
+    common.block_device("/var/tmp")                  # the block device holding a folder
 
 - The launch environment is the one of scripts/iosweep-env.sh, which the bash scripts source:
   this module reads its lines, so both sides use one definition.
@@ -20,6 +20,7 @@ them (make-threadlist) start without it.
 """
 import os
 import re
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +30,7 @@ ENV_FILE = Path(__file__).resolve().with_name("iosweep-env.sh")
 
 # ------------------------------------------------------------------------------- errors
 
+
 def fail(msg, status=2):
     """Prints `<script>: msg` on one line to stderr and exits with `status` (2: bad input)."""
     print(f"{os.path.basename(sys.argv[0])}: {msg}", file=sys.stderr)
@@ -37,7 +39,9 @@ def fail(msg, status=2):
 
 # ------------------------------------------------------------------- launch environment
 
-_SETTING = re.compile(r"(iosweep_env|iosweep_env_root) +([A-Za-z_][A-Za-z0-9_]*) +([^\s'\"$`\\;&|<>(){}#]+)")
+_SETTING = re.compile(
+    r"(iosweep_env|iosweep_env_root) +([A-Za-z_][A-Za-z0-9_]*) +([^\s'\"$`\\;&|<>(){}#]+)"
+)
 _HELPER = re.compile(r"iosweep_env(_root)?\(\) \{ .* \}|unset -f iosweep_env iosweep_env_root")
 
 
@@ -50,14 +54,17 @@ def env_settings(path=ENV_FILE):
             continue
         m = _SETTING.fullmatch(line)
         if not m:
-            raise ValueError(f"{path}: line {i}: expected 'iosweep_env NAME VALUE' or "
-                             f"'iosweep_env_root NAME VALUE' (found '{line}')")
+            raise ValueError(
+                f"{path}: line {i}: expected 'iosweep_env NAME VALUE' or "
+                f"'iosweep_env_root NAME VALUE' (found '{line}')"
+            )
         out.append((m.group(2), m.group(3), m.group(1) == "iosweep_env_root"))
     return out
 
 
 def launch_vars(euid=None):
-    """{name: value} that iosweep-env.sh sets for a user (this process's effective uid by default)."""
+    """{name: value} that iosweep-env.sh sets for a user (this process's effective uid by
+    default)."""
     euid = os.geteuid() if euid is None else euid
     return {name: value for name, value, root_only in env_settings() if euid == 0 or not root_only}
 
@@ -98,15 +105,18 @@ def emulated_env(base):
     400 s on a 2-core machine, where the tree takes 14 s."""
     env = dict(base)
     env.pop("OMPI_MCA_plm_rsh_no_tree_spawn", None)
-    env.update({
-        "OMPI_MCA_plm_rsh_agent": str(EMU_RSH),
-        "OMPI_MCA_oob_tcp_if_include": "lo",
-        "OMPI_MCA_btl_tcp_if_include": "lo",
-    })
+    env.update(
+        {
+            "OMPI_MCA_plm_rsh_agent": str(EMU_RSH),
+            "OMPI_MCA_oob_tcp_if_include": "lo",
+            "OMPI_MCA_btl_tcp_if_include": "lo",
+        }
+    )
     return env
 
 
 # -------------------------------------------------------------------- names and decoding
+
 
 def text(v):
     """An HDF5 string as str: h5py gives bytes for fixed-length and many variable-length ones."""
@@ -210,8 +220,11 @@ def record_attr(phase, run=None):
     """The run attribute holding the record size `phase` used."""
     row = phase_table(run).get(phase)
     if row is not None:
-        return {"seq": "seq_record_bytes", "rand": "rand_record_bytes",
-                "scan": "scan_record_bytes"}[row["record"]]
+        return {
+            "seq": "seq_record_bytes",
+            "rand": "rand_record_bytes",
+            "scan": "scan_record_bytes",
+        }[row["record"]]
     if is_random(phase):
         return "rand_record_bytes"
     return "scan_record_bytes" if phase in SCAN_PHASES else "seq_record_bytes"
@@ -237,7 +250,8 @@ def sweep_axis(run):
 
 
 def size_text(n):
-    """A byte count in binary units as iosweep prints them (4 KiB, 16 MiB, 1.5 GiB); '?' for None."""
+    """A byte count in binary units as iosweep prints them (4 KiB, 16 MiB, 1.5 GiB); '?' for
+    None."""
     if n is None:
         return "?"
     n = int(n)
@@ -248,7 +262,85 @@ def size_text(n):
     return f"{n} B"
 
 
+# ---------------------------------------------------------------------- results files
+
+SCHEMA = "iosweep.results"
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+
+
+class ResultsError(Exception):
+    """A results file or a run in it that cannot be used; str() is one line naming it."""
+
+
+class NoSuchRun(ResultsError):
+    """The run asked for is not in the file; str() says which runs it has."""
+
+
+def open_results(path):
+    """The results file at `path`, opened read-only with h5py (close it, or use it in a `with`).
+    Only a regular file that starts with HDF5's signature and carries iosweep's schema attribute
+    is opened: a FIFO, a device (/dev/zero) or a folder is refused before anything is read.
+    Raises ResultsError."""
+    import h5py
+
+    shown = f"'{path}'"
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise ResultsError(f"{shown}: {e.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ResultsError(f"{shown} is not a regular file")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(HDF5_SIGNATURE))
+    except OSError as e:
+        raise ResultsError(f"{shown}: {e.strerror}") from None
+    if head != HDF5_SIGNATURE:
+        raise ResultsError(f"{shown} is not an iosweep results file (not an HDF5 file)")
+    try:
+        f = h5py.File(path, "r")
+    except OSError as e:
+        raise ResultsError(f"{shown} cannot be opened as an HDF5 file ({e})") from None
+    if text(f.attrs.get("schema")) != SCHEMA:
+        f.close()
+        raise ResultsError(f"{shown} is not an iosweep results file (no iosweep schema attribute)")
+    return f
+
+
+def run_ids(f):
+    """The run ids of an open results file, in the order they were appended (its run_index).
+    Raises ResultsError when the index is missing or not a table of run ids."""
+    idx = f.get("run_index")
+    try:
+        ids = [text(r) for r in idx["run_id"]] if idx is not None else None
+    except (KeyError, ValueError, TypeError):
+        ids = None
+    if ids is None or not all(isinstance(r, str) for r in ids):
+        raise ResultsError(f"'{f.filename}' has no readable run_index")
+    return ids
+
+
+def pick_run(f, run_id=None):
+    """(run id, run group) of `run_id` in an open results file, or of the run appended last when
+    `run_id` is None. Raises NoSuchRun for a run the file does not list, ResultsError otherwise;
+    a script given the run by an option says `--run: ...` for the first."""
+    ids = run_ids(f)
+    if not ids:
+        raise ResultsError(f"'{f.filename}' holds no runs")
+    if run_id is None:
+        run_id = ids[-1]
+    elif run_id not in ids:
+        raise NoSuchRun(
+            f"{run_id} is not in '{f.filename}' ({len(ids)} runs; the latest is {ids[-1]})"
+        )
+    runs = f.get("runs")
+    if runs is None or run_id not in runs:
+        raise ResultsError(f"'{f.filename}' lists run {run_id} but has no group /runs/{run_id}")
+    return run_id, runs[run_id]
+
+
 # ------------------------------------------------------------------------ block devices
+
 
 class BlockDevice:
     """The block device holding a folder, resolved as iosweep resolves it
@@ -263,7 +355,11 @@ class BlockDevice:
         return self.stat_path is not None
 
     def __repr__(self):
-        return f"BlockDevice({self.name!r}, {self.stat_path!r})" if self else f"BlockDevice(none: {self.why})"
+        return (
+            f"BlockDevice({self.name!r}, {self.stat_path!r})"
+            if self
+            else f"BlockDevice(none: {self.why})"
+        )
 
     def sample(self):
         """The device's counters since boot: {read_bytes, write_bytes, read_ops, write_ops}
@@ -272,9 +368,16 @@ class BlockDevice:
             return None
         f = Path(self.stat_path).read_text().split()
         if len(f) < 7:
-            raise ValueError(f"{self.stat_path}: expected at least 7 counters (found '{' '.join(f)}')")
+            raise ValueError(
+                f"{self.stat_path}: expected at least 7 counters (found '{' '.join(f)}')"
+            )
         f = [int(x) for x in f[:7]]
-        return {"read_ops": f[0], "read_bytes": f[2] * 512, "write_ops": f[4], "write_bytes": f[6] * 512}
+        return {
+            "read_ops": f[0],
+            "read_bytes": f[2] * 512,
+            "write_ops": f[4],
+            "write_bytes": f[6] * 512,
+        }
 
 
 def fs_type(path):
@@ -286,7 +389,9 @@ def fs_type(path):
             parts = line.split()
             if len(parts) >= 3:
                 mnt = parts[1].replace("\\040", " ")
-                if (real == mnt or real.startswith(mnt.rstrip("/") + "/")) and len(mnt) >= len(best):
+                if (real == mnt or real.startswith(mnt.rstrip("/") + "/")) and len(mnt) >= len(
+                    best
+                ):
                     best, kind = mnt, parts[2]
     except OSError:
         pass
@@ -304,10 +409,14 @@ def block_device(path, sysfs="/sys", dev=None):
         dev = (os.major(st.st_dev), os.minor(st.st_dev))
     maj, mnr = dev
     if maj == 0:
-        return BlockDevice(why=f"{path} is on {fs_type(path)}, which has no block device (device 0:{mnr})", dev=dev)
+        return BlockDevice(
+            why=f"{path} is on {fs_type(path)}, which has no block device (device 0:{mnr})", dev=dev
+        )
     link = os.path.join(sysfs, "dev", "block", f"{maj}:{mnr}")
     if not os.path.exists(link):
-        return BlockDevice(why=f"device {maj}:{mnr} of {path} is not in {os.path.dirname(link)}", dev=dev)
+        return BlockDevice(
+            why=f"device {maj}:{mnr} of {path} is not in {os.path.dirname(link)}", dev=dev
+        )
     sys_dir = os.path.realpath(link)
     if os.path.exists(os.path.join(sys_dir, "partition")):
         sys_dir = os.path.dirname(sys_dir)  # a partition counts as its disk
@@ -324,6 +433,7 @@ def block_device(path, sysfs="/sys", dev=None):
 
 # ------------------------------------------------------------------------------- sizes
 
+
 class UnitsError(Exception):
     """A size iosweep refuses (status 2) or a binary that could not answer; str() is the reason."""
 
@@ -335,19 +445,22 @@ class UnitsError(Exception):
 def units(binary, *sizes):
     """The byte count of each size, from `iosweep units`: the parser and messages of the options."""
     try:
-        p = subprocess.run([str(binary), "units", "--", *sizes], capture_output=True, text=True,
-                           env=launch_env())
+        p = subprocess.run(
+            [str(binary), "units", "--", *sizes], capture_output=True, text=True, env=launch_env()
+        )
     except OSError as e:
         raise UnitsError(f"{binary}: cannot run it ({e.strerror})", None) from None
     if p.returncode != 0:
-        said = [l for l in p.stderr.splitlines() if l.strip()]
-        why = next((l for l in said if l.startswith("iosweep: ")), said[0] if said else "")
+        said = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        why = next((ln for ln in said if ln.startswith("iosweep: ")), said[0] if said else "")
         why = why.removeprefix("iosweep: ").removeprefix("units: ")
         if p.returncode != 2:
             why = f"{binary} units failed (exit {p.returncode})" + (f": {why}" if why else "")
         raise UnitsError(why, p.returncode)
     out = p.stdout.split()
     if len(out) != len(sizes) or not all(x.isdigit() for x in out):
-        raise UnitsError(f"{binary} units: expected {len(sizes)} byte count(s), got '{p.stdout.strip()}'",
-                         p.returncode)
+        raise UnitsError(
+            f"{binary} units: expected {len(sizes)} byte count(s), got '{p.stdout.strip()}'",
+            p.returncode,
+        )
     return [int(x) for x in out]

@@ -24,20 +24,20 @@ class ParseError(Exception):
 
 @dataclass
 class Result:
-    tool: str      # "iozone", "ior"
-    phase: str     # iosweep phase name
+    tool: str  # "iozone", "ior"
+    phase: str  # iosweep phase name
     threads: int
-    value: float   # bytes/s (sequential) or ops/s (random)
-    unit: str      # "bytes/s" or "ops/s"
-    kind: str      # "children", "parent" (IOzone), "mean" (IOR)
+    value: float  # bytes/s (sequential) or ops/s (random)
+    unit: str  # "bytes/s" or "ops/s"
+    kind: str  # "children", "parent" (IOzone), "mean" (IOR)
     file: str
     line: int
     record_bytes: int | None = None  # IOzone -r, IOR's transfer size (-t); None: not stated
-    file_bytes: int | None = None    # the file one thread works on: IOzone -s; IOR block x segments
-                                     # (x tasks for a shared file); None: not stated
-    direct: bool | None = None       # O_DIRECT: IOzone -I; IOR -B, useO_DIRECT, --posix.odirect
-    stonewall: bool | None = None    # IOzone: True by default, False with -x; None for IOR
-    shared: bool | None = False      # one file for all threads: IOR without -F; IOzone never
+    file_bytes: int | None = None  # the file one thread works on: IOzone -s; IOR block x segments
+    # (x tasks for a shared file); None: not stated
+    direct: bool | None = None  # O_DIRECT: IOzone -I; IOR -B, useO_DIRECT, --posix.odirect
+    stonewall: bool | None = None  # IOzone: True by default, False with -x; None for IOR
+    shared: bool | None = False  # one file for all threads: IOR without -F; IOzone never
 
     @property
     def figure(self):
@@ -45,8 +45,9 @@ class Result:
         if self.tool == "iozone":
             if self.kind == "parent":
                 return "IOzone Parent sees"
-            return "IOzone Children see" + (" (-x: not stonewalled)" if self.stonewall is False else
-                                            " (stonewalled)")
+            return "IOzone Children see" + (
+                " (-x: not stonewalled)" if self.stonewall is False else " (stonewalled)"
+            )
         return "IOR mean IOPS" if is_random(self.phase) else "IOR mean bandwidth"
 
     @property
@@ -73,24 +74,48 @@ IOZONE_PHASES = {
 }
 # Other IOzone tests have no iosweep counterpart; they are recognised and skipped. IOR's
 # results map onto the same four phases (_ior_phase), the only ones the table compares.
-IOZONE_OTHER = {"rewriters", "re-readers", "reverse readers", "stride readers", "mixed workload",
-                "pwrite writers", "pread readers", "pwrite re-writers", "pread re-readers",
-                "fwriters", "freaders", "re-writers", "record rewriters"}
+IOZONE_OTHER = {
+    "rewriters",
+    "re-readers",
+    "reverse readers",
+    "stride readers",
+    "mixed workload",
+    "pwrite writers",
+    "pread readers",
+    "pwrite re-writers",
+    "pread re-readers",
+    "fwriters",
+    "freaders",
+    "re-writers",
+    "record rewriters",
+}
 
-_THROUGHPUT = re.compile(r"^\s*(Children|Parent) sees? throughput for\s+(\d+)\s+(.+?)\s*=\s*([\d.]+)\s+(\S+)")
+_THROUGHPUT = re.compile(
+    r"^\s*(Children|Parent) sees? throughput for\s+(\d+)\s+(.+?)\s*=\s*([\d.]+)\s+(\S+)"
+)
 # IOzone's header: "Record Size 4 kB" (3.4xx) or "Record Size 4 KB" (older), likewise the file.
 _RECORD = re.compile(r"^\s*Record Size\s+(\d+)\s+kB\b", re.I)
 _FILE_SIZE = re.compile(r"^\s*File size set to\s+(\d+)\s+kB\b", re.I)
-_EACH = re.compile(r"^\s*Each process writes a\s+(\d+)\s+kByte file in\s+(\d+)\s+kByte records", re.I)
-_REPORT_ROW = re.compile(r'^"\s*(Initial write|Read|Random read|Random write|Rewrite|Re-read)\s*"((?:\s+[\d.]+)+)\s*$')
+_EACH = re.compile(
+    r"^\s*Each process writes a\s+(\d+)\s+kByte file in\s+(\d+)\s+kByte records", re.I
+)
+_REPORT_ROW = re.compile(
+    r'^"\s*(Initial write|Read|Random read|Random write|Rewrite|Re-read)\s*"((?:\s+[\d.]+)+)\s*$'
+)
 _T_FLAGS = re.compile(r"(?:^|\s)-t\s*(\d+)")
 _IOZONE_SIZE = re.compile(r"^(\d+)([kmg]?)$", re.I)
-REPORT_PHASES = {"Initial write": "seq_write", "Read": "seq_read", "Random read": "rand_read",
-                 "Random write": "rand_write"}
+REPORT_PHASES = {
+    "Initial write": "seq_write",
+    "Read": "seq_read",
+    "Random read": "rand_read",
+    "Random write": "rand_write",
+}
 
 
 def looks_like_iozone(text):
-    return "Iozone" in text or "Children see throughput" in text or "Throughput report Y-axis" in text
+    return (
+        "Iozone" in text or "Children see throughput" in text or "Throughput report Y-axis" in text
+    )
 
 
 def _iozone_size(v):
@@ -180,24 +205,37 @@ def parse_iozone(path, text=None):
         if what in IOZONE_OTHER:
             continue
         if what not in IOZONE_PHASES:
-            raise ParseError(path, i, f"an IOzone test name such as 'initial writers', 'readers', 'random readers' (found '{what}')")
+            raise ParseError(
+                path,
+                i,
+                (
+                    "an IOzone test name such as 'initial writers', 'readers', 'random readers'"
+                    f" (found '{what}')"
+                ),
+            )
         phase = IOZONE_PHASES[what]
         v = float(value)
         if unit == "kB/sec":
             if is_random(phase):
                 if not record_kb:
-                    raise ParseError(path, i, "a 'Record Size N kB' line before random results in kB/sec")
+                    raise ParseError(
+                        path, i, "a 'Record Size N kB' line before random results in kB/sec"
+                    )
                 v = v / record_kb  # kB/s to records (operations) per second
             else:
                 v *= 1024.0
         elif unit == "ops/sec":
             if not is_random(phase):
                 if not record_kb:
-                    raise ParseError(path, i, "a 'Record Size N kB' line before sequential results in ops/sec")
+                    raise ParseError(
+                        path, i, "a 'Record Size N kB' line before sequential results in ops/sec"
+                    )
                 v = v * record_kb * 1024.0
         else:
             raise ParseError(path, i, f"a throughput in kB/sec or ops/sec (found '{unit}')")
-        results.append(result(phase, int(threads), v, "parent" if who == "Parent" else "children", i))
+        results.append(
+            result(phase, int(threads), v, "parent" if who == "Parent" else "children", i)
+        )
     if not results:
         # No throughput lines: maybe only the -R report table survived.
         for i, line in enumerate(lines, 1):
@@ -206,7 +244,9 @@ def parse_iozone(path, text=None):
                 continue
             values = [float(x) for x in m.group(2).split()]
             if len(t_values) != len(values):
-                raise ParseError(path, i, "the -t process counts on the command line, one per report column")
+                raise ParseError(
+                    path, i, "the -t process counts on the command line, one per report column"
+                )
             phase = REPORT_PHASES[m.group(1)]
             for t, v in zip(t_values, values):
                 if units == "ops":
@@ -217,10 +257,22 @@ def parse_iozone(path, text=None):
     if not results:
         where = saw_test or len(lines)
         if saw_test:
-            raise ParseError(path, where, "'Children see throughput for N ...' lines after 'Throughput test with' "
-                                          "(IOzone printed none: did its children fail?)")
-        raise ParseError(path, where, "IOzone throughput-mode output ('Throughput test with N processes' "
-                                      "and 'Children see throughput' lines)")
+            raise ParseError(
+                path,
+                where,
+                (
+                    "'Children see throughput for N ...' lines after 'Throughput test with' "
+                    "(IOzone printed none: did its children fail?)"
+                ),
+            )
+        raise ParseError(
+            path,
+            where,
+            (
+                "IOzone throughput-mode output ('Throughput test with N processes' "
+                "and 'Children see throughput' lines)"
+            ),
+        )
     return results
 
 
@@ -259,7 +311,8 @@ _IOR_API_DIRECT = re.compile(r"^\s*api\s*[:=].*O_DIRECT")
 
 def ior_direct(text):
     """Whether an IOR output ran with O_DIRECT: -B or -O useO_DIRECT=1 (IOR 3), --posix.odirect
-    (IOR 4) on its command line, useO_DIRECT=1 / posix.odirect=1 in a visible script, "useO_DIRECT": 1
+    (IOR 4) on its command line, useO_DIRECT=1 / posix.odirect=1 in a visible script,
+    "useO_DIRECT": 1
     in JSON parameters, or "api : POSIX ... O_DIRECT". False when a command line (or the script it
     ran) is there and none of these; None when the output does not say."""
     commands, script, said_no = [], False, False
@@ -277,7 +330,11 @@ def ior_direct(text):
         said_no = True
     for c in commands:
         words = c.split()
-        if "-B" in words or "--posix.odirect" in words or re.search(r"useO_DIRECT\s*=\s*1\b", c, re.I):
+        if (
+            "-B" in words
+            or "--posix.odirect" in words
+            or re.search(r"useO_DIRECT\s*=\s*1\b", c, re.I)
+        ):
             return True
         if "-f" not in words:  # a script's options are not on the command line
             said_no = True
@@ -302,7 +359,9 @@ class _IorContext:
         m = re.match(r"^access\s*:\s*(file-per-process|single-shared-file)", line)
         if m:
             self.fpp = m.group(1) == "file-per-process"
-        m = re.match(r"^segments\s*:\s*(\d+)", line) or re.match(r"^\s*segmentCount\s*=\s*(\d+)", line)
+        m = re.match(r"^segments\s*:\s*(\d+)", line) or re.match(
+            r"^\s*segmentCount\s*=\s*(\d+)", line
+        )
         if m:
             self.segments = int(m.group(1))
         m = re.match(r"^\s*filePerProc\s*=\s*(\d)", line)
@@ -324,7 +383,9 @@ def _parse_ior_json(path, text, start_line, direct):
     try:
         doc, _ = json.JSONDecoder().raw_decode(text[start:])
     except json.JSONDecodeError as e:
-        raise ParseError(path, start_line + text[:start + e.pos].count("\n"), f"valid IOR JSON ({e.msg})") from None
+        raise ParseError(
+            path, start_line + text[: start + e.pos].count("\n"), f"valid IOR JSON ({e.msg})"
+        ) from None
     if "summary" not in doc or "tests" not in doc:
         raise ParseError(path, start_line, "an IOR JSON summary with 'tests' and 'summary'")
     ordering, params = {}, {}
@@ -340,12 +401,29 @@ def _parse_ior_json(path, text, start_line, direct):
         par = params.get(s.get("TestID"), {})
         xfer = s.get("transferSize", par.get("transferSize"))
         fpp = s.get("filePerProc", par.get("filePerProc"))
-        size = _ior_file(s.get("blockSize", par.get("blockSize")), s.get("segmentCount", par.get("segmentCount")),
-                         None if fpp is None else bool(fpp), s["numTasks"])
+        size = _ior_file(
+            s.get("blockSize", par.get("blockSize")),
+            s.get("segmentCount", par.get("segmentCount")),
+            None if fpp is None else bool(fpp),
+            s["numTasks"],
+        )
         phase = _ior_phase(op, ordering.get(s.get("TestID")), xfer)
-        out.append(Result("ior", phase, int(s["numTasks"]), _ior_value(phase, s["bwMeanMIB"], s["OPsMean"]),
-                          unit_of(phase), "mean", path, start_line, None if xfer is None else int(xfer), size,
-                          direct, shared=None if fpp is None else not bool(fpp)))
+        out.append(
+            Result(
+                "ior",
+                phase,
+                int(s["numTasks"]),
+                _ior_value(phase, s["bwMeanMIB"], s["OPsMean"]),
+                unit_of(phase),
+                "mean",
+                path,
+                start_line,
+                None if xfer is None else int(xfer),
+                size,
+                direct,
+                shared=None if fpp is None else not bool(fpp),
+            )
+        )
     return out
 
 
@@ -363,7 +441,7 @@ def parse_ior(path, text=None):
     results = []
     json_line = next((i for i, l in enumerate(lines, 1) if l.strip() == "{"), None)
     if json_line is not None and '"summary"' in text:
-        results += _parse_ior_json(path, "\n".join(lines[json_line - 1:]), json_line, direct)
+        results += _parse_ior_json(path, "\n".join(lines[json_line - 1 :]), json_line, direct)
     ordering, test_id = {}, 0
     header = None
     csv_cols = None
@@ -398,17 +476,39 @@ def parse_ior(path, text=None):
                 xsize = int(cells[col["xsize"]])
                 cell = lambda name: int(cells[col[name]]) if name in col else None  # noqa: E731
                 fpp = cell("fPP")
-                size = _ior_file(cell("blksiz") or context.block,
-                                 context.segments if cell("segcnt") is None else cell("segcnt"),
-                                 context.fpp if fpp is None else bool(fpp), tasks)
+                size = _ior_file(
+                    cell("blksiz") or context.block,
+                    context.segments if cell("segcnt") is None else cell("segcnt"),
+                    context.fpp if fpp is None else bool(fpp),
+                    tasks,
+                )
             except (KeyError, ValueError, IndexError):
-                raise ParseError(path, i, "a row of IOR's 'Summary of all tests' table "
-                                          "(operation, Max/Min/Mean MiB, OPs, Test#, #Tasks, xsize)") from None
+                raise ParseError(
+                    path,
+                    i,
+                    (
+                        "a row of IOR's 'Summary of all tests' table "
+                        "(operation, Max/Min/Mean MiB, OPs, Test#, #Tasks, xsize)"
+                    ),
+                ) from None
             phase = _ior_phase(cells[0], ordering.get(tid), xsize)
             fpp = context.fpp if fpp is None else bool(fpp)
-            results.append(Result("ior", phase, tasks, _ior_value(phase, mean_mib, mean_ops), unit_of(phase),
-                                  "mean", path, i, xsize, size, direct,
-                                  shared=None if fpp is None else not fpp))
+            results.append(
+                Result(
+                    "ior",
+                    phase,
+                    tasks,
+                    _ior_value(phase, mean_mib, mean_ops),
+                    unit_of(phase),
+                    "mean",
+                    path,
+                    i,
+                    xsize,
+                    size,
+                    direct,
+                    shared=None if fpp is None else not fpp,
+                )
+            )
             continue
         if line.startswith(_CSV_HEAD):
             csv_cols = line.split(",")
@@ -424,16 +524,35 @@ def parse_ior(path, text=None):
                 block = round(float(row["block(KiB)"]) * 1024)
                 tasks = int(row["numTasks"])
                 phase = _ior_phase(cells[0], None, xfer)
-                results.append(Result("ior", phase, tasks,
-                                      _ior_value(phase, float(row["bw(MiB/s)"]), float(row["IOPS"])),
-                                      unit_of(phase), "mean", path, i, xfer,
-                                      _ior_file(block, context.segments, context.fpp, tasks), direct,
-                                      shared=None if context.fpp is None else not context.fpp))
+                results.append(
+                    Result(
+                        "ior",
+                        phase,
+                        tasks,
+                        _ior_value(phase, float(row["bw(MiB/s)"]), float(row["IOPS"])),
+                        unit_of(phase),
+                        "mean",
+                        path,
+                        i,
+                        xfer,
+                        _ior_file(block, context.segments, context.fpp, tasks),
+                        direct,
+                        shared=None if context.fpp is None else not context.fpp,
+                    )
+                )
             except (KeyError, ValueError):
-                raise ParseError(path, i, "an IOR CSV row (access, bw(MiB/s), IOPS, ..., numTasks, iter)") from None
+                raise ParseError(
+                    path, i, "an IOR CSV row (access, bw(MiB/s), IOPS, ..., numTasks, iter)"
+                ) from None
     if not results:
-        raise ParseError(path, len(lines), "IOR results: a 'Summary of all tests' table, a JSON summary "
-                                           "(-O summaryFormat=JSON) or CSV rows (-O summaryFormat=CSV)")
+        raise ParseError(
+            path,
+            len(lines),
+            (
+                "IOR results: a 'Summary of all tests' table, a JSON summary "
+                "(-O summaryFormat=JSON) or CSV rows (-O summaryFormat=CSV)"
+            ),
+        )
     return results
 
 
@@ -457,10 +576,14 @@ TOOL_PHASES = set(IOZONE_PHASES.values())
 # iosweep's three figures, each with the definition it shares with the other tools.
 FIGURES = {
     "wall": "all bytes / the slowest rank's time (IOR's bandwidth; bandwidth_Bps, iops)",
-    "children": "sum over ranks of each rank's bytes / its own time (IOzone's \"Children see\" "
-                "only with -x, stonewalling off; children_Bps)",
-    "iozone_children": "sum over ranks of the bytes each had moved when the first rank finished / "
-                       "that time (IOzone's default, stonewalled \"Children see\"; iozone_children_Bps)",
+    "children": (
+        "sum over ranks of each rank's bytes / its own time (IOzone's \"Children see\" "
+        "only with -x, stonewalling off; children_Bps)"
+    ),
+    "iozone_children": (
+        "sum over ranks of the bytes each had moved when the first rank finished / "
+        'that time (IOzone\'s default, stonewalled "Children see"; iozone_children_Bps)'
+    ),
 }
 
 
@@ -482,18 +605,26 @@ def iosweep_rows(summary, run):
             d = s[(s["phase_name"] == phase) & (s[axis] == k)]
             if is_random(phase):
                 per_op = record or float("nan")
-                figs = {"wall": d["iops"].mean(), "children": (d["children_Bps"] / per_op).mean(),
-                        "iozone_children": (d["iozone_children_Bps"] / per_op).mean()}
+                figs = {
+                    "wall": d["iops"].mean(),
+                    "children": (d["children_Bps"] / per_op).mean(),
+                    "iozone_children": (d["iozone_children_Bps"] / per_op).mean(),
+                }
             else:
-                figs = {"wall": d["bandwidth_Bps"].mean(), "children": d["children_Bps"].mean(),
-                        "iozone_children": d["iozone_children_Bps"].mean()}
+                figs = {
+                    "wall": d["bandwidth_Bps"].mean(),
+                    "children": d["children_Bps"].mean(),
+                    "iozone_children": d["iozone_children_Bps"].mean(),
+                }
             # A shared file is the k ranks' regions, as IOR counts its shared file.
             shared = str(run.get("file_layout") or "per-rank") == "shared"
             size = _int_or_none(run.get("file_size_bytes"))
-            figs.update(record_bytes=record,
-                        file_bytes=None if size is None else size * (int(k) if shared else 1),
-                        direct=None if run.get("direct") is None else bool(int(run["direct"])),
-                        shared=shared)
+            figs.update(
+                record_bytes=record,
+                file_bytes=None if size is None else size * (int(k) if shared else 1),
+                direct=None if run.get("direct") is None else bool(int(run["direct"])),
+                shared=shared,
+            )
             rows[(phase, int(k))] = figs
     return rows
 
@@ -527,10 +658,19 @@ def sources(results):
     direct, stonewall}. Results of one source for one (phase, threads) are averaged."""
     out = {}
     for r in results:
-        src = out.setdefault(source_key(r), {"id": len(out) + 1, "tool": r.tool, "files": [],
-                                             "record_bytes": r.record_bytes, "file_bytes": r.file_bytes,
-                                             "direct": r.direct, "stonewall": r.stonewall,
-                                             "shared": r.shared})
+        src = out.setdefault(
+            source_key(r),
+            {
+                "id": len(out) + 1,
+                "tool": r.tool,
+                "files": [],
+                "record_bytes": r.record_bytes,
+                "file_bytes": r.file_bytes,
+                "direct": r.direct,
+                "stonewall": r.stonewall,
+                "shared": r.shared,
+            },
+        )
         if r.file not in src["files"]:
             src["files"].append(r.file)
     return list(out.values())
@@ -549,8 +689,17 @@ def compare(summary, run, results, phases, loose=False):
     follow its order. Returns (rows, sources)."""
     mine = iosweep_rows(summary, run)
     srcs = sources([r for r in results if r.kind != "parent"])
-    src_id = {(s["tool"], s["record_bytes"], s["file_bytes"], s["direct"], s["stonewall"], s["shared"]): s["id"]
-              for s in srcs}
+    src_id = {
+        (
+            s["tool"],
+            s["record_bytes"],
+            s["file_bytes"],
+            s["direct"],
+            s["stonewall"],
+            s["shared"],
+        ): s["id"]
+        for s in srcs
+    }
     by = {}
     for r in results:
         if r.kind == "parent" or is_control(r.phase):
@@ -569,18 +718,41 @@ def compare(summary, run, results, phases, loose=False):
             base[f"iosweep_{x}"] = None if m is None else m[x]
         groups = by.get((phase, k), {})
         if not groups:
-            table.append(dict(base, source=None, source_id=None, source_files=None, source_figure=None,
-                              source_value=None, source_record_bytes=None, source_file_bytes=None,
-                              source_direct=None, compared_with=None, match=None, ratio=None))
+            table.append(
+                dict(
+                    base,
+                    source=None,
+                    source_id=None,
+                    source_files=None,
+                    source_figure=None,
+                    source_value=None,
+                    source_record_bytes=None,
+                    source_file_bytes=None,
+                    source_direct=None,
+                    compared_with=None,
+                    match=None,
+                    ratio=None,
+                )
+            )
         for sid in sorted(groups):
             rs = groups[sid]
             r = rs[0]
             value = sum(x.value for x in rs) / len(rs)
             src = srcs[sid - 1]
-            row = dict(base, source=f"{'IOzone' if r.tool == 'iozone' else 'IOR'}[{sid}]", source_id=sid,
-                       source_files="; ".join(src["files"]), source_figure=r.figure, source_value=value * scale,
-                       source_record_bytes=r.record_bytes, source_file_bytes=r.file_bytes,
-                       source_direct=r.direct, compared_with=r.counterpart, match=None, ratio=None)
+            row = dict(
+                base,
+                source=f"{'IOzone' if r.tool == 'iozone' else 'IOR'}[{sid}]",
+                source_id=sid,
+                source_files="; ".join(src["files"]),
+                source_figure=r.figure,
+                source_value=value * scale,
+                source_record_bytes=r.record_bytes,
+                source_file_bytes=r.file_bytes,
+                source_direct=r.direct,
+                compared_with=r.counterpart,
+                match=None,
+                ratio=None,
+            )
             if m is not None:
                 diff = differences(m, r)
                 row["match"] = "=" if not diff else "≠ " + ",".join(diff)

@@ -3,36 +3,26 @@
     import iosweep_load
     runs, summary = iosweep_load.load("results/iosweep.h5")
 
-`runs` has one row per run (run_index joined with the run attributes); `summary` has one row
-per summary point of every run, with the run's attributes joined, the record size the row's
-phase used (`record_bytes`) and the phase and engine enums decoded to their names (read from the enum types in the file, so new phases and engines appear
-as they are added). `ranks(path, run_id)`, `latency(path, run_id)` and `nodes(path, run_id)` give the
-per-rank rows, the latency histograms and the per-node rows of one run.
+`runs` has one row per run (run_index joined with the run attributes); `summary` has one row per
+summary point of every run, with the run's attributes joined, the record size the row's phase
+used (`record_bytes`) and the phase and engine enums decoded to their names (read from the enum
+types in the file, so new phases and engines appear as they are added). `ranks(path, run_id)`,
+`latency(path, run_id)` and `nodes(path, run_id)` give the per-rank rows, the latency histograms
+and the per-node rows of one run.
 """
 import sys
 
-import h5py
 import numpy as np
 import pandas as pd
 
 import iosweep_common as common
 
-SCHEMA = "iosweep.results"
-
-
-class NotAResultsFile(Exception):
-    pass
+# The one way every script opens a results file and picks a run (iosweep_common).
+NotAResultsFile = common.ResultsError
 
 
 def _open(path):
-    try:
-        f = h5py.File(path, "r")
-    except OSError as e:
-        raise NotAResultsFile(f"{path}: not an HDF5 file ({e})") from None
-    if f.attrs.get("schema") != SCHEMA:
-        f.close()
-        raise NotAResultsFile(f"{path}: not an iosweep results file (schema attribute missing or different)")
-    return f
+    return common.open_results(path)
 
 
 def _attrs(group):
@@ -74,9 +64,19 @@ def load(path):
                 engine_of = common.by_value(common.engines(g))
                 s.insert(2, "phase_name", [phase_of[int(p)] for p in s["phase"]])
                 s["engine_name"] = [engine_of[int(e)] for e in s["engine"]]
-                for k in ("label", "file_size_bytes", "seq_record_bytes", "rand_record_bytes",
-                          "scan_record_bytes", "direct", "iodepth", "fs_type", "world_size",
-                          "n_nodes", "status_name"):
+                for k in (
+                    "label",
+                    "file_size_bytes",
+                    "seq_record_bytes",
+                    "rand_record_bytes",
+                    "scan_record_bytes",
+                    "direct",
+                    "iodepth",
+                    "fs_type",
+                    "world_size",
+                    "n_nodes",
+                    "status_name",
+                ):
                     if k not in s.columns:  # a row's own figure (iodepth per point) stays
                         s[k] = attrs.get(k)
                 # The record size each row's phase used (seq, rand or scan record).
@@ -89,18 +89,24 @@ def load(path):
         return runs, summary
 
 
+def load_run(path, run_id=None):
+    """(run, summary): the run `run_id` (the run appended last when None) as a row of load()'s
+    runs, and the summary of every run in the file. Raises NotAResultsFile naming the file and
+    the run."""
+    with _open(path) as f:
+        run_id = common.pick_run(f, run_id)[0]
+    runs, summary = load(path)
+    return runs[runs["run_id"] == run_id].iloc[0], summary
+
+
 def last_run_id(path):
     """The id of the run appended last to the file."""
     with _open(path) as f:
-        return common.text(f["run_index"]["run_id"][-1])
+        return common.pick_run(f)[0]
 
 
 def _run_group(f, run_id):
-    if run_id is None:  # the run appended last
-        run_id = common.text(f["run_index"]["run_id"][-1])
-    if run_id not in f["runs"]:
-        raise NotAResultsFile(f"no run {run_id} in the file")
-    return f["runs"][run_id]
+    return common.pick_run(f, run_id)[1]
 
 
 def ranks(path, run_id=None):
@@ -137,8 +143,10 @@ def main(argv):
     pd.set_option("display.width", 200)
     pd.set_option("display.max_columns", 20)
     for _, r in runs.iterrows():
-        print(f"run {r['run_id']}  {r.get('status_name')}  {r.get('world_size')} ranks on "
-              f"{r.get('n_nodes')} node(s)  engine {r.get('engine_name')}  label {r.get('label')!r}")
+        print(
+            f"run {r['run_id']}  {r.get('status_name')}  {r.get('world_size')} ranks on "
+            f"{r.get('n_nodes')} node(s)  engine {r.get('engine_name')}  label {r.get('label')!r}"
+        )
         s = summary[summary["run_id"] == r["run_id"]] if len(summary) else summary
         if len(s):
             view = s[["phase_name", "ranks", "nodes", "repetition", "wall_s"]].copy()

@@ -48,7 +48,16 @@ class MiniSlurm:
 
     @staticmethod
     def missing():
-        for tool in ("slurmctld", "slurmd", "sbatch", "squeue", "scontrol", "sinfo", "munged", "mungekey"):
+        for tool in (
+            "slurmctld",
+            "slurmd",
+            "sbatch",
+            "squeue",
+            "scontrol",
+            "sinfo",
+            "munged",
+            "mungekey",
+        ):
             if shutil.which(tool) is None:
                 return f"{tool} is not installed (scripts/install-deps installs Slurm and munge)"
         return can_emulate()
@@ -71,16 +80,31 @@ class MiniSlurm:
             (r / "tmp" / n).mkdir(exist_ok=True)
         # munge, on a socket and key of our own (the test folders are private to root, so it
         # runs as root; --force accepts that).
-        key, sock, mpid = r / "munge" / "munge.key", r / "munge" / "munge.sock", r / "munge" / "munged.pid"
+        key, sock, mpid = (
+            r / "munge" / "munge.key",
+            r / "munge" / "munge.sock",
+            r / "munge" / "munged.pid",
+        )
         subprocess.run(["mungekey", "--create", f"--keyfile={key}"], check=True)
-        subprocess.run(["munged", "--force", f"--key-file={key}", f"--socket={sock}", f"--pid-file={mpid}",
-                        f"--log-file={r / 'munge' / 'munged.log'}", f"--seed-file={r / 'munge' / 'seed'}"],
-                       check=True)
+        subprocess.run(
+            [
+                "munged",
+                "--force",
+                f"--key-file={key}",
+                f"--socket={sock}",
+                f"--pid-file={mpid}",
+                f"--log-file={r / 'munge' / 'munged.log'}",
+                f"--seed-file={r / 'munge' / 'seed'}",
+            ],
+            check=True,
+        )
         self.pidfiles.append(mpid)
         self._pid(mpid)
-        base = free_port_block(len(self.nodes) + 2)
+        n = len(self.nodes)
+        base = free_port_block(n + 2)
         host = socket.gethostname().split(".")[0]
-        self.conf.write_text(f"""# written by tests/cluster/minicluster.py
+        self.conf.write_text(
+            f"""# written by tests/cluster/minicluster.py
 ClusterName=iosweeptest
 SlurmctldHost={host}(127.0.0.1)
 SlurmctldPort={base}
@@ -105,15 +129,26 @@ SlurmctldLogFile={r / 'slurmctld.log'}
 SlurmdPidFile={r}/slurmd-%n.pid
 SlurmdLogFile={r}/slurmd-%n.log
 MinJobAge=600
-NodeName=n[1-{len(self.nodes)}] NodeAddr=127.0.0.1 Port=[{base + 1}-{base + len(self.nodes)}] CPUs={self.cpus} State=UNKNOWN
+NodeName=n[1-{n}] NodeAddr=127.0.0.1 Port=[{base + 1}-{base + n}] CPUs={self.cpus} State=UNKNOWN
 PartitionName=test Nodes=n[1-{len(self.nodes)}] Default=YES MaxTime=INFINITE State=UP
-""")
+"""
+        )
         subprocess.run(["slurmctld", "-f", str(self.conf)], check=True, env=self.env)
         self.pidfiles.append(r / "slurmctld.pid")
         self._pid(r / "slurmctld.pid")
         for n in self.nodes:
-            subprocess.run(["unshare", "--uts", "/bin/sh", "-c", f'hostname {n} && exec slurmd -f "$0" -N {n}',
-                            str(self.conf)], check=True, env=self.env)
+            subprocess.run(
+                [
+                    "unshare",
+                    "--uts",
+                    "/bin/sh",
+                    "-c",
+                    f'hostname {n} && exec slurmd -f "$0" -N {n}',
+                    str(self.conf),
+                ],
+                check=True,
+                env=self.env,
+            )
             self.pidfiles.append(r / f"slurmd-{n}.pid")
             self._pid(r / f"slurmd-{n}.pid")
         self.wait_idle()
@@ -121,8 +156,10 @@ PartitionName=test Nodes=n[1-{len(self.nodes)}] Default=YES MaxTime=INFINITE Sta
     def wait_idle(self, timeout=30.0):
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            p = subprocess.run(["sinfo", "-h", "-N", "-o", "%N %t"], capture_output=True, text=True, env=self.env)
-            states = dict(l.split() for l in p.stdout.splitlines() if l.strip())
+            p = subprocess.run(
+                ["sinfo", "-h", "-N", "-o", "%N %t"], capture_output=True, text=True, env=self.env
+            )
+            states = dict(ln.split() for ln in p.stdout.splitlines() if ln.strip())
             if len(states) == len(self.nodes) and all(s == "idle" for s in states.values()):
                 return
             time.sleep(0.25)
@@ -130,7 +167,9 @@ PartitionName=test Nodes=n[1-{len(self.nodes)}] Default=YES MaxTime=INFINITE Sta
 
     def sbatch(self, args, env):
         e = dict(env, SLURM_CONF=str(self.conf))
-        p = subprocess.run(["sbatch", "--parsable"] + [str(a) for a in args], capture_output=True, text=True, env=e)
+        p = subprocess.run(
+            ["sbatch", "--parsable"] + [str(a) for a in args], capture_output=True, text=True, env=e
+        )
         if p.returncode != 0:
             raise RuntimeError(f"sbatch failed: {p.stderr}")
         return p.stdout.strip().split(";")[0]
@@ -139,13 +178,17 @@ PartitionName=test Nodes=n[1-{len(self.nodes)}] Default=YES MaxTime=INFINITE Sta
         """Polls squeue until the job has left the queue; returns (JobState, ExitCode)."""
         end = time.monotonic() + timeout
         while time.monotonic() < end:
-            q = subprocess.run(["squeue", "-h", "-j", job], capture_output=True, text=True, env=self.env)
+            q = subprocess.run(
+                ["squeue", "-h", "-j", job], capture_output=True, text=True, env=self.env
+            )
             if not q.stdout.strip():
                 break
             time.sleep(0.25)
         else:
             raise RuntimeError(f"job {job} still queued after {timeout} s")
-        info = subprocess.run(["scontrol", "show", "job", job], capture_output=True, text=True, env=self.env).stdout
+        info = subprocess.run(
+            ["scontrol", "show", "job", job], capture_output=True, text=True, env=self.env
+        ).stdout
         fields = dict(kv.split("=", 1) for kv in info.split() if "=" in kv)
         return fields.get("JobState"), fields.get("ExitCode")
 

@@ -18,8 +18,12 @@ def threadlist(tmp_path_factory):
     if why:
         pytest.skip(why)
     tmp = tmp_path_factory.mktemp("emu")
-    p = subprocess.run([str(SOURCE_DIR / "scripts" / "make-threadlist"), "--slots", "2", *NODES],
-                       capture_output=True, text=True, check=True)
+    p = subprocess.run(
+        [str(SOURCE_DIR / "scripts" / "make-threadlist"), "--slots", "2", *NODES],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     (tmp / "threadlist").write_text(p.stdout)
     return tmp / "threadlist"
 
@@ -28,10 +32,33 @@ def run(threadlist, tmp_path, placement):
     work = tmp_path / "w"
     work.mkdir()
     out = tmp_path / "r.h5"
-    cmd = ["mpirun", "-np", "8", "--hostfile", str(threadlist), BIN, "run", "--dir", str(work),
-           "--file-size", "2MiB", "--seq-record", "1MiB", "--sweep", "1:8", "--placement", placement,
-           "--phases", "seq-write,rand-read", "--output", str(out), "--quiet"]
-    p = subprocess.run(cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300)
+    cmd = [
+        "mpirun",
+        "-np",
+        "8",
+        "--hostfile",
+        str(threadlist),
+        BIN,
+        "run",
+        "--dir",
+        str(work),
+        "--file-size",
+        "2MiB",
+        "--seq-record",
+        "1MiB",
+        "--sweep",
+        "1:8",
+        "--placement",
+        placement,
+        "--phases",
+        "seq-write,rand-read",
+        "--output",
+        str(out),
+        "--quiet",
+    ]
+    p = subprocess.run(
+        cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     assert list(work.iterdir()) == []
     return p, out
@@ -78,9 +105,30 @@ def test_traffic_between_nodes_really_crosses_tcp(threadlist, tmp_path):
     # Forbidding TCP leaves only shared memory, which does not reach another node.
     env = emulated_env(mpi_env())
     env["OMPI_MCA_btl"] = "vader,self"
-    p = subprocess.run(["mpirun", "-np", "8", "--hostfile", str(threadlist), BIN, "run", "--dir", str(tmp_path),
-                        "--file-size", "1MiB", "--seq-record", "1MiB", "--phases", "seq-write", "--dry-run"],
-                       capture_output=True, text=True, env=env, timeout=120)
+    p = subprocess.run(
+        [
+            "mpirun",
+            "-np",
+            "8",
+            "--hostfile",
+            str(threadlist),
+            BIN,
+            "run",
+            "--dir",
+            str(tmp_path),
+            "--file-size",
+            "1MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-write",
+            "--dry-run",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert p.returncode != 0
 
 
@@ -88,10 +136,34 @@ def test_read_shift_auto_puts_every_reader_on_another_node(threadlist, tmp_path)
     work = tmp_path / "w"
     work.mkdir()
     out = tmp_path / "r.h5"
-    cmd = ["mpirun", "-np", "8", "--hostfile", str(threadlist), BIN, "run", "--dir", str(work),
-           "--file-size", "2MiB", "--seq-record", "1MiB", "--sweep", "2:8", "--read-shift", "auto",
-           "--phases", "seq-write,seq-read", "--verify", "--output", str(out), "--quiet"]
-    p = subprocess.run(cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300)
+    cmd = [
+        "mpirun",
+        "-np",
+        "8",
+        "--hostfile",
+        str(threadlist),
+        BIN,
+        "run",
+        "--dir",
+        str(work),
+        "--file-size",
+        "2MiB",
+        "--seq-record",
+        "1MiB",
+        "--sweep",
+        "2:8",
+        "--read-shift",
+        "auto",
+        "--phases",
+        "seq-write,seq-read",
+        "--verify",
+        "--output",
+        str(out),
+        "--quiet",
+    ]
+    p = subprocess.run(
+        cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     assert "warning: --read-shift auto" not in p.stderr  # four nodes: a shift always exists
     with h5py.File(out, "r") as f:
@@ -121,10 +193,33 @@ def test_sixty_four_ranks_on_eight_nodes_round_robin(tmp_path):
     work = tmp_path / "w"
     work.mkdir()
     out = tmp_path / "r.h5"
-    cmd = ["mpirun", "-np", "64", "--hostfile", str(hostfile), "--map-by", "node", "--bind-to", "none", BIN,
-           "run", "--dir", str(work), "--file-size", "1MiB", "--seq-record", "1MiB", "--sweep", "1:64",
-           "--output", str(out), "--quiet"]
-    p = subprocess.run(cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=120)
+    cmd = [
+        "mpirun",
+        "-np",
+        "64",
+        "--hostfile",
+        str(hostfile),
+        "--map-by",
+        "node",
+        "--bind-to",
+        "none",
+        BIN,
+        "run",
+        "--dir",
+        str(work),
+        "--file-size",
+        "1MiB",
+        "--seq-record",
+        "1MiB",
+        "--sweep",
+        "1:64",
+        "--output",
+        str(out),
+        "--quiet",
+    ]
+    p = subprocess.run(
+        cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=120
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     assert list(work.iterdir()) == []
     with h5py.File(out, "r") as f:
@@ -157,10 +252,34 @@ def test_ship_count_sends_to_collectors_on_other_nodes(threadlist, tmp_path):
     work = tmp_path / "w"
     work.mkdir()
     out = tmp_path / "r.h5"
-    cmd = ["mpirun", "-np", "8", "--hostfile", str(threadlist), BIN, "run", "--dir", str(work),
-           "--file-size", "4MiB", "--scan-record", "1MiB", "--filter-every", "3000", "--sweep", "1:8",
-           "--phases", "filter-count,ship-count", "--verify", "--output", str(out), "--quiet"]
-    p = subprocess.run(cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300)
+    cmd = [
+        "mpirun",
+        "-np",
+        "8",
+        "--hostfile",
+        str(threadlist),
+        BIN,
+        "run",
+        "--dir",
+        str(work),
+        "--file-size",
+        "4MiB",
+        "--scan-record",
+        "1MiB",
+        "--filter-every",
+        "3000",
+        "--sweep",
+        "1:8",
+        "--phases",
+        "filter-count,ship-count",
+        "--verify",
+        "--output",
+        str(out),
+        "--quiet",
+    ]
+    p = subprocess.run(
+        cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     with h5py.File(out, "r") as f:
         g = latest_run(f)
@@ -175,19 +294,51 @@ def test_ship_count_sends_to_collectors_on_other_nodes(threadlist, tmp_path):
             assert row["mpi_remote_bytes"] == (shipped if row["ranks"] > 1 else 0)
 
 
-@pytest.mark.parametrize("pattern,engine", [("segmented", ["--engine", "posix"]),
-                                            ("strided", ["--engine", "mpiio", "--mpiio-collective"])])
+@pytest.mark.parametrize(
+    "pattern,engine",
+    [
+        ("segmented", ["--engine", "posix"]),
+        ("strided", ["--engine", "mpiio", "--mpiio-collective"]),
+    ],
+)
 def test_one_shared_file_over_two_nodes(threadlist, tmp_path, pattern, engine):
     # 4 ranks by slot: two on node1, two on node2, all writing and reading regions of one file.
     work = tmp_path / "w"
     work.mkdir()
     out = tmp_path / "r.h5"
-    cmd = ["mpirun", "-np", "4", "--hostfile", str(threadlist), BIN, "run", "--dir", str(work),
-           "--file-size", "2MiB", "--seq-record", "1MiB", "--rand-record", "64KiB",
-           "--file-layout", "shared", "--shared-pattern", pattern, *engine, "--verify",
-           "--read-shift", "1", "--phases", "seq-write,seq-read,rand-read,filter-count",
-           "--output", str(out), "--quiet"]
-    p = subprocess.run(cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300)
+    cmd = [
+        "mpirun",
+        "-np",
+        "4",
+        "--hostfile",
+        str(threadlist),
+        BIN,
+        "run",
+        "--dir",
+        str(work),
+        "--file-size",
+        "2MiB",
+        "--seq-record",
+        "1MiB",
+        "--rand-record",
+        "64KiB",
+        "--file-layout",
+        "shared",
+        "--shared-pattern",
+        pattern,
+        *engine,
+        "--verify",
+        "--read-shift",
+        "1",
+        "--phases",
+        "seq-write,seq-read,rand-read,filter-count",
+        "--output",
+        str(out),
+        "--quiet",
+    ]
+    p = subprocess.run(
+        cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     assert list(work.iterdir()) == []
     with h5py.File(out, "r") as f:

@@ -24,13 +24,35 @@ def slurm(tmp_path_factory):
 @pytest.mark.parametrize("launcher", ["srun", "mpirun"])
 def test_batch_script_runs_across_four_nodes(slurm, tmp_path, launcher):
     work, out = tmp_path / "work", tmp_path / "r.h5"
-    env = mpi_env({"IOSWEEP_BIN": BIN, "IOSWEEP_DIR": str(work), "IOSWEEP_OUTPUT": str(out),
-                   "IOSWEEP_LAUNCHER": launcher, "OMPI_MCA_btl_tcp_if_include": "lo",
-                   "OMPI_MCA_oob_tcp_if_include": "lo"})
-    job = slurm.sbatch(["-N", "4", "--ntasks-per-node", "2", "-o", str(tmp_path / "job-%j.out"),
-                        SOURCE_DIR / "scripts" / "slurm" / "iosweep.sbatch",
-                        "--file-size", "2MiB", "--seq-record", "1MiB", "--phases", "seq-write,seq-read",
-                        "--quiet"], env)
+    env = mpi_env(
+        {
+            "IOSWEEP_BIN": BIN,
+            "IOSWEEP_DIR": str(work),
+            "IOSWEEP_OUTPUT": str(out),
+            "IOSWEEP_LAUNCHER": launcher,
+            "OMPI_MCA_btl_tcp_if_include": "lo",
+            "OMPI_MCA_oob_tcp_if_include": "lo",
+        }
+    )
+    job = slurm.sbatch(
+        [
+            "-N",
+            "4",
+            "--ntasks-per-node",
+            "2",
+            "-o",
+            str(tmp_path / "job-%j.out"),
+            SOURCE_DIR / "scripts" / "slurm" / "iosweep.sbatch",
+            "--file-size",
+            "2MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-write,seq-read",
+            "--quiet",
+        ],
+        env,
+    )
     state, code = slurm.wait_job(job)
     log = (tmp_path / f"job-{job}.out").read_text()
     assert state == "COMPLETED" and code == "0:0", log
@@ -48,9 +70,27 @@ def test_batch_script_runs_across_four_nodes(slurm, tmp_path, launcher):
 
 
 def test_failing_job_is_reported_failed(slurm, tmp_path):
-    env = mpi_env({"IOSWEEP_BIN": BIN, "IOSWEEP_DIR": str(tmp_path / "w"), "IOSWEEP_OUTPUT": str(tmp_path / "r.h5")})
-    job = slurm.sbatch(["-N", "2", "--ntasks-per-node", "1", "-o", str(tmp_path / "job-%j.out"),
-                        SOURCE_DIR / "scripts" / "slurm" / "iosweep.sbatch", "--file-size", "0"], env)
+    env = mpi_env(
+        {
+            "IOSWEEP_BIN": BIN,
+            "IOSWEEP_DIR": str(tmp_path / "w"),
+            "IOSWEEP_OUTPUT": str(tmp_path / "r.h5"),
+        }
+    )
+    job = slurm.sbatch(
+        [
+            "-N",
+            "2",
+            "--ntasks-per-node",
+            "1",
+            "-o",
+            str(tmp_path / "job-%j.out"),
+            SOURCE_DIR / "scripts" / "slurm" / "iosweep.sbatch",
+            "--file-size",
+            "0",
+        ],
+        env,
+    )
     state, code = slurm.wait_job(job)
     assert state == "FAILED" and code.startswith("2:"), (state, code)
     assert "--file-size" in (tmp_path / f"job-{job}.out").read_text()

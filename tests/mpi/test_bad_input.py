@@ -19,8 +19,24 @@ def env(tmp_path_factory):
     work = tmp_path / "work"
     work.mkdir()
     out = tmp_path / "results.h5"
-    run_iosweep(1, ["run", "--dir", work, "--file-size", "1MiB", "--seq-record", "1MiB",
-                    "--phases", "seq-write", "--output", out, "--quiet"], check=0)
+    run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            work,
+            "--file-size",
+            "1MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-write",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     (tmp_path / "a-file").write_text("not a folder\n")
     (tmp_path / "notes.txt").write_text("a text file, not HDF5\n")
     with h5py.File(tmp_path / "other.h5", "w") as f:
@@ -38,9 +54,27 @@ def env(tmp_path_factory):
         f.attrs["schema_version"] = 1
     # Two kept runs for --reuse: one whose file is then replaced by a symbolic link.
     for label in ("kept", "linked"):
-        run_iosweep(1, ["run", "--dir", work, "--file-size", "1MiB", "--seq-record", "1MiB",
-                        "--phases", "seq-write", "--keep", "--output", tmp_path / "keep.h5",
-                        "--label", label, "--quiet"], check=0)
+        run_iosweep(
+            1,
+            [
+                "run",
+                "--dir",
+                work,
+                "--file-size",
+                "1MiB",
+                "--seq-record",
+                "1MiB",
+                "--phases",
+                "seq-write",
+                "--keep",
+                "--output",
+                tmp_path / "keep.h5",
+                "--label",
+                label,
+                "--quiet",
+            ],
+            check=0,
+        )
     with h5py.File(tmp_path / "keep.h5", "r") as f:
         kept, linked = [r.decode() for r in f["run_index"]["run_id"]]
     os.unlink(work / f"iosweep.{linked}.0")
@@ -93,14 +127,33 @@ CASES = [
     ("config-unknown-key", ["--config", "{tmp}/unknown-key.toml"], "--config"),
     ("config-missing", ["--config", "{tmp}/none.toml"], "--config"),
     ("reuse-with-write-phase", ["--reuse", "20200101T000000Z-00000000"], "--reuse"),
-    ("reuse-missing-files", ["--reuse", "20200101T000000Z-00000000", "--phases", "seq-read"], "--reuse"),
+    (
+        "reuse-missing-files",
+        ["--reuse", "20200101T000000Z-00000000", "--phases", "seq-read"],
+        "--reuse",
+    ),
     # Resources bounded before anything starts.
-    ("iodepth-beyond-memory", ["--engine", "uring", "--iodepth", "4096", "--file-size", "64MiB",
-                               "--seq-record", "64MiB"], "--iodepth"),
+    (
+        "iodepth-beyond-memory",
+        ["--engine", "uring", "--iodepth", "4096", "--file-size", "64MiB", "--seq-record", "64MiB"],
+        "--iodepth",
+    ),
     ("stonewall-beyond-the-clock", ["--stonewall", "2562048h"], "--stonewall"),
-    ("timeseries-bin-beyond-the-clock", ["--timeseries-bin", "99999999999999h"], "--timeseries-bin"),
-    ("mpiio-hint-key-too-long", ["--engine", "mpiio", "--mpiio-hint", "k" * 300 + "=v"], "--mpiio-hint"),
-    ("mpiio-hint-value-too-long", ["--engine", "mpiio", "--mpiio-hint", "cb_nodes=" + "9" * 300], "--mpiio-hint"),
+    (
+        "timeseries-bin-beyond-the-clock",
+        ["--timeseries-bin", "99999999999999h"],
+        "--timeseries-bin",
+    ),
+    (
+        "mpiio-hint-key-too-long",
+        ["--engine", "mpiio", "--mpiio-hint", "k" * 300 + "=v"],
+        "--mpiio-hint",
+    ),
+    (
+        "mpiio-hint-value-too-long",
+        ["--engine", "mpiio", "--mpiio-hint", "cb_nodes=" + "9" * 300],
+        "--mpiio-hint",
+    ),
     # Presets and flags.
     ("config-not-a-regular-file", ["--config", "/dev/zero"], "--config"),
     ("config-empty-name", ["--config", ""], "--config"),
@@ -120,8 +173,20 @@ CASES = [
     ("output-schema-without-structure", ["--output", "{tmp}/fake.h5"], "--output"),
     # --reuse mismatches, found before the run.
     ("reuse-other-size", ["--reuse", "{kept}", "--phases", "seq-read"], "--reuse"),
-    ("reuse-symlink", ["--reuse", "{linked}", "--phases", "seq-read", "--file-size", "1MiB",
-                       "--seq-record", "1MiB"], "--reuse"),
+    (
+        "reuse-symlink",
+        [
+            "--reuse",
+            "{linked}",
+            "--phases",
+            "seq-read",
+            "--file-size",
+            "1MiB",
+            "--seq-record",
+            "1MiB",
+        ],
+        "--reuse",
+    ),
     # Pseudo file systems.
     ("dir-pseudo-file-system", ["--dir", "/proc"], "--dir"),
     ("dir-pseudo-file-system-forced", ["--dir", "/proc", "--force"], "--dir"),
@@ -136,7 +201,7 @@ def with_defaults(extra):
         if GOOD[i] in given:
             i += 2
             continue
-        args += GOOD[i:i + 2]
+        args += GOOD[i : i + 2]
         i += 2
     return args + extra
 
@@ -152,7 +217,7 @@ def test_bad_input(env, case):
     before = snapshot(tmp)
     p = run_iosweep(2, args)
     assert p.returncode == 2, p.stdout + p.stderr
-    lines = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert len(lines) == 1, p.stderr
     assert option in lines[0], lines[0]
     assert snapshot(tmp) == before, "bad input must create, change or remove nothing"
@@ -186,7 +251,7 @@ def _expect_refusal(tmp_path, args, option, watch):
     before = snapshot(watch)
     p = run_iosweep(2, ["run", "--output", tmp_path / "r.h5"] + args)
     assert p.returncode == 2, p.stdout + p.stderr
-    lines = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert len(lines) == 1 and option in lines[0], p.stderr
     assert snapshot(watch) == before
     assert not (tmp_path / "r.h5").exists()
@@ -227,12 +292,29 @@ def test_direct_on_tmpfs_is_refused_where_tmpfs_refuses_it(tmp_path, mounted):
 
 def test_not_enough_free_space_gives_both_numbers_and_force_overrides(tmp_path, mounted):
     d = mounted("tmpfs", "size=16m")
-    line = _expect_refusal(tmp_path, ["--dir", d, "--file-size", "32MiB", "--seq-record", "4MiB"],
-                           "--file-size", d)
+    line = _expect_refusal(
+        tmp_path, ["--dir", d, "--file-size", "32MiB", "--seq-record", "4MiB"], "--file-size", d
+    )
     assert "67108864 bytes" in line and "free" in line
     # --force runs anyway (and then meets ENOSPC: an I/O error, exit 1, files removed).
-    p = run_iosweep(2, ["run", "--output", tmp_path / "r.h5", "--dir", d, "--file-size", "32MiB",
-                        "--seq-record", "4MiB", "--force", "--quiet", "--phases", "seq-write"])
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--output",
+            tmp_path / "r.h5",
+            "--dir",
+            d,
+            "--file-size",
+            "32MiB",
+            "--seq-record",
+            "4MiB",
+            "--force",
+            "--quiet",
+            "--phases",
+            "seq-write",
+        ],
+    )
     assert p.returncode == 1, p.stderr
     assert "ENOSPC" in p.stderr
     assert os.listdir(d) == []
@@ -243,7 +325,7 @@ def test_a_long_value_is_never_cut(env):
     long_dir = str(tmp / ("d" * 4000))
     p = run_iosweep(2, ["run", "--dir", long_dir, "--output", out] + GOOD)
     assert p.returncode == 2
-    lines = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert len(lines) == 1
     assert long_dir in lines[0] and lines[0].endswith("does not exist"), lines[0][-200:]
 
@@ -253,7 +335,7 @@ def test_control_characters_in_a_value_are_escaped_on_one_line(env):
     bad = str(tmp / "a\nb\x1b[31mc")
     p = run_iosweep(2, ["run", "--dir", bad, "--output", out] + GOOD)
     assert p.returncode == 2
-    lines = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert len(lines) == 1, p.stderr
     assert "a\\nb\\x1b[31mc" in lines[0] and "\x1b" not in p.stderr
 
@@ -262,6 +344,7 @@ def test_a_preset_with_a_byte_order_mark_is_read(env, tmp_path):
     tmp, work, out, _ = env
     preset = tmp_path / "bom.toml"
     preset.write_bytes(b"\xef\xbb\xbf" + b'file-size = "8MiB"\nseq-record = "1MiB"\n')
-    p = run_iosweep(2, ["run", "--config", preset, "--dir", work, "--output", out, "--dry-run"],
-                    check=0)
+    p = run_iosweep(
+        2, ["run", "--config", preset, "--dir", work, "--output", out, "--dry-run"], check=0
+    )
     assert "8 MiB per rank" in p.stdout

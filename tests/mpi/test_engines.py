@@ -22,9 +22,29 @@ def check_run(out, n_points, engine):
 
 def test_uring_depth8_direct_all_phases(diskdir, tmp_path):
     out = tmp_path / "r.h5"
-    p = run_iosweep(2, ["run", "--dir", diskdir, "--file-size", "8MiB", "--seq-record", "1MiB",
-                        "--engine", "uring", "--iodepth", "8", "--direct", "--verify",
-                        "--filter-every", "4096", "--output", out, "--quiet"])
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            diskdir,
+            "--file-size",
+            "8MiB",
+            "--seq-record",
+            "1MiB",
+            "--engine",
+            "uring",
+            "--iodepth",
+            "8",
+            "--direct",
+            "--verify",
+            "--filter-every",
+            "4096",
+            "--output",
+            out,
+            "--quiet",
+        ],
+    )
     if p.returncode == 2 and "io_uring is not available" in p.stderr:
         pytest.skip("io_uring refused here: " + p.stderr.strip().splitlines()[0])
     assert p.returncode == 0, p.stderr
@@ -39,9 +59,29 @@ def test_uring_depth8_direct_all_phases(diskdir, tmp_path):
 
 def test_mpiio_all_phases_with_hints(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    run_iosweep(2, ["run", "--dir", workdir, "--file-size", "8MiB", "--seq-record", "1MiB",
-                    "--engine", "mpiio", "--iodepth", "4", "--mpiio-hint", "romio_cb_write=disable",
-                    "--verify", "--output", out, "--quiet"], check=0)
+    run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "8MiB",
+            "--seq-record",
+            "1MiB",
+            "--engine",
+            "mpiio",
+            "--iodepth",
+            "4",
+            "--mpiio-hint",
+            "romio_cb_write=disable",
+            "--verify",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     detail, attrs = check_run(out, 2, "mpiio")
     assert attrs["mpiio_hints"] == "romio_cb_write=disable"
     assert "romio_cb_write=disable" in detail
@@ -51,9 +91,27 @@ def test_mpiio_all_phases_with_hints(tmp_path, workdir):
 @pytest.mark.parametrize("shift", ["1", "auto"])
 def test_read_shift_reads_another_ranks_file(tmp_path, workdir, shift):
     out = tmp_path / "r.h5"
-    p = run_iosweep(4, ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB",
-                        "--ranks", "4", "--read-shift", shift, "--verify", "--output", out,
-                        "--quiet"], check=0)
+    p = run_iosweep(
+        4,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "4MiB",
+            "--seq-record",
+            "1MiB",
+            "--ranks",
+            "4",
+            "--read-shift",
+            shift,
+            "--verify",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     if shift == "auto":  # one node: no shift moves reads to another node, and iosweep says so
         assert "warning: --read-shift auto" in p.stderr
     with h5py.File(out, "r") as f:
@@ -72,10 +130,25 @@ def test_read_shift_reads_another_ranks_file(tmp_path, workdir, shift):
 
 
 def test_direct_record_must_follow_the_alignment(diskdir, tmp_path):
-    p = run_iosweep(2, ["run", "--dir", diskdir, "--file-size", "8MiB", "--seq-record", "1MiB",
-                        "--rand-record", "6k", "--direct", "--output", tmp_path / "r.h5"])
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            diskdir,
+            "--file-size",
+            "8MiB",
+            "--seq-record",
+            "1MiB",
+            "--rand-record",
+            "6k",
+            "--direct",
+            "--output",
+            tmp_path / "r.h5",
+        ],
+    )
     assert p.returncode == 2
-    line = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    line = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert len(line) == 1 and "--rand-record" in line[0] and "O_DIRECT alignment" in line[0]
     assert dir_listing(diskdir) == [] and not (tmp_path / "r.h5").exists()
 
@@ -99,11 +172,31 @@ def test_uring_refused_by_seccomp_is_one_clear_line(tmp_path, workdir):
 
     from conftest import BIN, mpi_env
 
-    cmd = [sys.executable, "-c", SECCOMP_LAUNCH, "mpiexec", "--oversubscribe", "-n", "2", BIN, "run",
-           "--dir", str(workdir), "--file-size", "4MiB", "--seq-record", "1MiB", "--engine", "uring",
-           "--output", str(tmp_path / "r.h5")]
+    cmd = [
+        sys.executable,
+        "-c",
+        SECCOMP_LAUNCH,
+        "mpiexec",
+        "--oversubscribe",
+        "-n",
+        "2",
+        BIN,
+        "run",
+        "--dir",
+        str(workdir),
+        "--file-size",
+        "4MiB",
+        "--seq-record",
+        "1MiB",
+        "--engine",
+        "uring",
+        "--output",
+        str(tmp_path / "r.h5"),
+    ]
     p = subprocess.run(cmd, capture_output=True, text=True, env=mpi_env(), timeout=120)
     assert p.returncode == 2, p.stderr
-    lines = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
-    assert len(lines) == 1 and "--engine uring" in lines[0] and "--engine posix" in lines[0], p.stderr
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
+    assert (
+        len(lines) == 1 and "--engine uring" in lines[0] and "--engine posix" in lines[0]
+    ), p.stderr
     assert dir_listing(workdir) == [] and not (tmp_path / "r.h5").exists()

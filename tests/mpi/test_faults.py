@@ -18,7 +18,12 @@ def mounted_tmpfs(folder, size):
     if os.geteuid() != 0:
         pytest.skip(f"mounting a {size} tmpfs needs root")
     folder.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)]).returncode != 0:
+    if (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)]
+        ).returncode
+        != 0
+    ):
         pytest.skip("cannot mount tmpfs here")
     return folder
 
@@ -34,17 +39,50 @@ def small_tmpfs(tmp_path):
 def test_enospc_in_the_middle_of_seq_write(small_tmpfs, tmp_path):
     out = tmp_path / "r.h5"
     # An earlier, complete run in the same results file.
-    run_iosweep(2, ["run", "--dir", small_tmpfs, "--file-size", "4MiB", "--seq-record", "1MiB",
-                    "--output", out, "--quiet"], check=0)
+    run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            small_tmpfs,
+            "--file-size",
+            "4MiB",
+            "--seq-record",
+            "1MiB",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     with h5py.File(out, "r") as f:
         (first,) = f["runs"].keys()
         first_summary = f["runs"][first]["summary"][()]
     # 2 ranks x 16 MiB do not fit in 24 MiB: one rank meets ENOSPC part way through its file.
-    p = run_iosweep(2, ["run", "--dir", small_tmpfs, "--file-size", "16MiB", "--seq-record", "1MiB",
-                        "--output", out, "--quiet", "--force"])
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            small_tmpfs,
+            "--file-size",
+            "16MiB",
+            "--seq-record",
+            "1MiB",
+            "--output",
+            out,
+            "--quiet",
+            "--force",
+        ],
+    )
     assert p.returncode == 1
-    m = re.search(r"iosweep: rank (\d) \(host ([^)]+)\): write of (\S+) at offset (\d+) failed: .*errno 28, ENOSPC",
-                  p.stderr)
+    m = re.search(
+        (
+            r"iosweep: rank (\d) \(host ([^)]+)\): write of (\S+) at offset (\d+) failed: .*errno"
+            r" 28, ENOSPC"
+        ),
+        p.stderr,
+    )
     assert m, p.stderr
     assert m.group(2) == this_host()
     assert m.group(3).startswith(str(small_tmpfs) + "/iosweep.")
@@ -82,15 +120,26 @@ def kill_leftovers():
 
 
 def start(args, n=2, env=None, mpirun=True):
-    cmd = (["mpiexec", "--oversubscribe", "-n", str(n)] if mpirun else []) + [BIN] + [str(a) for a in args]
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=mpi_env(env), start_new_session=True)
+    cmd = (
+        (["mpiexec", "--oversubscribe", "-n", str(n)] if mpirun else [])
+        + [BIN]
+        + [str(a) for a in args]
+    )
+    p = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=mpi_env(env),
+        start_new_session=True,
+    )
     STARTED.append(p)
     return p
 
 
 def wait_for(condition, timeout=60.0, what="condition"):
-    """Polls for a condition the test observes (files appearing, a rank's pid), never a fixed sleep."""
+    """Polls for a condition the test observes (files appearing, a rank's pid), never a fixed
+    sleep."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         v = condition()
@@ -102,16 +151,34 @@ def wait_for(condition, timeout=60.0, what="condition"):
 
 def rank_pids(marker):
     """Pids of the iosweep ranks whose command line contains `marker`."""
-    out = subprocess.run(["pgrep", "-f", f"^{BIN} run --dir {marker}"], capture_output=True, text=True).stdout
+    out = subprocess.run(
+        ["pgrep", "-f", f"^{BIN} run --dir {marker}"], capture_output=True, text=True
+    ).stdout
     return [int(p) for p in out.split()]
 
 
 def long_run_args(workdir, out):
     # A run that lasts well beyond the seconds mpirun waits before it passes a signal on: random
     # 4 KiB reads with O_DIRECT, many repetitions, each stopped after 30 s at the latest.
-    return ["run", "--dir", workdir, "--file-size", "256MiB", "--phases", "rand-read", "--direct",
-            "--stonewall", "30s", "--repetitions", "1000", "--ranks", "2", "--output", out,
-            "--quiet"]
+    return [
+        "run",
+        "--dir",
+        workdir,
+        "--file-size",
+        "256MiB",
+        "--phases",
+        "rand-read",
+        "--direct",
+        "--stonewall",
+        "30s",
+        "--repetitions",
+        "1000",
+        "--ranks",
+        "2",
+        "--output",
+        out,
+        "--quiet",
+    ]
 
 
 def in_timed_phase(workdir, n):
@@ -120,24 +187,63 @@ def in_timed_phase(workdir, n):
 
 def many_points(workdir, out, ranks="1,2", n=2):
     """A run of many short points (seq-write of 1 MiB files), started in the background."""
-    return start(["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB", "--phases",
-                  "seq-write", "--ranks", ranks, "--repetitions", "2000", "--output", out, "--quiet"], n=n)
+    return start(
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "1MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-write",
+            "--ranks",
+            ranks,
+            "--repetitions",
+            "2000",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        n=n,
+    )
 
 
 def points_in(out, runs, points):
     """A condition: the results file lists `runs` runs and the last has written `points` points."""
+
     def written():
         try:
             with h5py.File(out, "r", locking=False) as f:
                 return len(f["run_index"]) == runs and f["run_index"][-1]["n_points"] >= points
         except (OSError, KeyError):
             return False
+
     return written
 
 
 def earlier_run(workdir, out):
-    run_iosweep(1, ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB",
-                    "--phases", "seq-write", "--output", out, "--quiet", "--label", "earlier"], check=0)
+    run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "1MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-write",
+            "--output",
+            out,
+            "--quiet",
+            "--label",
+            "earlier",
+        ],
+        check=0,
+    )
 
 
 @pytest.mark.parametrize("sig,name", [(signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM")])
@@ -145,7 +251,9 @@ def test_signal_to_mpirun_marks_the_run_aborted_and_removes_its_files(diskdir, t
     out = tmp_path / "r.h5"
     earlier_run(diskdir, out)
     p = start(long_run_args(diskdir, out), env={"OMPI_MCA_odls_base_sigkill_timeout": "5"})
-    wait_for(lambda: in_timed_phase(diskdir, 2) and len(rank_pids(diskdir)) == 2, what="the timed phase")
+    wait_for(
+        lambda: in_timed_phase(diskdir, 2) and len(rank_pids(diskdir)) == 2, what="the timed phase"
+    )
     t0 = time.monotonic()
     p.send_signal(sig)
     _, err = p.communicate(timeout=60)
@@ -169,6 +277,7 @@ def test_signal_to_iosweep_itself_exits_128_plus_signal(diskdir, tmp_path, sig, 
     args = long_run_args(diskdir, out)
     args[args.index("--ranks") + 1] = "1"
     p = start(args, mpirun=False)
+
     def started():
         if p.poll() is not None:
             raise AssertionError(f"iosweep ended early ({p.returncode}): {p.communicate()[1]}")
@@ -196,7 +305,9 @@ def test_a_rank_killed_mid_phase_ends_the_job_and_keeps_earlier_runs(diskdir, tm
     wait_for(lambda: not rank_pids(diskdir), timeout=30, what="every rank to be gone")
     with h5py.File(out, "r") as f:
         ids = run_ids(f)
-        assert f["runs"][ids[0]].attrs["label"] == "earlier" and f["runs"][ids[0]].attrs["status"] == 1
+        assert (
+            f["runs"][ids[0]].attrs["label"] == "earlier" and f["runs"][ids[0]].attrs["status"] == 1
+        )
     # The killed rank could not clean up: its leftover is a file of that run only.
     assert all(n.startswith("iosweep.") for n in os.listdir(diskdir))
 
@@ -236,10 +347,16 @@ def test_a_killed_writer_is_marked_interrupted_by_the_next_run(tmp_path, workdir
     with h5py.File(out, "r") as f:
         g = f["runs"][killed]
         assert g.attrs["status"] == 3  # interrupted
-        assert str(pid) in g.attrs["status_message"] and "ended without finishing" in g.attrs["status_message"]
+        assert (
+            str(pid) in g.attrs["status_message"]
+            and "ended without finishing" in g.attrs["status_message"]
+        )
         row = [r for r in f["run_index"] if r["run_id"].decode() == killed][0]
         assert row["status"] == 3
-        assert f["runs"][run_ids(f)[0]].attrs["status"] == 1 and f["runs"][run_ids(f)[2]].attrs["status"] == 1
+        assert (
+            f["runs"][run_ids(f)[0]].attrs["status"] == 1
+            and f["runs"][run_ids(f)[2]].attrs["status"] == 1
+        )
 
 
 def test_a_running_writer_is_never_marked_interrupted(tmp_path, workdir):
@@ -262,7 +379,9 @@ def test_sigterm_with_mpiruns_default_grace_marks_the_run_aborted(diskdir, tmp_p
     out = tmp_path / "r.h5"
     earlier_run(diskdir, out)
     p = start(long_run_args(diskdir, out), env={"OMPI_MCA_odls_base_sigkill_timeout": timeout})
-    wait_for(lambda: in_timed_phase(diskdir, 2) and len(rank_pids(diskdir)) == 2, what="the timed phase")
+    wait_for(
+        lambda: in_timed_phase(diskdir, 2) and len(rank_pids(diskdir)) == 2, what="the timed phase"
+    )
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=60)
     assert "interrupted by SIGTERM" in err and "marked aborted" in err
@@ -286,11 +405,28 @@ def test_results_disk_filling_up_stops_the_run_cleanly(tiny_tmpfs, tmp_path, wor
     with h5py.File(out, "r") as f:
         first = run_ids(f)[0]
         before = f["runs"][first]["summary"][()].tobytes()
-    p = run_iosweep(1, ["run", "--dir", workdir, "--file-size", "64KiB", "--seq-record", "64KiB",
-                        "--phases", "seq-write", "--repetitions", "400", "--output", out, "--quiet"])
+    p = run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "64KiB",
+            "--seq-record",
+            "64KiB",
+            "--phases",
+            "seq-write",
+            "--repetitions",
+            "400",
+            "--output",
+            out,
+            "--quiet",
+        ],
+    )
     assert p.returncode == 1, p.stderr
     assert "Segmentation" not in p.stderr and "signal" not in p.stderr
-    lines = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert len(lines) == 1 and "free" in lines[0] and str(out) in lines[0], p.stderr
     with h5py.File(out, "r") as f:
         ids = run_ids(f)
@@ -307,7 +443,7 @@ def test_results_file_removed_during_a_run_is_not_recreated(tmp_path, workdir):
     os.unlink(out)
     _, err = p.communicate(timeout=60)
     assert p.returncode != 0
-    lines = [l for l in err.splitlines() if l.startswith("iosweep:")]
+    lines = [ln for ln in err.splitlines() if ln.startswith("iosweep:")]
     assert len(lines) == 1 and "removed during the run" in lines[0], err
     assert not out.exists(), "a results file removed during a run must not be recreated"
     earlier_run(workdir, out)  # and a later run starts a proper file there

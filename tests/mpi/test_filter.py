@@ -13,9 +13,29 @@ from iosweep_common import by_value, phases
 def test_altered_kept_file_fails_the_count_loudly(tmp_path, workdir):
     out = tmp_path / "r.h5"
     every = 1000
-    run_iosweep(2, ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB",
-                    "--phases", "seq-write", "--keep", "--filter-every", every, "--ranks", "2",
-                    "--output", out, "--quiet"], check=0)
+    run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "4MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-write",
+            "--keep",
+            "--filter-every",
+            every,
+            "--ranks",
+            "2",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     with h5py.File(out, "r") as f:
         rid = run_ids(f)[-1]
     victim = workdir / f"iosweep.{rid}.1"
@@ -26,13 +46,36 @@ def test_altered_kept_file_fails_the_count_loudly(tmp_path, workdir):
         assert key == 0xFEEDFACECAFEBEEF
         fh.seek((every - 1) * 8)
         fh.write(np.array([key ^ np.uint64(1)], dtype="<u8").tobytes())
-    p = run_iosweep(2, ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB",
-                        "--phases", "filter-count", "--reuse", rid, "--filter-every", every,
-                        "--ranks", "2", "--output", out, "--quiet"])
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "4MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "filter-count",
+            "--reuse",
+            rid,
+            "--filter-every",
+            every,
+            "--ranks",
+            "2",
+            "--output",
+            out,
+            "--quiet",
+        ],
+    )
     assert p.returncode == 1, p.stderr
     expected = 4 * 2**20 // 8 // every
-    assert re.search(rf"rank \d \(host [^)]+\) counted {expected - 1} in {re.escape(str(victim))}, "
-                     rf"expected {expected}", p.stderr), p.stderr
+    assert re.search(
+        rf"rank \d \(host [^)]+\) counted {expected - 1} in {re.escape(str(victim))}, "
+        rf"expected {expected}",
+        p.stderr,
+    ), p.stderr
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         assert g.attrs["status"] == 2 and "filter-count" in g.attrs["status_message"]
@@ -42,23 +85,77 @@ def test_altered_kept_file_fails_the_count_loudly(tmp_path, workdir):
 
 def test_reuse_refuses_files_of_another_seed(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    run_iosweep(1, ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB",
-                    "--phases", "seq-write", "--keep", "--output", out, "--quiet"], check=0)
+    run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "1MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-write",
+            "--keep",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     with h5py.File(out, "r") as f:
         rid = run_ids(f)[-1]
-    p = run_iosweep(1, ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB",
-                        "--phases", "filter-count", "--reuse", rid, "--seed", "7", "--output", out,
-                        "--quiet"])
+    p = run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "1MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "filter-count",
+            "--reuse",
+            rid,
+            "--seed",
+            "7",
+            "--output",
+            out,
+            "--quiet",
+        ],
+    )
     # Found before the run (status 2, one line naming --reuse), not half way through it.
     assert p.returncode == 2 and "does not hold this run's data" in p.stderr
-    assert [l for l in p.stderr.splitlines() if l.startswith("iosweep:")][0].startswith("iosweep: --reuse:")
+    assert [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")][0].startswith(
+        "iosweep: --reuse:"
+    )
 
 
 def test_nodes_table_efficiency_and_time_split(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    p = run_iosweep(2, ["run", "--dir", workdir, "--file-size", "8MiB", "--seq-record", "1MiB",
-                        "--phases", "seq-read,filter-count", "--rated-bw", "2GB/s", "--output", out,
-                        "--quiet"], check=0)
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "8MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-read,filter-count",
+            "--rated-bw",
+            "2GB/s",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     assert "filter-count at 2 ranks on 1 node(s) (the largest point)" in p.stdout
     assert re.search(r"rated .* of rated maximum", p.stdout)
     assert "(exact)" in p.stdout
@@ -78,8 +175,12 @@ def test_nodes_table_efficiency_and_time_split(tmp_path, workdir):
             same = (s["ranks"] == row["ranks"]) & (s["repetition"] == row["repetition"])
             seq = s[(s["phase"] == seq_read) & same]
             control = s[(s["phase"] == scan_only) & same]
-            assert row["filter_efficiency"] == pytest.approx(row["bandwidth_Bps"] / control["bandwidth_Bps"][0])
-            assert row["filter_vs_seq_read"] == pytest.approx(row["bandwidth_Bps"] / seq["bandwidth_Bps"][0])
+            assert row["filter_efficiency"] == pytest.approx(
+                row["bandwidth_Bps"] / control["bandwidth_Bps"][0]
+            )
+            assert row["filter_vs_seq_read"] == pytest.approx(
+                row["bandwidth_Bps"] / seq["bandwidth_Bps"][0]
+            )
             assert 0 < row["filter_efficiency"] < 100
             assert row["compute_mean_s"] > 0 and row["io_wait_mean_s"] >= 0
         # The control reads exactly what filter-count reads, and counts nothing.
@@ -95,8 +196,24 @@ def test_nodes_table_efficiency_and_time_split(tmp_path, workdir):
 
 def test_filter_alone_runs_its_control_but_has_no_seq_read_ratio(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    p = run_iosweep(1, ["run", "--dir", workdir, "--file-size", "2MiB", "--seq-record", "1MiB",
-                        "--phases", "filter-count", "--output", out, "--quiet"], check=0)
+    p = run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "2MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "filter-count",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     assert "scan-only" not in p.stdout  # a control's rows are printed with --show-controls only
     with h5py.File(out, "r") as f:
         g = latest_run(f)
@@ -109,9 +226,27 @@ def test_filter_alone_runs_its_control_but_has_no_seq_read_ratio(tmp_path, workd
 
 def test_control_runs_after_filter_count_on_odd_repetitions(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    p = run_iosweep(1, ["run", "--dir", workdir, "--file-size", "2MiB", "--seq-record", "1MiB",
-                        "--phases", "filter-count", "--repetitions", "2", "--show-controls",
-                        "--output", out, "--quiet"], check=0)
+    p = run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "2MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "filter-count",
+            "--repetitions",
+            "2",
+            "--show-controls",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     assert "scan-only" in p.stdout
     with h5py.File(out, "r") as f:
         g = latest_run(f)
@@ -129,9 +264,27 @@ def test_control_runs_after_filter_count_on_odd_repetitions(tmp_path, workdir):
 @pytest.mark.parametrize("kernel", ["scalar", "avx2", "avx512"])
 def test_kernel_choice_is_recorded(tmp_path, workdir, kernel):
     out = tmp_path / "r.h5"
-    p = run_iosweep(1, ["run", "--dir", workdir, "--file-size", "2MiB", "--seq-record", "1MiB",
-                        "--phases", "filter-count", "--filter-kernel", kernel, "--filter-every", "999",
-                        "--output", out, "--quiet"])
+    p = run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "2MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "filter-count",
+            "--filter-kernel",
+            kernel,
+            "--filter-every",
+            "999",
+            "--output",
+            out,
+            "--quiet",
+        ],
+    )
     if p.returncode == 2 and "this CPU has no" in p.stderr:
         pytest.skip(f"this CPU has no {kernel}")
     assert p.returncode == 0, p.stderr
@@ -148,12 +301,32 @@ def test_two_rated_figures_give_the_percent_of_each_as_a_range(tmp_path, workdir
     """--rated-bw 5.2GB/s,3.4GB/s: the compute-adjacent study's two ceilings (sequential, and
     random from the rated IOPS), reported as "between 29% and 44%"."""
     out = tmp_path / "r.h5"
-    p = run_iosweep(2, ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB",
-                        "--phases", "filter-count", "--rated-bw", "5.2GB/s,3.4GB/s", "--output", out,
-                        "--quiet"], check=0)
-    m = re.search(r"^  rated +5\.200 GB/s and 3\.400 GB/s per rank's device: between ([\d.]+)% and "
-                  r"([\d.]+)% of rated maximum \(([\d.]+)% of 5\.200 GB/s, ([\d.]+)% of 3\.400 GB/s\)$",
-                  p.stdout, re.M)
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "4MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "filter-count",
+            "--rated-bw",
+            "5.2GB/s,3.4GB/s",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
+    m = re.search(
+        r"^  rated +5\.200 GB/s and 3\.400 GB/s per rank's device: between ([\d.]+)% and "
+        r"([\d.]+)% of rated maximum \(([\d.]+)% of 5\.200 GB/s, ([\d.]+)% of 3\.400 GB/s\)$",
+        p.stdout,
+        re.M,
+    )
     assert m, p.stdout
     low, high, of_seq, of_rand = (float(x) for x in m.groups())
     with h5py.File(out, "r") as f:
@@ -166,9 +339,27 @@ def test_two_rated_figures_give_the_percent_of_each_as_a_range(tmp_path, workdir
     assert of_rand == pytest.approx(100 * per_rank / 3.4e9, abs=0.051)
     assert (low, high) == (of_seq, of_rand)  # the higher ceiling gives the lower percent
     # Three are refused in one line.
-    p = run_iosweep(1, ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB",
-                        "--phases", "filter-count", "--rated-bw", "5.2GB/s,3.4GB/s,1GB/s",
-                        "--output", out, "--quiet"])
-    said = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
-    assert p.returncode == 2 and len(said) == 1 and said[0].startswith("iosweep: --rated-bw:"), p.stderr
+    p = run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "1MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "filter-count",
+            "--rated-bw",
+            "5.2GB/s,3.4GB/s,1GB/s",
+            "--output",
+            out,
+            "--quiet",
+        ],
+    )
+    said = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
+    assert (
+        p.returncode == 2 and len(said) == 1 and said[0].startswith("iosweep: --rated-bw:")
+    ), p.stderr
     assert "more than two rates" in said[0]

@@ -22,8 +22,24 @@ def p_from_counts(lower, upper, counts, q, max_ns):
 
 def test_histograms_and_time_series_recompute_the_summary(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    p = run_iosweep(4, ["run", "--dir", workdir, "--file-size", "8MiB", "--seq-record", "1MiB",
-                        "--timeseries-bin", "2ms", "--output", out, "--quiet"], check=0)
+    p = run_iosweep(
+        4,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "8MiB",
+            "--seq-record",
+            "1MiB",
+            "--timeseries-bin",
+            "2ms",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     assert "p50_us" in p.stdout and "p99_us" in p.stdout
     with h5py.File(out, "r") as f:
         g = latest_run(f)
@@ -36,7 +52,9 @@ def test_histograms_and_time_series_recompute_the_summary(tmp_path, workdir):
             c = counts[row["point"]]
             assert c.sum() == row["ops"]  # every operation is in the histogram once
             for q, field in ((0.5, "lat_p50_ns"), (0.99, "lat_p99_ns"), (0.999, "lat_p999_ns")):
-                assert p_from_counts(lower, upper, c, q, row["lat_max_ns"]) == pytest.approx(row[field])
+                assert p_from_counts(lower, upper, c, q, row["lat_max_ns"]) == pytest.approx(
+                    row[field]
+                )
             assert row["lat_p50_ns"] <= row["lat_p99_ns"] <= row["lat_max_ns"]
             # The time-series bins of every rank sum to what the rank moved in the phase.
             t = ts[ts["point"] == row["point"]]
@@ -44,7 +62,8 @@ def test_histograms_and_time_series_recompute_the_summary(tmp_path, workdir):
             r = ranks[ranks["point"] == row["point"]]
             for rank in r["rank"]:
                 assert t["bytes"][t["rank"] == rank].sum() == r["bytes"][r["rank"] == rank][0]
-            # first-done recomputed from the bins: what every rank had moved when the first finished.
+            # first-done recomputed from the bins: what every rank had moved when the first
+            # finished.
             first = r["elapsed_s"].min()
             moved = 0.0
             for rr in r:
@@ -66,8 +85,22 @@ def test_histograms_and_time_series_recompute_the_summary(tmp_path, workdir):
 
 def test_single_rank_iozone_rate_equals_wall_rate(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    run_iosweep(1, ["run", "--dir", workdir, "--file-size", "8MiB", "--seq-record", "1MiB",
-                    "--output", out, "--quiet"], check=0)
+    run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "8MiB",
+            "--seq-record",
+            "1MiB",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     with h5py.File(out, "r") as f:
         s = latest_run(f)["summary"][()]
         assert np.allclose(s["iozone_children_Bps"], s["bandwidth_Bps"], rtol=1e-9)
@@ -76,10 +109,32 @@ def test_single_rank_iozone_rate_equals_wall_rate(tmp_path, workdir):
 def test_stonewall_marks_rows_and_wearout_leaves_equal_files(tmp_path, workdir):
     out = tmp_path / "r.h5"
     size = 1024 * 2**20
-    p = run_iosweep(2, ["run", "--dir", workdir, "--file-size", "1GiB", "--seq-record", "1MiB",
-                        "--phases", "seq-write,seq-read", "--ranks", "2", "--stonewall", "30ms",
-                        "--stonewall-wearout", "--keep", "--fsync", "--output", out, "--quiet"],
-                    check=0, timeout=600)
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "1GiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-write,seq-read",
+            "--ranks",
+            "2",
+            "--stonewall",
+            "30ms",
+            "--stonewall-wearout",
+            "--keep",
+            "--fsync",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+        timeout=600,
+    )
     assert "stonewalled" in p.stdout
     with h5py.File(out, "r") as f:
         g = latest_run(f)
@@ -102,9 +157,29 @@ def test_stonewall_marks_rows_and_wearout_leaves_equal_files(tmp_path, workdir):
 
 
 def _progress_cmd(workdir, out):
-    return ["mpiexec", "--oversubscribe", "-n", "2", BIN, "run", "--dir", str(workdir),
-            "--file-size", "256MiB", "--rand-record", "4k", "--phases", "rand-read", "--direct",
-            "--ranks", "2", "--stonewall", "1.5s", "--output", str(out)]
+    return [
+        "mpiexec",
+        "--oversubscribe",
+        "-n",
+        "2",
+        BIN,
+        "run",
+        "--dir",
+        str(workdir),
+        "--file-size",
+        "256MiB",
+        "--rand-record",
+        "4k",
+        "--phases",
+        "rand-read",
+        "--direct",
+        "--ranks",
+        "2",
+        "--stonewall",
+        "1.5s",
+        "--output",
+        str(out),
+    ]
 
 
 def test_progress_is_redrawn_on_a_terminal(tmp_path, diskdir):
@@ -112,8 +187,9 @@ def test_progress_is_redrawn_on_a_terminal(tmp_path, diskdir):
     if subprocess.run(["which", "script"], capture_output=True).returncode != 0:
         pytest.skip("util-linux `script` is not installed")
     cmd = " ".join(_progress_cmd(workdir, tmp_path / "r.h5"))
-    p = subprocess.run(["script", "-qfec", cmd, "/dev/null"], capture_output=True,
-                       env=mpi_env(), timeout=300)
+    p = subprocess.run(
+        ["script", "-qfec", cmd, "/dev/null"], capture_output=True, env=mpi_env(), timeout=300
+    )
     out = p.stdout.decode(errors="replace")  # bytes: keep the carriage returns as they are
     assert p.returncode == 0, out
     draws = out.count("\r\x1b[Kpoint 1/1 (2 ranks) rand-read")
@@ -123,12 +199,22 @@ def test_progress_is_redrawn_on_a_terminal(tmp_path, diskdir):
 
 def test_progress_is_plain_lines_when_piped_and_silent_with_quiet(tmp_path, diskdir):
     workdir = diskdir
-    p = subprocess.run(_progress_cmd(workdir, tmp_path / "r.h5"), capture_output=True, text=True,
-                       env=mpi_env(), timeout=300)
+    p = subprocess.run(
+        _progress_cmd(workdir, tmp_path / "r.h5"),
+        capture_output=True,
+        text=True,
+        env=mpi_env(),
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr
-    lines = [l for l in p.stderr.splitlines() if l.startswith("point 1/1 (2 ranks) rand-read")]
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("point 1/1 (2 ranks) rand-read")]
     assert lines, p.stderr
     assert "\r" not in p.stderr and "\x1b[" not in p.stderr
-    q = subprocess.run(_progress_cmd(workdir, tmp_path / "r.h5") + ["--quiet"], capture_output=True,
-                       text=True, env=mpi_env(), timeout=300)
+    q = subprocess.run(
+        _progress_cmd(workdir, tmp_path / "r.h5") + ["--quiet"],
+        capture_output=True,
+        text=True,
+        env=mpi_env(),
+        timeout=300,
+    )
     assert q.returncode == 0 and "point 1/1" not in q.stderr

@@ -14,15 +14,28 @@ def test_there_are_presets():
 @pytest.mark.parametrize("preset", PRESETS, ids=[p.stem for p in PRESETS])
 def test_preset_dry_run(preset, workdir, tmp_path):
     # --force: a dry run validates the options, not this machine's free space for 512 ranks.
-    p = run_iosweep(2, ["run", "--config", preset, "--dir", workdir, "--output", tmp_path / "r.h5",
-                        "--dry-run", "--force"], check=0)
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--config",
+            preset,
+            "--dir",
+            workdir,
+            "--output",
+            tmp_path / "r.h5",
+            "--dry-run",
+            "--force",
+        ],
+        check=0,
+    )
     assert "dry run" in p.stdout
     assert dir_listing(workdir) == [] and not (tmp_path / "r.h5").exists()
 
 
 @pytest.mark.parametrize("preset", PRESETS, ids=[p.stem for p in PRESETS])
 def test_preset_header(preset):
-    head = [l for l in preset.read_text().splitlines() if l.startswith("#")]
+    head = [ln for ln in preset.read_text().splitlines() if ln.startswith("#")]
     text = "\n".join(head).lower()
     assert len(head) >= 3
     assert "launcher" in text and "expected" in text
@@ -30,6 +43,7 @@ def test_preset_header(preset):
 
 def preset_options(preset):
     import tomllib
+
     return tomllib.loads(preset.read_text())
 
 
@@ -46,16 +60,25 @@ def test_preset_matches_the_iozone_command_it_reproduces(preset, workdir, tmp_pa
     the configuration iosweep itself resolves (--dry-run prints it, the TOML is read here)."""
     text = preset.read_text()
     assert "# version: IOzone 3.492" in text
-    cmd = next(l for l in text.splitlines() if l.startswith("# iozone:")).split(":", 1)[1].split()
+    cmd = (
+        next(ln for ln in text.splitlines() if ln.startswith("# iozone:")).split(":", 1)[1].split()
+    )
     assert cmd[0] == "iozone"
     flags = set(cmd)
     record = cmd[cmd.index("-r") + 1]
-    tests = {cmd[i + 1] for i, a in enumerate(cmd) if a == "-i"} | {a[2:] for a in cmd if a.startswith("-i") and len(a) > 2}
+    tests = {cmd[i + 1] for i, a in enumerate(cmd) if a == "-i"} | {
+        a[2:] for a in cmd if a.startswith("-i") and len(a) > 2
+    }
     opts = preset_options(preset)
     phases = set(opts["phases"])
     fsync = opts.get("fsync", False)
-    fsync_phases = set() if fsync in (False, "none", "false") else (
-        {"seq-write", "rand-write"} if fsync in (True, "all", "true") else set(fsync.split(",")))
+    fsync_phases = (
+        set()
+        if fsync in (False, "none", "false")
+        else (
+            {"seq-write", "rand-write"} if fsync in (True, "all", "true") else set(fsync.split(","))
+        )
+    )
     units = {"K": "KiB", "M": "MiB", "G": "GiB"}
     want_record = record[:-1] + units[record[-1].upper()]
     if "0" in tests:  # -i0: initial write (and rewrite) in --seq-record records
@@ -68,5 +91,18 @@ def test_preset_matches_the_iozone_command_it_reproduces(preset, workdir, tmp_pa
         assert ("rand-write" in fsync_phases) == ("-e" in flags)
     assert opts.get("keep", False) == ("-w" in flags)
     # And iosweep resolves the preset to exactly that: --dry-run accepts it.
-    run_iosweep(2, ["run", "--config", preset, "--dir", workdir, "--output", tmp_path / "r.h5",
-                    "--dry-run", "--force"], check=0)
+    run_iosweep(
+        2,
+        [
+            "run",
+            "--config",
+            preset,
+            "--dir",
+            workdir,
+            "--output",
+            tmp_path / "r.h5",
+            "--dry-run",
+            "--force",
+        ],
+        check=0,
+    )

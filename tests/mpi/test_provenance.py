@@ -25,17 +25,35 @@ def row(s, names, phase):
 
 
 def fs_type(path):
-    return subprocess.run(["stat", "-f", "-c", "%T", str(path)], capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        ["stat", "-f", "-c", "%T", str(path)], capture_output=True, text=True
+    ).stdout.strip()
 
 
 def test_dropped_cache_reads_cold_and_unsynced_writes_stay_dirty(workdir, tmp_path):
     if fs_type(workdir) not in ("ext2/ext3", "ext4", "xfs"):
         pytest.skip(f"{workdir} is on {fs_type(workdir)}, not a disk file system")
     out = tmp_path / "r.h5"
-    p = run_iosweep(1, ["run", "--dir", workdir, "--file-size", "16MiB", "--seq-record", "1MiB",
-                        "--phases", "seq-write,seq-read", "--cache", "drop", "--output", out,
-                        "--quiet"], check=0)
+    p = run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "16MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-write,seq-read",
+            "--cache",
+            "drop",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     s, names, attrs, _ = summary_of(out)
     w, r = row(s, names, "seq_write"), row(s, names, "seq_read")
     # The write ran without fsync: what it wrote is still in the page cache.
@@ -44,22 +62,61 @@ def test_dropped_cache_reads_cold_and_unsynced_writes_stay_dirty(workdir, tmp_pa
     # --cache drop: fsync and fadvise(DONTNEED) before the read, which then starts cold.
     assert r["cached_fraction_mean"] <= 0.05 and r["cached_fraction_max"] <= 0.05
     assert math.isnan(r["unflushed_fraction"])
-    assert "unflushed" in p.stdout and attrs["page_cache_probe"].startswith(("cachestat", "mincore"))
+    assert "unflushed" in p.stdout and attrs["page_cache_probe"].startswith(
+        ("cachestat", "mincore")
+    )
 
 
 def test_kept_cache_after_a_pre_read_is_reported_cached(workdir, tmp_path):
     out = tmp_path / "r.h5"
-    run_iosweep(1, ["run", "--dir", workdir, "--file-size", "16MiB", "--seq-record", "1MiB",
-                    "--phases", "seq-write", "--fsync", "--keep", "--output", out, "--quiet"], check=0)
+    run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "16MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-write",
+            "--fsync",
+            "--keep",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     with h5py.File(out, "r") as f:
         rid = latest_run(f).attrs["run_id"]
     kept = workdir / f"iosweep.{rid}.0"
     with open(kept, "rb") as fh:  # the pre-read: every page of the file into the cache
         while fh.read(1 << 20):
             pass
-    p = run_iosweep(1, ["run", "--dir", workdir, "--file-size", "16MiB", "--seq-record", "1MiB",
-                        "--phases", "seq-read", "--reuse", rid, "--cache", "keep", "--output", out,
-                        "--quiet"], check=0)
+    p = run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "16MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-read",
+            "--reuse",
+            rid,
+            "--cache",
+            "keep",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     s, names, _, _ = summary_of(out)
     r = row(s, names, "seq_read")
     assert r["cached_fraction_mean"] >= 0.95
@@ -69,9 +126,27 @@ def test_kept_cache_after_a_pre_read_is_reported_cached(workdir, tmp_path):
 
 def test_fsync_list_and_preallocation_are_recorded(workdir, tmp_path):
     out = tmp_path / "r.h5"
-    run_iosweep(1, ["run", "--dir", workdir, "--file-size", "8MiB", "--seq-record", "1MiB",
-                    "--phases", "seq-write,rand-write", "--fsync", "rand-write", "--preallocate",
-                    "--output", out, "--quiet"], check=0)
+    run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "8MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-write,rand-write",
+            "--fsync",
+            "rand-write",
+            "--preallocate",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     s, names, attrs, _ = summary_of(out)
     assert attrs["fsync_phases"] == "rand-write" and attrs["fsync"] == 1
     assert attrs["preallocate"] == 1
@@ -89,9 +164,27 @@ def test_orders_differ_per_run_and_repetition_unless_pinned(workdir, tmp_path):
     out = tmp_path / "r.h5"
     seeds = []
     for extra in ([], [], ["--order-seed", "7"], ["--order-seed", "7"]):
-        run_iosweep(1, ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB",
-                        "--phases", "rand-read", "--repetitions", "2", "--output", out, "--quiet"]
-                    + extra, check=0)
+        run_iosweep(
+            1,
+            [
+                "run",
+                "--dir",
+                workdir,
+                "--file-size",
+                "1MiB",
+                "--seq-record",
+                "1MiB",
+                "--phases",
+                "rand-read",
+                "--repetitions",
+                "2",
+                "--output",
+                out,
+                "--quiet",
+            ]
+            + extra,
+            check=0,
+        )
         s, _, attrs, _ = summary_of(out)
         seeds.append(tuple(int(x) for x in s["order_seed"]))
         assert attrs["order_seed_pinned"] == (1 if extra else 0)
@@ -109,8 +202,24 @@ def test_no_block_device_is_nan_with_the_reason(tmp_path):
     os.mkdir(work)
     try:
         out = tmp_path / "r.h5"
-        p = run_iosweep(2, ["run", "--dir", work, "--file-size", "4MiB", "--seq-record", "1MiB",
-                            "--phases", "seq-write,seq-read", "--output", out, "--quiet"], check=0)
+        p = run_iosweep(
+            2,
+            [
+                "run",
+                "--dir",
+                work,
+                "--file-size",
+                "4MiB",
+                "--seq-record",
+                "1MiB",
+                "--phases",
+                "seq-write,seq-read",
+                "--output",
+                out,
+                "--quiet",
+            ],
+            check=0,
+        )
         s, _, attrs, dev = summary_of(out)
         assert all(np.isnan(s["device_read_bytes"])) and all(np.isnan(s["device_fraction"]))
         assert len(dev) == 0
@@ -131,8 +240,9 @@ def loop_mount(tmp_path):
     image = tmp_path / "disk.img"
     with open(image, "wb") as fh:
         fh.truncate(256 << 20)
-    attach = subprocess.run(["losetup", "--find", "--show", str(image)], capture_output=True,
-                            text=True)
+    attach = subprocess.run(
+        ["losetup", "--find", "--show", str(image)], capture_output=True, text=True
+    )
     if attach.returncode != 0:
         pytest.skip("no loop device here: " + attach.stderr.strip())
     dev = attach.stdout.strip()
@@ -140,8 +250,11 @@ def loop_mount(tmp_path):
     mnt.mkdir()
     try:
         # Initialised in full now, so that no background initialisation writes during the run.
-        subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0",
-                        dev], check=True, capture_output=True)
+        subprocess.run(
+            ["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", dev],
+            check=True,
+            capture_output=True,
+        )
         subprocess.run(["mount", dev, str(mnt)], check=True, capture_output=True)
         work = mnt / "work"
         work.mkdir()
@@ -154,9 +267,25 @@ def loop_mount(tmp_path):
 def test_loop_device_counters_match_direct_writes_and_reads(loop_mount, tmp_path):
     dev, work = loop_mount
     out = tmp_path / "r.h5"
-    run_iosweep(1, ["run", "--dir", work, "--file-size", "64MiB", "--seq-record", "4MiB",
-                    "--phases", "seq-write,seq-read", "--direct", "--output", out, "--quiet"],
-                check=0)
+    run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            work,
+            "--file-size",
+            "64MiB",
+            "--seq-record",
+            "4MiB",
+            "--phases",
+            "seq-write,seq-read",
+            "--direct",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     s, names, attrs, devrows = summary_of(out)
     assert attrs["device_note"] == ""
     assert {d.decode() for d in devrows["device"]} == {os.path.basename(dev)}
@@ -175,9 +304,27 @@ def test_filter_count_and_its_control_read_through_the_same_buffers(loop_mount, 
     buffers give different counts."""
     dev, work = loop_mount
     out = tmp_path / "r.h5"
-    run_iosweep(1, ["run", "--dir", work, "--file-size", "64MiB", "--seq-record", "16MiB",
-                    "--phases", "filter-count", "--direct", "--repetitions", "4", "--output", out,
-                    "--quiet"], check=0)
+    run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            work,
+            "--file-size",
+            "64MiB",
+            "--seq-record",
+            "16MiB",
+            "--phases",
+            "filter-count",
+            "--direct",
+            "--repetitions",
+            "4",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     s, names, attrs, devrows = summary_of(out)
     assert attrs["device_note"] == ""
     ops = {}

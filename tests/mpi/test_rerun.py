@@ -9,8 +9,19 @@ import pytest
 
 from conftest import dir_listing, run_ids, run_iosweep, snapshot, this_host
 
-SOURCE = ["--file-size", "1MiB", "--seq-record", "1MiB", "--phases", "seq-write,seq-read",
-          "--ranks", "1,2", "--label", "source run", "--quiet"]
+SOURCE = [
+    "--file-size",
+    "1MiB",
+    "--seq-record",
+    "1MiB",
+    "--phases",
+    "seq-write,seq-read",
+    "--ranks",
+    "1,2",
+    "--label",
+    "source run",
+    "--quiet",
+]
 
 
 def runs(path):
@@ -20,7 +31,7 @@ def runs(path):
 
 
 def iosweep_lines(stderr):
-    return [l for l in stderr.splitlines() if l.startswith("iosweep:")]
+    return [ln for ln in stderr.splitlines() if ln.startswith("iosweep:")]
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +48,7 @@ def source(tmp_path_factory):
 
 def test_an_ordinary_run_is_no_rerun(source):
     _, _, out, _, _ = source
-    (_, _, attrs), = runs(out)
+    ((_, _, attrs),) = runs(out)
     assert attrs["rerun_of"] == ""
 
 
@@ -47,7 +58,7 @@ def test_show_prints_the_configuration_as_a_preset(source, tmp_path):
     assert tomllib.loads(p.stdout) == tomllib.loads(config)
     assert p.stdout.endswith(config)
     head = p.stdout[: -len(config)].splitlines()
-    assert head and all(l.startswith("# ") for l in head), head
+    assert head and all(ln.startswith("# ") for ln in head), head
     assert head[0] == f"# iosweep run {run_id} of {out}"
     assert head[1].startswith("# started ") and "; 2 ranks on 1 node; complete" in head[1]
     assert "# label: source run" in head
@@ -68,8 +79,9 @@ def test_rerun_with_overridden_dir_and_output_records_what_it_ran(source, tmp_pa
     d2 = tmp_path / "d2"
     d2.mkdir()
     out2 = tmp_path / "rerun.h5"
-    p = run_iosweep(2, ["run", "--rerun", f"{out}:{run_id}", "--dir", d2, "--output", out2],
-                    check=0)
+    p = run_iosweep(
+        2, ["run", "--rerun", f"{out}:{run_id}", "--dir", d2, "--output", out2], check=0
+    )
     assert iosweep_lines(p.stderr) == [], p.stderr  # same world: nothing to say
     assert snapshot(tmp) == before, "the source file and folder stay as they were"
     assert dir_listing(d2) == []
@@ -79,8 +91,9 @@ def test_rerun_with_overridden_dir_and_output_records_what_it_ran(source, tmp_pa
     assert list(attrs["points"]) == [1, 2]
     mine, theirs = tomllib.loads(rerun_config), tomllib.loads(config)
     assert mine["dir"] == str(d2) and mine["output"] == str(out2)
-    assert {k: v for k, v in mine.items() if k not in ("dir", "output")} == \
-        {k: v for k, v in theirs.items() if k not in ("dir", "output")}
+    assert {k: v for k, v in mine.items() if k not in ("dir", "output")} == {
+        k: v for k, v in theirs.items() if k not in ("dir", "output")
+    }
 
     # A rerun of the rerun (its latest run, its stored dir and output): same configuration.
     p = run_iosweep(2, ["run", "--rerun", out2], check=0)
@@ -90,10 +103,13 @@ def test_rerun_with_overridden_dir_and_output_records_what_it_ran(source, tmp_pa
     assert tomllib.loads(second) == tomllib.loads(first)
 
 
-@pytest.mark.parametrize("n,points,note", [
-    (1, [1], "the sweep follows this job; its --ranks 1,2 becomes 1"),
-    (3, [1, 2], "the sweep follows this job"),
-])
+@pytest.mark.parametrize(
+    "n,points,note",
+    [
+        (1, [1], "the sweep follows this job; its --ranks 1,2 becomes 1"),
+        (3, [1, 2], "the sweep follows this job"),
+    ],
+)
 def test_rerun_on_another_world_size_says_so_in_one_line(source, tmp_path, n, points, note):
     tmp, work, out, run_id, config = source
     out2 = tmp_path / "other-world.h5"
@@ -101,7 +117,8 @@ def test_rerun_on_another_world_size_says_so_in_one_line(source, tmp_path, n, po
     ranks = f"{n} rank" + ("s" if n > 1 else "")
     assert iosweep_lines(p.stderr) == [
         f"iosweep: --rerun: run {run_id} had 2 ranks on 1 node; this job has {ranks} on 1 node: "
-        + note], p.stderr
+        + note
+    ], p.stderr
     ((_, rerun_config, attrs),) = runs(out2)
     assert list(attrs["points"]) == points and attrs["world_size"] == n
     assert attrs["rerun_of"] == run_id
@@ -115,8 +132,9 @@ def test_command_line_over_config_over_the_stored_run(source, tmp_path):
     preset.write_text('file-size = "2MiB"\nseq-record = "2MiB"\n')
     p = run_iosweep(1, ["run", "--rerun", out, "--config", preset, "--dry-run"], check=0)
     assert "2 MiB per rank" in p.stdout and "seq-write, seq-read" in p.stdout
-    p = run_iosweep(1, ["run", "--rerun", out, "--config", preset, "--file-size", "4MiB",
-                        "--dry-run"], check=0)
+    p = run_iosweep(
+        1, ["run", "--rerun", out, "--config", preset, "--file-size", "4MiB", "--dry-run"], check=0
+    )
     assert "4 MiB per rank" in p.stdout
 
 
@@ -162,8 +180,11 @@ def test_bad_input_is_one_line_exit_2_and_creates_nothing(source, traps, tmp_pat
     _, arg, says = case
     arg = arg.format(tmp=tmp, out=out)
     fresh = tmp_path / "fresh.h5"
-    args = ["show", arg] if command == "show" else \
-        ["run", "--rerun", arg, "--dir", tmp_path, "--output", fresh]
+    args = (
+        ["show", arg]
+        if command == "show"
+        else ["run", "--rerun", arg, "--dir", tmp_path, "--output", fresh]
+    )
     before, mine = snapshot(tmp), snapshot(tmp_path)
     p = run_iosweep(2, args)
     assert p.returncode == 2, p.stdout + p.stderr

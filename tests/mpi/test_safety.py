@@ -12,8 +12,27 @@ from conftest import BIN, latest_run, mpi_env, run_ids, run_iosweep
 
 
 def kept_run(workdir, out, n=2, size="4MiB"):
-    run_iosweep(n, ["run", "--dir", workdir, "--file-size", size, "--seq-record", "1MiB", "--phases", "seq-write",
-                    "--keep", "--ranks", str(n), "--output", out, "--quiet"], check=0)
+    run_iosweep(
+        n,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            size,
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-write",
+            "--keep",
+            "--ranks",
+            str(n),
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     with h5py.File(out, "r") as f:
         return run_ids(f)[-1]
 
@@ -30,11 +49,30 @@ def test_a_symlink_at_a_file_name_is_never_followed(tmp_path, workdir, phase):
     name.symlink_to(victim)
     with h5py.File(out, "r") as f:
         runs_before = len(run_ids(f))
-    p = run_iosweep(2, ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB", "--phases", phase,
-                        "--reuse", rid, "--ranks", "2", "--output", out, "--quiet"])
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "4MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            phase,
+            "--reuse",
+            rid,
+            "--ranks",
+            "2",
+            "--output",
+            out,
+            "--quiet",
+        ],
+    )
     # Found before the run: bad input, one line, nothing appended.
     assert p.returncode == 2
-    lines = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert len(lines) == 1 and "--reuse" in lines[0] and "symbolic link" in lines[0], p.stderr
     assert re.search(r"iosweep\." + re.escape(rid) + r"\.1", lines[0])
     with h5py.File(out, "r") as f:
@@ -45,12 +83,29 @@ def test_a_symlink_at_a_file_name_is_never_followed(tmp_path, workdir, phase):
 
 def test_a_run_never_removes_what_it_did_not_create(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    foreign = {"iosweep.20200101T000000.000Z-deadbeef.0": b"another run", "notes.txt": b"mine",
-               "iosweep.h5": b"not results"}
+    foreign = {
+        "iosweep.20200101T000000.000Z-deadbeef.0": b"another run",
+        "notes.txt": b"mine",
+        "iosweep.h5": b"not results",
+    }
     for name, data in foreign.items():
         (workdir / name).write_bytes(data)
-    run_iosweep(2, ["run", "--dir", workdir, "--file-size", "2MiB", "--seq-record", "1MiB", "--output", out,
-                    "--quiet"], check=0)
+    run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "2MiB",
+            "--seq-record",
+            "1MiB",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     assert sorted(os.listdir(workdir)) == sorted(foreign)
     for name, data in foreign.items():
         assert (workdir / name).read_bytes() == data
@@ -59,10 +114,35 @@ def test_a_run_never_removes_what_it_did_not_create(tmp_path, workdir):
 def test_two_runs_in_one_folder_and_one_results_file_at_once(tmp_path, workdir):
     out = tmp_path / "shared.h5"
     (workdir / "bystander").write_text("untouched")
-    cmd = ["mpiexec", "--oversubscribe", "-n", "2", BIN, "run", "--dir", str(workdir), "--file-size", "8MiB",
-           "--seq-record", "1MiB", "--repetitions", "3", "--output", str(out), "--quiet"]
-    procs = [subprocess.Popen(cmd + ["--label", f"run{i}"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, env=mpi_env()) for i in range(2)]
+    cmd = [
+        "mpiexec",
+        "--oversubscribe",
+        "-n",
+        "2",
+        BIN,
+        "run",
+        "--dir",
+        str(workdir),
+        "--file-size",
+        "8MiB",
+        "--seq-record",
+        "1MiB",
+        "--repetitions",
+        "3",
+        "--output",
+        str(out),
+        "--quiet",
+    ]
+    procs = [
+        subprocess.Popen(
+            cmd + ["--label", f"run{i}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=mpi_env(),
+        )
+        for i in range(2)
+    ]
     for p in procs:
         _, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
@@ -90,12 +170,34 @@ def test_verify_reports_a_corrupted_block(tmp_path, workdir):
         word = fh.read(8)
         fh.seek(offset)
         fh.write(bytes(b ^ 0xFF for b in word))
-    p = run_iosweep(2, ["run", "--dir", workdir, "--file-size", "8MiB", "--seq-record", "1MiB",
-                        "--phases", "seq-read,rand-read,filter-count", "--reuse", rid, "--verify", "--ranks", "2",
-                        "--output", out, "--quiet"])
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "8MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-read,rand-read,filter-count",
+            "--reuse",
+            rid,
+            "--verify",
+            "--ranks",
+            "2",
+            "--output",
+            out,
+            "--quiet",
+        ],
+    )
     assert p.returncode == 1
-    m = re.search(r"rank (\d) \(host [^)]+\): 1 bad block\(s\) in (\S+); first mismatch at offset (\d+): "
-                  r"expected 0x([0-9a-f]{16}), found 0x([0-9a-f]{16})", p.stderr)
+    m = re.search(
+        r"rank (\d) \(host [^)]+\): 1 bad block\(s\) in (\S+); first mismatch at offset (\d+): "
+        r"expected 0x([0-9a-f]{16}), found 0x([0-9a-f]{16})",
+        p.stderr,
+    )
     assert m, p.stderr
     assert m.group(2) == str(victim) and int(m.group(3)) == offset
     assert int(m.group(4), 16) ^ int(m.group(5), 16) == 0xFFFFFFFFFFFFFFFF
@@ -103,5 +205,7 @@ def test_verify_reports_a_corrupted_block(tmp_path, workdir):
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         s = g["summary"][()]
-        assert s["bad_blocks"][0] == 1 and s["verify_max_s"][0] > 0  # seq-read found it and stopped the run
+        assert (
+            s["bad_blocks"][0] == 1 and s["verify_max_s"][0] > 0
+        )  # seq-read found it and stopped the run
         assert g.attrs["status"] == 2 and "--verify" in g.attrs["status_message"]

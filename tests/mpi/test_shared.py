@@ -25,15 +25,38 @@ ENGINES = {
 
 def engine_available(name):
     p = subprocess.run([BIN, "--version"], capture_output=True, text=True)
-    line = next(l for l in p.stdout.splitlines() if l.startswith("engines compiled in:"))
+    line = next(ln for ln in p.stdout.splitlines() if ln.startswith("engines compiled in:"))
     return name.split("-")[0] in line.split(":")[1].split()
 
 
 def shared_run(workdir, out, pattern, engine, *extra, n=4):
-    return run_iosweep(n, ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB",
-                           "--rand-record", "64KiB", "--scan-record", "1MiB", "--filter-every", "3000",
-                           "--file-layout", "shared", "--shared-pattern", pattern, *ENGINES[engine],
-                           "--output", out, "--quiet", *extra])
+    return run_iosweep(
+        n,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "4MiB",
+            "--seq-record",
+            "1MiB",
+            "--rand-record",
+            "64KiB",
+            "--scan-record",
+            "1MiB",
+            "--filter-every",
+            "3000",
+            "--file-layout",
+            "shared",
+            "--shared-pattern",
+            pattern,
+            *ENGINES[engine],
+            "--output",
+            out,
+            "--quiet",
+            *extra,
+        ],
+    )
 
 
 @pytest.mark.parametrize("engine", list(ENGINES))
@@ -65,14 +88,16 @@ def test_shared_file_reads_back_what_it_wrote(tmp_path, workdir, pattern, engine
 def region_of(blob, p, k, pattern):
     """Region p of a shared file of k regions, cut out by the layout results/README.md states."""
     if pattern == "segmented":
-        return blob[p * FILE:(p + 1) * FILE]
-    return b"".join(blob[(j * k + p) * SEQ:(j * k + p + 1) * SEQ] for j in range(FILE // SEQ))
+        return blob[p * FILE : (p + 1) * FILE]
+    return b"".join(blob[(j * k + p) * SEQ : (j * k + p + 1) * SEQ] for j in range(FILE // SEQ))
 
 
 @pytest.mark.parametrize("pattern", ["segmented", "strided"])
 def test_kept_shared_file_has_the_documented_layout(tmp_path, workdir, pattern):
     out = tmp_path / "r.h5"
-    p = shared_run(workdir, out, pattern, "posix", "--phases", "seq-write", "--ranks", "3", "--keep")
+    p = shared_run(
+        workdir, out, pattern, "posix", "--phases", "seq-write", "--ranks", "3", "--keep"
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     with h5py.File(out, "r") as f:
         run_id = run_ids(f)[-1]
@@ -85,9 +110,30 @@ def test_kept_shared_file_has_the_documented_layout(tmp_path, workdir, pattern):
     for r in range(3):
         (split / f"iosweep.{run_id}.{r}").write_bytes(region_of(blob, r, 3, pattern))
     out2 = tmp_path / "v.h5"
-    q = run_iosweep(3, ["run", "--dir", split, "--file-size", "4MiB", "--seq-record", "1MiB",
-                        "--filter-every", "3000", "--reuse", run_id, "--phases", "seq-read",
-                        "--ranks", "3", "--verify", "--output", out2, "--quiet"])
+    q = run_iosweep(
+        3,
+        [
+            "run",
+            "--dir",
+            split,
+            "--file-size",
+            "4MiB",
+            "--seq-record",
+            "1MiB",
+            "--filter-every",
+            "3000",
+            "--reuse",
+            run_id,
+            "--phases",
+            "seq-read",
+            "--ranks",
+            "3",
+            "--verify",
+            "--output",
+            out2,
+            "--quiet",
+        ],
+    )
     assert q.returncode == 0, q.stdout + q.stderr
     with h5py.File(out2, "r") as f:
         s = latest_run(f)["summary"][()]
@@ -96,54 +142,160 @@ def test_kept_shared_file_has_the_documented_layout(tmp_path, workdir, pattern):
     other = "strided" if pattern == "segmented" else "segmented"
     for r in range(3):
         (split / f"iosweep.{run_id}.{r}").write_bytes(region_of(blob, r, 3, other))
-    q = run_iosweep(3, ["run", "--dir", split, "--file-size", "4MiB", "--seq-record", "1MiB",
-                        "--filter-every", "3000", "--reuse", run_id, "--phases", "seq-read",
-                        "--ranks", "3", "--verify", "--output", out2, "--quiet"])
+    q = run_iosweep(
+        3,
+        [
+            "run",
+            "--dir",
+            split,
+            "--file-size",
+            "4MiB",
+            "--seq-record",
+            "1MiB",
+            "--filter-every",
+            "3000",
+            "--reuse",
+            run_id,
+            "--phases",
+            "seq-read",
+            "--ranks",
+            "3",
+            "--verify",
+            "--output",
+            out2,
+            "--quiet",
+        ],
+    )
     bad = q.returncode != 0
     if not bad:
         with h5py.File(out2, "r") as f:
             bad = latest_run(f)["summary"]["bad_blocks"][0] > 0
     assert bad, "a strided file cut as segmented (or the reverse) should not verify"
     # Read back in place through the shared layout, by a later run.
-    q = shared_run(workdir, tmp_path / "w.h5", pattern, "posix", "--reuse", run_id, "--phases",
-                   "seq-read,rand-read", "--ranks", "3", "--verify")
+    q = shared_run(
+        workdir,
+        tmp_path / "w.h5",
+        pattern,
+        "posix",
+        "--reuse",
+        run_id,
+        "--phases",
+        "seq-read,rand-read",
+        "--ranks",
+        "3",
+        "--verify",
+    )
     assert q.returncode == 0, q.stdout + q.stderr
     shared.unlink()
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["--file-layout", "one"], "--file-layout"),
-    (["--file-layout", "shared", "--shared-pattern", "diagonal"], "--shared-pattern"),
-    (["--shared-pattern", "strided"], "--shared-pattern"),  # one file per rank: nothing to arrange
-    (["--file-layout", "per-rank", "--shared-pattern", "strided"], "--shared-pattern"),
-    (["--engine", "mpiio", "--mpiio-collective"], "--mpiio-collective"),  # not shared
-    (["--engine", "posix", "--file-layout", "shared", "--mpiio-collective"], "--mpiio-collective"),
-    (["--engine", "mpiio", "--file-layout", "shared", "--mpiio-collective", "--stonewall", "1s"],
-     "--mpiio-collective"),
-    (["--engine", "mpiio", "--file-layout", "shared", "--mpiio-collective", "--phases",
-      "ship-count"], "--mpiio-collective"),
-    (["--file-layout", "shared", "--shared-pattern", "strided", "--rand-record", "2MiB",
-      "--phases", "rand-read"], "--shared-pattern"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--file-layout", "one"], "--file-layout"),
+        (["--file-layout", "shared", "--shared-pattern", "diagonal"], "--shared-pattern"),
+        (
+            ["--shared-pattern", "strided"],
+            "--shared-pattern",
+        ),  # one file per rank: nothing to arrange
+        (["--file-layout", "per-rank", "--shared-pattern", "strided"], "--shared-pattern"),
+        (["--engine", "mpiio", "--mpiio-collective"], "--mpiio-collective"),  # not shared
+        (
+            ["--engine", "posix", "--file-layout", "shared", "--mpiio-collective"],
+            "--mpiio-collective",
+        ),
+        (
+            [
+                "--engine",
+                "mpiio",
+                "--file-layout",
+                "shared",
+                "--mpiio-collective",
+                "--stonewall",
+                "1s",
+            ],
+            "--mpiio-collective",
+        ),
+        (
+            [
+                "--engine",
+                "mpiio",
+                "--file-layout",
+                "shared",
+                "--mpiio-collective",
+                "--phases",
+                "ship-count",
+            ],
+            "--mpiio-collective",
+        ),
+        (
+            [
+                "--file-layout",
+                "shared",
+                "--shared-pattern",
+                "strided",
+                "--rand-record",
+                "2MiB",
+                "--phases",
+                "rand-read",
+            ],
+            "--shared-pattern",
+        ),
+    ],
+)
 def test_bad_shared_options_exit_2_and_make_nothing(tmp_path, workdir, args, needle):
     out = tmp_path / "r.h5"
     base = ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB", "--output", out]
     p = run_iosweep(2, base + args)
     assert p.returncode == 2, p.stdout + p.stderr
-    lines = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert len(lines) == 1 and needle in lines[0], p.stderr
     assert dir_listing(workdir) == [] and not out.exists()
 
 
 def test_reuse_refuses_the_other_layout(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    p = run_iosweep(2, ["run", "--dir", workdir, "--file-size", "2MiB", "--seq-record", "1MiB",
-                        "--phases", "seq-write", "--keep", "--output", out, "--quiet"], check=0)
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "2MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-write",
+            "--keep",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     with h5py.File(out, "r") as f:
         run_id = run_ids(f)[-1]
     before = dir_listing(workdir)
-    p = run_iosweep(2, ["run", "--dir", workdir, "--file-size", "2MiB", "--seq-record", "1MiB",
-                        "--phases", "seq-read", "--reuse", run_id, "--file-layout", "shared",
-                        "--output", tmp_path / "x.h5"])
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "2MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-read",
+            "--reuse",
+            run_id,
+            "--file-layout",
+            "shared",
+            "--output",
+            tmp_path / "x.h5",
+        ],
+    )
     assert p.returncode == 2 and "--reuse" in p.stderr and "per rank" in p.stderr, p.stderr
     assert dir_listing(workdir) == before and not (tmp_path / "x.h5").exists()

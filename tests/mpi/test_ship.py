@@ -11,9 +11,27 @@ from iosweep_common import by_value, phases
 
 
 def ship_run(workdir, out, n, *extra):
-    p = run_iosweep(n, ["run", "--dir", workdir, "--file-size", "8MiB", "--scan-record", "1MiB",
-                        "--filter-every", "5000", "--phases", "filter-count,ship-count", "--output", out,
-                        "--quiet", *extra], check=0)
+    p = run_iosweep(
+        n,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "8MiB",
+            "--scan-record",
+            "1MiB",
+            "--filter-every",
+            "5000",
+            "--phases",
+            "filter-count,ship-count",
+            "--output",
+            out,
+            "--quiet",
+            *extra,
+        ],
+        check=0,
+    )
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         return p, g["summary"][()], phases(g)
@@ -25,7 +43,9 @@ def test_ship_count_is_exact_and_says_what_moved(tmp_path, workdir, collector):
     fc, sc = s[s["phase"] == ph["filter_count"]], s[s["phase"] == ph["ship_count"]]
     assert list(sc["ranks"]) == list(fc["ranks"]) == [1, 2, 4]
     assert all(sc["matches"] == sc["expected_matches"]) and all(sc["matches"] > 0)
-    assert list(sc["expected_matches"]) == list(fc["expected_matches"])  # the same data, counted elsewhere
+    assert list(sc["expected_matches"]) == list(
+        fc["expected_matches"]
+    )  # the same data, counted elsewhere
     assert all(sc["bad_blocks"] == 0)
     # Everything read travels (plus each rank's 8-byte count); filter-count sends 8 bytes a rank.
     assert all(sc["mpi_bytes"] == sc["bytes"] + 8 * sc["ranks"])
@@ -39,8 +59,22 @@ def test_ship_count_is_exact_and_says_what_moved(tmp_path, workdir, collector):
 
 def test_ship_count_is_not_in_the_default_phases(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    run_iosweep(1, ["run", "--dir", workdir, "--file-size", "2MiB", "--seq-record", "1MiB",
-                    "--output", out, "--quiet"], check=0)
+    run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "2MiB",
+            "--seq-record",
+            "1MiB",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         names = {by_value(phases(g))[v] for v in g["summary"]["phase"]}
@@ -48,6 +82,22 @@ def test_ship_count_is_not_in_the_default_phases(tmp_path, workdir):
 
 
 def test_collector_must_be_known(tmp_path, workdir):
-    p = run_iosweep(2, ["run", "--dir", workdir, "--file-size", "2MiB", "--seq-record", "1MiB",
-                        "--phases", "ship-count", "--collector", "node7", "--output", tmp_path / "r.h5"])
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "2MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "ship-count",
+            "--collector",
+            "node7",
+            "--output",
+            tmp_path / "r.h5",
+        ],
+    )
     assert p.returncode == 2 and "--collector" in p.stderr

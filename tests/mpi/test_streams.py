@@ -5,16 +5,15 @@ side, and bad input is refused before the run in one line with status 2."""
 import re
 
 import h5py
-import numpy as np
 import pytest
 
 from conftest import dir_listing, latest_run, run_iosweep
 from iosweep_common import by_value, phases
 
-FILE = 2 << 20    # per rank
-SEQ = 32 << 10    # 64 sequential records: up to 32 regions of 2 records at depth 32
-RAND = 4 << 10    # 512 random records
-EVERY = 1000      # a planted key every 1000 words: the exact count is checked at every point
+FILE = 2 << 20  # per rank
+SEQ = 32 << 10  # 64 sequential records: up to 32 regions of 2 records at depth 32
+RAND = 4 << 10  # 512 random records
+EVERY = 1000  # a planted key every 1000 words: the exact count is checked at every point
 
 
 def records(phase):
@@ -26,10 +25,33 @@ def streams_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("streams")
     (tmp / "w").mkdir()
     out = tmp / "r.h5"
-    p = run_iosweep(2, ["run", "--dir", tmp / "w", "--engine", "uring", "--streams", "2:64",
-                        "--file-size", FILE, "--seq-record", SEQ, "--scan-record", SEQ,
-                        "--rand-record", RAND, "--filter-every", EVERY, "--verify",
-                        "--show-controls", "--output", out, "--quiet"])
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            tmp / "w",
+            "--engine",
+            "uring",
+            "--streams",
+            "2:64",
+            "--file-size",
+            FILE,
+            "--seq-record",
+            SEQ,
+            "--scan-record",
+            SEQ,
+            "--rand-record",
+            RAND,
+            "--filter-every",
+            EVERY,
+            "--verify",
+            "--show-controls",
+            "--output",
+            out,
+            "--quiet",
+        ],
+    )
     if p.returncode == 2 and "--engine" in p.stderr:
         pytest.skip(f"io_uring refused here: {p.stderr.strip()}")
     assert p.returncode == 0, p.stdout + p.stderr
@@ -51,9 +73,9 @@ def test_every_row_has_streams_ranks_times_depth(streams_run):
     assert list(s["streams"]) == [x for x in (2, 4, 8, 16, 32, 64) for _ in range(n_phases)]
     assert all(s["ranks"] == 2)
     # The console table has the streams column; the final math names ranks and depth.
-    head = next(l for l in p.stdout.splitlines() if l.startswith("phase "))
+    head = next(ln for ln in p.stdout.splitlines() if ln.startswith("phase "))
     assert head.split()[:3] == ["phase", "streams", "ranks"]
-    rows = [l.split() for l in p.stdout.splitlines() if re.match(r"(seq|rand)-(write|read) ", l)]
+    rows = [ln.split() for ln in p.stdout.splitlines() if re.match(r"(seq|rand)-(write|read) ", ln)]
     assert [int(r[1]) for r in rows] == [x for x in (2, 4, 8, 16, 32, 64) for _ in range(4)]
     assert "filter-count at 64 streams (2 ranks x depth 32)" in p.stdout
 
@@ -69,8 +91,11 @@ def test_every_record_is_read_or_written_exactly_once_per_phase(streams_run):
         mine = r[r["point"] == row["point"]]
         assert sorted(mine["position"]) == [0, 1]
         assert all(mine["bytes"] == FILE), (phase, row["streams"])
-        assert all(mine["ops"] == records(phase) if phase not in ("filter_count", "scan_only")
-                   else mine["ops"] == FILE // SEQ), (phase, row["streams"])
+        assert all(
+            mine["ops"] == records(phase)
+            if phase not in ("filter_count", "scan_only")
+            else mine["ops"] == FILE // SEQ
+        ), (phase, row["streams"])
         assert row["bad_blocks"] == 0 and row["stonewalled"] == 0
     fc = s[s["phase"] == phases(out)["filter_count"]]
     assert all(fc["matches"] == fc["expected_matches"])
@@ -89,10 +114,34 @@ def test_random_orders_differ_between_points_that_share_their_ranks(streams_run)
 
 
 def stonewalled_run(out, workdir, phase_list):
-    p = run_iosweep(1, ["run", "--dir", workdir, "--engine", "uring", "--streams", "8",
-                        "--file-size", "64MiB", "--seq-record", "4KiB", "--scan-record", "4KiB",
-                        "--phases", phase_list, "--stonewall", "20ms", "--filter-every", "100",
-                        "--verify", "--output", out, "--quiet"])
+    p = run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--engine",
+            "uring",
+            "--streams",
+            "8",
+            "--file-size",
+            "64MiB",
+            "--seq-record",
+            "4KiB",
+            "--scan-record",
+            "4KiB",
+            "--phases",
+            phase_list,
+            "--stonewall",
+            "20ms",
+            "--filter-every",
+            "100",
+            "--verify",
+            "--output",
+            out,
+            "--quiet",
+        ],
+    )
     if p.returncode == 2 and "--engine" in p.stderr:
         pytest.skip(f"io_uring refused here: {p.stderr.strip()}")
     assert p.returncode == 0, p.stdout + p.stderr  # a count that is not exact fails the run
@@ -120,30 +169,88 @@ def test_stonewalled_striped_phases_stay_exact(tmp_path, workdir):
 
 
 def test_dry_run_prints_streams_and_depth(tmp_path, workdir):
-    p = run_iosweep(2, ["run", "--dir", workdir, "--engine", "null", "--streams", "1,2,8,1024",
-                        "--file-size", "1MiB", "--seq-record", "1MiB", "--output", tmp_path / "r.h5",
-                        "--dry-run"], check=0)
-    table = [l.split() for l in p.stdout.splitlines() if re.match(r"\s+\d+\s+\d+\s+\d+\s", l)]
-    assert [(int(t[0]), int(t[1]), int(t[2])) for t in table] == [(1, 1, 1), (2, 1, 2), (8, 4, 2),
-                                                                  (1024, 512, 2)]
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--engine",
+            "null",
+            "--streams",
+            "1,2,8,1024",
+            "--file-size",
+            "1MiB",
+            "--seq-record",
+            "1MiB",
+            "--output",
+            tmp_path / "r.h5",
+            "--dry-run",
+        ],
+        check=0,
+    )
+    table = [ln.split() for ln in p.stdout.splitlines() if re.match(r"\s+\d+\s+\d+\s+\d+\s", ln)]
+    assert [(int(t[0]), int(t[1]), int(t[2])) for t in table] == [
+        (1, 1, 1),
+        (2, 1, 2),
+        (8, 4, 2),
+        (1024, 512, 2),
+    ]
     assert not (tmp_path / "r.h5").exists()
 
 
-@pytest.mark.parametrize("args,said", [
-    (["--engine", "uring", "--streams", "2,3"], "--streams: 3 streams do not split evenly over the 2 ranks"),
-    (["--engine", "uring", "--streams", "16384"], "--streams: 16384 streams over 2 ranks need depth 8192"),
-    (["--streams", "1:8"], "--streams: the posix engine keeps one request in flight; use --engine "),
-    (["--engine", "uring", "--streams", "2", "--ranks", "1,2"], "--streams and --ranks: give one or the other"),
-    (["--engine", "uring", "--streams", "2", "--sweep", "1:2"], "--streams and --sweep: give one or the other"),
-    (["--engine", "uring", "--streams", "2", "--iodepth", "4"], "--streams and --iodepth: give one or the other"),
-    (["--engine", "uring", "--streams", "1, 2"], "--streams: '1, 2' contains white space"),
-    (["--engine", "uring", "--streams", "4,2"], "--streams: counts must be strictly increasing"),
-], ids=["uneven", "too-deep", "posix", "with-ranks", "with-sweep", "with-iodepth", "spaces", "decreasing"])
+@pytest.mark.parametrize(
+    "args,said",
+    [
+        (
+            ["--engine", "uring", "--streams", "2,3"],
+            "--streams: 3 streams do not split evenly over the 2 ranks",
+        ),
+        (
+            ["--engine", "uring", "--streams", "16384"],
+            "--streams: 16384 streams over 2 ranks need depth 8192",
+        ),
+        (
+            ["--streams", "1:8"],
+            "--streams: the posix engine keeps one request in flight; use --engine ",
+        ),
+        (
+            ["--engine", "uring", "--streams", "2", "--ranks", "1,2"],
+            "--streams and --ranks: give one or the other",
+        ),
+        (
+            ["--engine", "uring", "--streams", "2", "--sweep", "1:2"],
+            "--streams and --sweep: give one or the other",
+        ),
+        (
+            ["--engine", "uring", "--streams", "2", "--iodepth", "4"],
+            "--streams and --iodepth: give one or the other",
+        ),
+        (["--engine", "uring", "--streams", "1, 2"], "--streams: '1, 2' contains white space"),
+        (
+            ["--engine", "uring", "--streams", "4,2"],
+            "--streams: counts must be strictly increasing",
+        ),
+    ],
+    ids=[
+        "uneven",
+        "too-deep",
+        "posix",
+        "with-ranks",
+        "with-sweep",
+        "with-iodepth",
+        "spaces",
+        "decreasing",
+    ],
+)
 def test_bad_streams_are_one_line_and_status_2(tmp_path, workdir, args, said):
     out = tmp_path / "r.h5"
-    p = run_iosweep(2, ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB",
-                        "--output", out] + args)
-    lines = [l for l in p.stderr.splitlines() if l.startswith("iosweep:")]
+    p = run_iosweep(
+        2,
+        ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB", "--output", out]
+        + args,
+    )
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert p.returncode == 2 and len(lines) == 1, p.stderr
     assert lines[0].startswith("iosweep: " + said), lines[0]
     assert dir_listing(workdir) == [] and not out.exists()

@@ -1,8 +1,6 @@
 """scripts/bench-vs-fio and scripts/filter-efficiency: the statistics bench-vs-fio reports for
 every workload (the bootstrap interval of the median pair ratio and the verdict) on fixed ratio
 lists, its device-truth fraction, and filter-efficiency's table from real runs."""
-import importlib.machinery
-import importlib.util
 import math
 import os
 import re
@@ -11,25 +9,16 @@ import subprocess
 
 import pytest
 
+import bench_vs_fio as bench
+import filter_efficiency as efficiency
 import iosweep_load
 from conftest import BIN, SOURCE_DIR, mpi_env, run_iosweep
 
 SCRIPTS = SOURCE_DIR / "scripts"
 
 
-def load_script(name):
-    module_name = name.replace("-", "_")
-    loader = importlib.machinery.SourceFileLoader(module_name, str(SCRIPTS / name))
-    spec = importlib.util.spec_from_loader(module_name, loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-bench = load_script("bench-vs-fio")
-
-
 # ------------------------------------------------------------------- bench-vs-fio statistics
+
 
 def test_equal_ratios_have_a_point_interval():
     assert bench.ratio_stats([1.02] * 12) == pytest.approx((1.02, 1.02, 1.02))
@@ -71,10 +60,10 @@ def test_the_interval_is_reproducible_and_its_seed_fixed():
 
 
 def test_the_verdict_bounds():
-    assert bench.verdict(1.0, 0.9, 1.1) == "ok"            # exactly ±10%: not beyond
+    assert bench.verdict(1.0, 0.9, 1.1) == "ok"  # exactly ±10%: not beyond
     assert bench.verdict(1.0, 0.899, 1.0) == "unstable"
     assert bench.verdict(1.0, 1.0, 1.101) == "unstable"
-    assert bench.verdict(0.97, 0.96, 0.98) == "ok"         # the target itself is reached
+    assert bench.verdict(0.97, 0.96, 0.98) == "ok"  # the target itself is reached
     assert bench.verdict(0.969, 0.96, 0.98) == "below"
     with pytest.raises(ValueError):
         bench.ratio_stats([])
@@ -82,7 +71,12 @@ def test_the_verdict_bounds():
 
 def test_device_fraction_is_the_device_bytes_of_the_direction_over_the_claimed_bytes():
     before = {"read_bytes": 1000, "write_bytes": 5000, "read_ops": 1, "write_ops": 1}
-    after = {"read_bytes": 1000 + 4096 * 10, "write_bytes": 5000 + 512, "read_ops": 11, "write_ops": 2}
+    after = {
+        "read_bytes": 1000 + 4096 * 10,
+        "write_bytes": 5000 + 512,
+        "read_ops": 11,
+        "write_ops": 2,
+    }
     assert bench.device_fraction(before, after, "read", 4096 * 20) == 0.5
     assert bench.device_fraction(before, after, "write", 1024) == 0.5
     assert math.isnan(bench.device_fraction(None, None, "read", 4096))
@@ -92,21 +86,44 @@ def test_device_fraction_is_the_device_bytes_of_the_direction_over_the_claimed_b
 
 # ------------------------------------------------------------------------ filter-efficiency
 
-efficiency = load_script("filter-efficiency")
-
 
 def test_filter_efficiency_reports_each_ratio_under_its_definition(tmp_path):
     out = tmp_path / "r.h5"
     (tmp_path / "w").mkdir()
-    run_iosweep(2, ["run", "--dir", tmp_path / "w", "--file-size", "4MiB", "--seq-record", "1MiB",
-                    "--phases", "seq-read,filter-count", "--repetitions", "3", "--quiet", "--label", "x",
-                    "--output", out], check=0)
+    run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            tmp_path / "w",
+            "--file-size",
+            "4MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-read,filter-count",
+            "--repetitions",
+            "3",
+            "--quiet",
+            "--label",
+            "x",
+            "--output",
+            out,
+        ],
+        check=0,
+    )
     _, s = iosweep_load.load(out)
     rows = efficiency.table(s, ["x"])
-    assert [(r["setting"], r["ranks"], r["repetitions"]) for r in rows] == [("x", 1, 3), ("x", 2, 3)]
+    assert [(r["setting"], r["ranks"], r["repetitions"]) for r in rows] == [
+        ("x", 1, 3),
+        ("x", 2, 3),
+    ]
     for r in rows:
         at = s[s["ranks"] == r["ranks"]]
-        bw = {(p, rep): b for p, rep, b in zip(at["phase_name"], at["repetition"], at["bandwidth_Bps"])}
+        bw = {
+            (p, rep): b
+            for p, rep, b in zip(at["phase_name"], at["repetition"], at["bandwidth_Bps"])
+        }
         fc = at[at["phase_name"] == "filter_count"]
         # filter_efficiency is filter-count / scan-only of the same point and repetition,
         # filter_vs_seq_read filter-count / seq-read.
@@ -114,17 +131,38 @@ def test_filter_efficiency_reports_each_ratio_under_its_definition(tmp_path):
         vs = [bw[("filter_count", k)] / bw[("seq_read", k)] for k in fc["repetition"]]
         assert list(fc["filter_efficiency"]) == pytest.approx(eff, rel=1e-9)
         assert list(fc["filter_vs_seq_read"]) == pytest.approx(vs, rel=1e-9)
-        assert r["efficiency"] == pytest.approx((statistics.median(eff), min(eff), max(eff)), rel=1e-9)
-        assert r["vs_seq_read"] == pytest.approx((statistics.median(vs), min(vs), max(vs)), rel=1e-9)
+        assert r["efficiency"] == pytest.approx(
+            (statistics.median(eff), min(eff), max(eff)), rel=1e-9
+        )
+        assert r["vs_seq_read"] == pytest.approx(
+            (statistics.median(vs), min(vs), max(vs)), rel=1e-9
+        )
         assert r["scan_only"] == pytest.approx(
-            statistics.median(at[at["phase_name"] == "scan_only"]["bandwidth_Bps"]) / 2**20)
+            statistics.median(at[at["phase_name"] == "scan_only"]["bandwidth_Bps"]) / 2**20
+        )
 
 
 def test_filter_efficiency_runs_as_its_docstring_says(diskdir):
-    p = subprocess.run([str(SCRIPTS / "filter-efficiency"), "--bin", BIN, "--dir", str(diskdir), "--size", "16m",
-                        "--np", "1", "--repetitions", "2"], capture_output=True, text=True, env=mpi_env())
+    p = subprocess.run(
+        [
+            str(SCRIPTS / "filter-efficiency"),
+            "--bin",
+            BIN,
+            "--dir",
+            str(diskdir),
+            "--size",
+            "16m",
+            "--np",
+            "1",
+            "--repetitions",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        env=mpi_env(),
+    )
     assert p.returncode == 0, p.stderr
-    head, sep, *rows = [l for l in p.stdout.splitlines() if l.startswith("|")]
+    head, sep, *rows = [ln for ln in p.stdout.splitlines() if ln.startswith("|")]
     assert "filter_efficiency: filter-count / scan-only (median)" in head
     assert "filter_vs_seq_read: filter-count / seq-read (median)" in head
     assert [r.split("|")[1].strip() for r in rows] == [name for name, _ in efficiency.SETTINGS]

@@ -22,12 +22,18 @@ BASH_OWN = {"PWD", "OLDPWD", "SHLVL", "_"}  # what bash itself puts in the envir
 
 # ------------------------------------------------------------------- launch environment
 
+
 def bash_added(base, runner=()):
     """What sourcing iosweep-env.sh in bash adds to or changes in `base`. Under a `runner` that
     switches user, the file's text comes through stdin (its folder may be closed to that user)."""
     source = 'eval "$(cat)"' if runner else '. "$0"'
-    p = subprocess.run([*runner, "bash", "-c", f"set -euo pipefail; {source}; env -0", str(common.ENV_FILE)],
-                       input=common.ENV_FILE.read_text(), capture_output=True, text=True, env=base)
+    p = subprocess.run(
+        [*runner, "bash", "-c", f"set -euo pipefail; {source}; env -0", str(common.ENV_FILE)],
+        input=common.ENV_FILE.read_text(),
+        capture_output=True,
+        text=True,
+        env=base,
+    )
     assert p.returncode == 0, p.stderr
     after = dict(kv.split("=", 1) for kv in p.stdout.split("\0") if kv)
     return {k: v for k, v in after.items() if base.get(k) != v and k not in BASH_OWN}
@@ -78,8 +84,11 @@ def test_as_another_user_root_lines_do_not_apply_in_bash_or_python():
 
 def test_the_launch_environment_is_defined_in_one_file():
     names = [name for name, _, _ in common.env_settings()]
-    others = [p for p in list(SCRIPTS.rglob("*")) + list((SOURCE_DIR / "tests").rglob("*.py"))
-              if p.is_file() and p.resolve() != common.ENV_FILE and "__pycache__" not in p.parts]
+    others = [
+        p
+        for p in list(SCRIPTS.rglob("*")) + list((SOURCE_DIR / "tests").rglob("*.py"))
+        if p.is_file() and p.resolve() != common.ENV_FILE and "__pycache__" not in p.parts
+    ]
     assert others
     for p in others:
         text = p.read_text(errors="replace")
@@ -90,11 +99,14 @@ def test_the_launch_environment_is_defined_in_one_file():
 def test_a_line_of_another_form_is_refused(tmp_path):
     bad = tmp_path / "env.sh"
     bad.write_text(common.ENV_FILE.read_text() + "export SOMETHING=1\n")
-    with pytest.raises(ValueError, match=r"line \d+: expected 'iosweep_env NAME VALUE'.*export SOMETHING=1"):
+    with pytest.raises(
+        ValueError, match=r"line \d+: expected 'iosweep_env NAME VALUE'.*export SOMETHING=1"
+    ):
         common.env_settings(bad)
 
 
 # -------------------------------------------------------------------- names and decoding
+
 
 @pytest.fixture(scope="module")
 def run_file(tmp_path_factory):
@@ -102,15 +114,32 @@ def run_file(tmp_path_factory):
     work = tmp / "w"
     work.mkdir()
     out = tmp / "r.h5"
-    p = run_iosweep(2, ["run", "--dir", work, "--file-size", "2MiB", "--seq-record", "1MiB",
-                        "--output", out, "--label", "names"], check=0)
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            work,
+            "--file-size",
+            "2MiB",
+            "--seq-record",
+            "1MiB",
+            "--output",
+            out,
+            "--label",
+            "names",
+        ],
+        check=0,
+    )
     return out, p.stdout
 
 
 def table_phases(stdout):
     """(phase, ranks) of every row of the table iosweep printed, phase names as printed."""
-    return [(m.group(1), int(m.group(2))) for m in
-            re.finditer(r"^([a-z]+(?:-[a-z]+)+) +(\d+) +\d+ +\d+ +[\d.]+ ", stdout, flags=re.M)]
+    return [
+        (m.group(1), int(m.group(2)))
+        for m in re.finditer(r"^([a-z]+(?:-[a-z]+)+) +(\d+) +\d+ +\d+ +[\d.]+ ", stdout, flags=re.M)
+    ]
 
 
 def test_phase_names_decode_the_rows_as_iosweep_printed_them(run_file):
@@ -135,8 +164,10 @@ def test_phase_names_decode_the_rows_as_iosweep_printed_them(run_file):
 def test_documented_enums_are_the_ones_in_the_file(run_file):
     out, _ = run_file
     doc = (SOURCE_DIR / "results" / "README.md").read_text()
-    documented = {kind: dict((n, int(v)) for n, v in re.findall(r"(\w+)=(\d+)", members))
-                  for kind, members in re.findall(r"(phase|engine|status)\s+`((?:\w+=\d+ ?)+)`", doc)}
+    documented = {
+        kind: dict((n, int(v)) for n, v in re.findall(r"(\w+)=(\d+)", members))
+        for kind, members in re.findall(r"(phase|engine|status)\s+`((?:\w+=\d+ ?)+)`", doc)
+    }
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         assert common.phases(f) == documented["phase"]
@@ -157,7 +188,9 @@ def test_engine_and_status_names_match_what_iosweep_wrote_as_text(run_file):
         status = common.by_value(common.enum_members(f["run_index"].dtype, "status"))
         assert status[f["run_index"][-1]["status"]] == "complete"
         raw = f["run_index"]["run_id"][-1]
-        assert isinstance(raw, bytes) and common.text(raw) == run_ids(f)[-1] == g.name.split("/")[-1]
+        assert (
+            isinstance(raw, bytes) and common.text(raw) == run_ids(f)[-1] == g.name.split("/")[-1]
+        )
         assert common.text("already text") == "already text"
     runs, summary = iosweep_load.load(out)
     assert list(runs["status_name"]) == ["complete"]
@@ -177,8 +210,14 @@ def with_added_members(src, dst):
             members = common.enum_members(dt, field)
             members[name] = max(members.values()) + 1
             formats[field] = h5py.enum_dtype(members, basetype=np.dtype(dt[field].str))
-        new = np.dtype({"names": list(dt.names), "offsets": [dt.fields[n][1] for n in dt.names],
-                        "formats": [formats.get(n, dt[n]) for n in dt.names], "itemsize": dt.itemsize})
+        new = np.dtype(
+            {
+                "names": list(dt.names),
+                "offsets": [dt.fields[n][1] for n in dt.names],
+                "formats": [formats.get(n, dt[n]) for n in dt.names],
+                "itemsize": dt.itemsize,
+            }
+        )
         data = data.view(new)
         data["phase"][-1] = max(common.enum_members(new, "phase").values())
         data["engine"][-1] = max(common.enum_members(new, "engine").values())
@@ -199,21 +238,35 @@ def test_a_phase_or_engine_added_to_iosweep_reaches_the_scripts_unedited(run_fil
     assert "added_phase" not in set(summary["phase_name"].iloc[:-1])
     p = subprocess.run([str(SCRIPTS / "iosweep-load"), str(newer)], capture_output=True, text=True)
     assert p.returncode == 0 and "added_phase" in p.stdout, p.stderr
-    p = subprocess.run([str(SCRIPTS / "iosweep-plot"), str(newer), "-o", str(tmp_path / "p.png")],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [str(SCRIPTS / "iosweep-plot"), str(newer), "-o", str(tmp_path / "p.png")],
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 0 and (tmp_path / "p.png").stat().st_size > 0, p.stderr
-    p = subprocess.run([str(SCRIPTS / "iosweep-compare"), str(newer)], capture_output=True, text=True)
+    p = subprocess.run(
+        [str(SCRIPTS / "iosweep-compare"), str(newer)], capture_output=True, text=True
+    )
     assert p.returncode == 0, p.stderr
 
 
 # ------------------------------------------------------------------------------- sizes
 
+
 def test_units_gives_the_binarys_byte_counts():
-    assert common.units(BIN, "4k", "16MiB", "1g", "4KiB", "512") == [4096, 16 << 20, 1 << 30, 4096, 512]
+    assert common.units(BIN, "4k", "16MiB", "1g", "4KiB", "512") == [
+        4096,
+        16 << 20,
+        1 << 30,
+        4096,
+        512,
+    ]
 
 
 def test_units_refuses_a_bad_size_with_the_binarys_message_and_status_2():
-    direct = subprocess.run([BIN, "units", "bogus"], capture_output=True, text=True, env=common.launch_env())
+    direct = subprocess.run(
+        [BIN, "units", "bogus"], capture_output=True, text=True, env=common.launch_env()
+    )
     assert direct.returncode == 2
     (line,) = direct.stderr.strip().splitlines()
     assert line.startswith("iosweep: units: ")
@@ -232,22 +285,38 @@ def test_units_reports_a_binary_it_cannot_run(tmp_path):
 def test_bench_vs_fio_names_size_and_stops_before_touching_anything(tmp_path):
     if shutil.which("fio") is None:
         pytest.skip("bench-vs-fio checks for fio first (scripts/install-deps installs it)")
-    p = subprocess.run([str(SCRIPTS / "bench-vs-fio"), "--bin", BIN, "--dir", str(tmp_path), "--size", "12q"],
-                       capture_output=True, text=True)
-    direct = subprocess.run([BIN, "units", "12q"], capture_output=True, text=True, env=common.launch_env())
+    p = subprocess.run(
+        [str(SCRIPTS / "bench-vs-fio"), "--bin", BIN, "--dir", str(tmp_path), "--size", "12q"],
+        capture_output=True,
+        text=True,
+    )
+    direct = subprocess.run(
+        [BIN, "units", "12q"], capture_output=True, text=True, env=common.launch_env()
+    )
     assert p.returncode == 2
-    assert p.stderr == "bench-vs-fio: --size: " + direct.stderr.strip().removeprefix("iosweep: units: ") + "\n"
+    assert (
+        p.stderr
+        == "bench-vs-fio: --size: " + direct.stderr.strip().removeprefix("iosweep: units: ") + "\n"
+    )
     assert list(tmp_path.iterdir()) == []
 
 
 # ----------------------------------------------------------------------- one-line errors
 
-@pytest.mark.parametrize("script,args,says", [
-    ("make-threadlist", ["--slots", "0", "n1"], "--slots: must be at least 1"),
-    ("iosweep-compare", ["RESULTS", "--run", "nope"], "--run: nope is not in"),
-    ("iosweep-plot", ["RESULTS", "--run", "nope"], "--run: nope is not in"),
-    ("filter-efficiency", ["--bin", "/nonexistent/iosweep"], "--bin: /nonexistent/iosweep is not an executable"),
-])
+
+@pytest.mark.parametrize(
+    "script,args,says",
+    [
+        ("make-threadlist", ["--slots", "0", "n1"], "--slots: must be at least 1"),
+        ("iosweep-compare", ["RESULTS", "--run", "nope"], "--run: nope is not in"),
+        ("iosweep-plot", ["RESULTS", "--run", "nope"], "--run: nope is not in"),
+        (
+            "filter-efficiency",
+            ["--bin", "/nonexistent/iosweep"],
+            "--bin: /nonexistent/iosweep is not an executable",
+        ),
+    ],
+)
 def test_scripts_stop_with_one_line_naming_the_option_and_status_2(run_file, script, args, says):
     args = [str(run_file[0]) if a == "RESULTS" else a for a in args]
     p = subprocess.run([str(SCRIPTS / script), *args], capture_output=True, text=True)
@@ -256,6 +325,7 @@ def test_scripts_stop_with_one_line_naming_the_option_and_status_2(run_file, scr
 
 
 # ----------------------------------------------------------------------- block devices
+
 
 def test_the_root_file_systems_device_is_resolved_as_sys_describes_it():
     if not os.path.isdir("/sys/dev/block"):
@@ -280,8 +350,24 @@ def test_the_root_file_systems_device_is_resolved_as_sys_describes_it():
 
 def test_the_device_is_the_one_iosweep_found_for_the_same_folder(workdir, tmp_path):
     out = tmp_path / "r.h5"
-    run_iosweep(1, ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB",
-                    "--phases", "seq-write", "--output", out, "--quiet"], check=0)
+    run_iosweep(
+        1,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "1MiB",
+            "--seq-record",
+            "1MiB",
+            "--phases",
+            "seq-write",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     dev = common.block_device(workdir)
     with h5py.File(out, "r") as f:
         g = latest_run(f)
@@ -310,7 +396,9 @@ def fake_sysfs(root):
     bare = sys_dir / "devices" / "virtual" / "block" / "loop9"
     bare.mkdir(parents=True)
     for link, target in (("8:0", disk), ("8:1", disk / "sda1"), ("253:0", dm), ("7:9", bare)):
-        os.symlink(os.path.relpath(target, sys_dir / "dev" / "block"), sys_dir / "dev" / "block" / link)
+        os.symlink(
+            os.path.relpath(target, sys_dir / "dev" / "block"), sys_dir / "dev" / "block" / link
+        )
     return sys_dir
 
 
@@ -318,7 +406,12 @@ def test_a_partition_counts_as_its_disk_and_device_mapper_as_itself(tmp_path):
     sys_dir = fake_sysfs(tmp_path)
     part = common.block_device("/data", sysfs=sys_dir, dev=(8, 1))
     assert part.name == "sda" and part.stat_path.endswith("/block/sda/stat")
-    assert part.sample() == {"read_ops": 100, "read_bytes": 800 * 512, "write_ops": 50, "write_bytes": 400 * 512}
+    assert part.sample() == {
+        "read_ops": 100,
+        "read_bytes": 800 * 512,
+        "write_ops": 50,
+        "write_bytes": 400 * 512,
+    }
     assert common.block_device("/data", sysfs=sys_dir, dev=(8, 0)).stat_path == part.stat_path
     dm = common.block_device("/", sysfs=sys_dir, dev=(253, 0))
     assert dm.name == "dm-0 (vg-root)" and dm.sample()["write_bytes"] == 24 * 512

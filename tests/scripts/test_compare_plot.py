@@ -20,24 +20,49 @@ MIB = 1048576.0
 
 # fixture -> {(phase, threads): (children or mean value, unit scale)} for one value per row
 EXPECTED = {
-    "iozone/01-seq-write-read-t2.txt": {("seq_write", 2): 598723.97 * 1024, ("seq_read", 2): 9897484.00 * 1024},
-    "iozone/02-rand-t2-with-i0.txt": {("seq_write", 2): 264697.53 * 4096, ("rand_read", 2): 1925921.19,
-                                      ("rand_write", 2): 176014.69},
+    "iozone/01-seq-write-read-t2.txt": {
+        ("seq_write", 2): 598723.97 * 1024,
+        ("seq_read", 2): 9897484.00 * 1024,
+    },
+    "iozone/02-rand-t2-with-i0.txt": {
+        ("seq_write", 2): 264697.53 * 4096,
+        ("rand_read", 2): 1925921.19,
+        ("rand_write", 2): 176014.69,
+    },
     "iozone/03-whitepaper-seqwrite-i0-t2.txt": {("seq_write", 2): 707136.50 * 1024},
     "iozone/04-whitepaper-seqread-i1-t2.txt": {("seq_read", 2): 9076104.00 * 1024},
-    "iozone/05-whitepaper-random-i2-t2.txt": {("rand_read", 2): 1634722.12, ("rand_write", 2): 94988.54},
-    "iozone/07-excel-report-t1-t2.txt": {  # kB/sec throughout: random phases become ops/s (1 MiB records)
-        ("seq_write", 1): 231547.34 * 1024, ("seq_read", 1): 2038959.88 * 1024,
-        ("rand_read", 1): 5226232.50 / 1024, ("rand_write", 1): 439475.72 / 1024,
-        ("seq_write", 2): 426647.17 * 1024, ("seq_read", 2): 3187748.00 * 1024,
-        ("rand_read", 2): 10329179.00 / 1024, ("rand_write", 2): 638612.31 / 1024},
-    "iozone/11-per-child-C-rand-t2.txt": {("seq_write", 2): 203302.38 * 4096, ("rand_read", 2): 1511882.56,
-                                          ("rand_write", 2): 190747.58},
-    "iozone/13-cluster-seq-t2.txt": {("seq_write", 2): 846025.47 * 1024, ("seq_read", 2): 2663484.25 * 1024},
+    "iozone/05-whitepaper-random-i2-t2.txt": {
+        ("rand_read", 2): 1634722.12,
+        ("rand_write", 2): 94988.54,
+    },
+    "iozone/07-excel-report-t1-t2.txt": (
+        {  # kB/sec throughout: random phases become ops/s (1 MiB records)
+            ("seq_write", 1): 231547.34 * 1024,
+            ("seq_read", 1): 2038959.88 * 1024,
+            ("rand_read", 1): 5226232.50 / 1024,
+            ("rand_write", 1): 439475.72 / 1024,
+            ("seq_write", 2): 426647.17 * 1024,
+            ("seq_read", 2): 3187748.00 * 1024,
+            ("rand_read", 2): 10329179.00 / 1024,
+            ("rand_write", 2): 638612.31 / 1024,
+        }
+    ),
+    "iozone/11-per-child-C-rand-t2.txt": {
+        ("seq_write", 2): 203302.38 * 4096,
+        ("rand_read", 2): 1511882.56,
+        ("rand_write", 2): 190747.58,
+    },
+    "iozone/13-cluster-seq-t2.txt": {
+        ("seq_write", 2): 846025.47 * 1024,
+        ("seq_read", 2): 2663484.25 * 1024,
+    },
     "iozone/14-cluster-rand-t2.txt": {("rand_read", 2): 1148325.62, ("rand_write", 2): 113286.13},
     "ior/01-posix-seq16m.txt": {("seq_write", 2): 540.04 * MIB, ("seq_read", 2): 6366.23 * MIB},
     "ior/02-posix-rand4k.txt": {("rand_write", 2): 244931.59, ("rand_read", 2): 1872873.56},
-    "ior/03-posix-seq16m-json.txt": {("seq_write", 2): 1611.1512 * MIB, ("seq_read", 2): 10402.6808 * MIB},
+    "ior/03-posix-seq16m-json.txt": {
+        ("seq_write", 2): 1611.1512 * MIB,
+        ("seq_read", 2): 10402.6808 * MIB,
+    },
     "ior/05-posix-odirect-rand4k.txt": {("rand_write", 2): 34022.78, ("rand_read", 2): 40070.88},
     "ior/08-posix-stonewall.txt": {("rand_write", 2): 143629.23, ("rand_read", 2): 1286279.40},
 }
@@ -88,41 +113,67 @@ def test_record_file_size_and_o_direct_come_from_every_fixture(name):
     results = ic.parse_any(str(FIX / name))
     assert results
     for r in results:
-        assert (r.record_bytes, r.file_bytes, r.direct, r.stonewall) == SETTINGS[name], (r.phase, r.threads, r.line)
+        assert (r.record_bytes, r.file_bytes, r.direct, r.stonewall) == SETTINGS[name], (
+            r.phase,
+            r.threads,
+            r.line,
+        )
 
 
 def test_a_failed_iozone_run_still_states_its_settings():
     got = ic.iozone_settings((FIX / "iozone/06-random-i2-no-files-error.txt").read_text())
-    assert got == {"record_bytes": 4 * KIB, "file_bytes": 64 * MIB_B, "direct": False, "stonewall": True}
+    assert got == {
+        "record_bytes": 4 * KIB,
+        "file_bytes": 64 * MIB_B,
+        "direct": False,
+        "stonewall": True,
+    }
 
 
 def test_iozone_settings_in_older_wording_and_from_the_command_line_alone():
     text = (FIX / "iozone/01-seq-write-read-t2.txt").read_text()
     older = text.replace("Record Size 16384 kB", "Record Size 16384 KB").replace(
-        "File size set to 262144 kB", "File size set to 262144 KB")
+        "File size set to 262144 kB", "File size set to 262144 KB"
+    )
     assert "16384 KB" in older and "262144 KB" in older
     assert ic.iozone_settings(older) == ic.iozone_settings(text)
     # No header lines at all: the command line says -r 16M -s 256M, and neither -I nor -x.
-    bare = "\n".join(l for l in text.splitlines() if "Record Size" not in l and "File size set" not in l
-                     and "Each process writes" not in l)
+    bare = "\n".join(
+        ln
+        for ln in text.splitlines()
+        if "Record Size" not in ln and "File size set" not in ln and "Each process writes" not in ln
+    )
     assert ic.iozone_settings(bare) == ic.iozone_settings(text)
     assert ic.iozone_settings("Children see throughput for  2 readers = 1.00 kB/sec\n") == {
-        "record_bytes": None, "file_bytes": None, "direct": None, "stonewall": None}
+        "record_bytes": None,
+        "file_bytes": None,
+        "direct": None,
+        "stonewall": None,
+    }
 
 
 def with_header_line(name, line):
     """A real IOzone output with one more header line, as IOzone prints it for a flag."""
     text = (FIX / name).read_text()
-    return text.replace("\tNo retest option selected\n", f"\tNo retest option selected\n\t{line}\n", 1)
+    return text.replace(
+        "\tNo retest option selected\n", f"\tNo retest option selected\n\t{line}\n", 1
+    )
 
 
 def test_iozone_o_direct_and_stonewall_off_are_read_and_name_the_figure():
     plain = ic.parse_iozone("x", (FIX / "iozone/01-seq-write-read-t2.txt").read_text())[0]
     assert (plain.direct, plain.stonewall) == (False, True)
-    assert plain.figure == "IOzone Children see (stonewalled)" and plain.counterpart == "iozone_children"
-    direct = ic.parse_iozone("x", with_header_line("iozone/01-seq-write-read-t2.txt", "O_DIRECT feature enabled"))[0]
+    assert (
+        plain.figure == "IOzone Children see (stonewalled)"
+        and plain.counterpart == "iozone_children"
+    )
+    direct = ic.parse_iozone(
+        "x", with_header_line("iozone/01-seq-write-read-t2.txt", "O_DIRECT feature enabled")
+    )[0]
     assert direct.direct is True
-    no_wall = ic.parse_iozone("x", with_header_line("iozone/01-seq-write-read-t2.txt", "Stonewall disabled"))[0]
+    no_wall = ic.parse_iozone(
+        "x", with_header_line("iozone/01-seq-write-read-t2.txt", "Stonewall disabled")
+    )[0]
     assert no_wall.stonewall is False and no_wall.counterpart == "children"
     assert "not stonewalled" in no_wall.figure
 
@@ -140,9 +191,11 @@ def test_ior_o_direct_in_json_parameters_and_unknown_without_a_command_line():
     assert ic.ior_direct(text.replace('"fsync": 1,', '"fsync": 1, "useO_DIRECT": 1,', 1)) is True
     # CSV rows alone: IOR prints no command line with them.
     lines = (FIX / "ior/18-script-sweep.txt").read_text().splitlines()
-    csv_only = "\n".join(lines[lines.index("--- same, CSV:") + 1:])
+    csv_only = "\n".join(lines[lines.index("--- same, CSV:") + 1 :])
     assert ic.ior_direct(csv_only) is None
-    assert {(r.record_bytes, r.file_bytes, r.direct) for r in ic.parse_ior("x", csv_only)} == {(MIB_B, None, None)}
+    assert {(r.record_bytes, r.file_bytes, r.direct) for r in ic.parse_ior("x", csv_only)} == {
+        (MIB_B, None, None)
+    }
 
 
 def test_ior_script_sweep_has_both_task_counts():
@@ -166,8 +219,11 @@ def test_failed_iozone_run_is_reported_with_its_line():
 
 
 def compare_cmd(*args):
-    return subprocess.run([str(SOURCE_DIR / "scripts" / "iosweep-compare")] + [str(a) for a in args],
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [str(SOURCE_DIR / "scripts" / "iosweep-compare")] + [str(a) for a in args],
+        capture_output=True,
+        text=True,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -176,25 +232,50 @@ def run_file(tmp_path_factory):
     work = tmp / "w"
     work.mkdir()
     out = tmp / "r.h5"
-    p = run_iosweep(2, ["run", "--dir", work, "--file-size", "4MiB", "--seq-record", "1MiB",
-                        "--output", out, "--quiet", "--format", "iozone", "--label", "cmp"], check=0)
+    p = run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            work,
+            "--file-size",
+            "4MiB",
+            "--seq-record",
+            "1MiB",
+            "--output",
+            out,
+            "--quiet",
+            "--format",
+            "iozone",
+            "--label",
+            "cmp",
+        ],
+        check=0,
+    )
     (tmp / "iosweep-as-iozone.txt").write_text(p.stdout)
     return out, tmp / "iosweep-as-iozone.txt"
 
 
-@pytest.mark.parametrize("garble,where,what", [
-    ("iozone", 36, "IOzone test name"),
-    ("ior-table", 40, "Summary of all tests"),
-    ("ior-json", None, "valid IOR JSON"),
-    ("unknown", 1, "IOzone or IOR output"),
-])
+@pytest.mark.parametrize(
+    "garble,where,what",
+    [
+        ("iozone", 36, "IOzone test name"),
+        ("ior-table", 40, "Summary of all tests"),
+        ("ior-json", None, "valid IOR JSON"),
+        ("unknown", 1, "IOzone or IOR output"),
+    ],
+)
 def test_garbled_input_gives_exit_2_and_the_line(run_file, tmp_path, garble, where, what):
     if garble == "iozone":
-        text = (FIX / "iozone/01-seq-write-read-t2.txt").read_text().replace("initial writers", "sideways writers", 1)
+        text = (
+            (FIX / "iozone/01-seq-write-read-t2.txt")
+            .read_text()
+            .replace("initial writers", "sideways writers", 1)
+        )
     elif garble == "ior-table":
         text = (FIX / "ior/01-posix-seq16m.txt").read_text()
         lines = text.splitlines()
-        idx = next(i for i, l in enumerate(lines) if l.startswith("Operation   Max(MiB)")) + 1
+        idx = next(i for i, ln in enumerate(lines) if ln.startswith("Operation   Max(MiB)")) + 1
         lines[idx] = lines[idx].replace("540.04", "five-forty", 1)
         where = idx + 1
         text = "\n".join(lines)
@@ -231,23 +312,51 @@ def summary_row(out, phase, ranks):
 
 def test_compare_prints_every_sources_settings_and_writes_csv(run_file, tmp_path):
     out, _ = run_file  # 4 MiB per rank, 1 MiB sequential and 4 KiB random records
-    p = compare_cmd(out, FIX / "iozone/01-seq-write-read-t2.txt", FIX / "iozone/05-whitepaper-random-i2-t2.txt",
-                    FIX / "ior/18-script-sweep.txt", "--csv", tmp_path / "t.csv")
+    p = compare_cmd(
+        out,
+        FIX / "iozone/01-seq-write-read-t2.txt",
+        FIX / "iozone/05-whitepaper-random-i2-t2.txt",
+        FIX / "ior/18-script-sweep.txt",
+        "--csv",
+        tmp_path / "t.csv",
+    )
     assert p.returncode == 0, p.stderr
     head = p.stdout.split("\n\n")[0]
     assert "per rank a 4 MiB file; records: seq 1 MiB, rand 4 KiB; O_DIRECT no" in head
-    assert ("[1] IOzone: record 16 MiB, file 256 MiB (file per thread), O_DIRECT no, stonewalled: "
-            + str(FIX / "iozone/01-seq-write-read-t2.txt")) in head
-    assert "[3] IOR: record 1 MiB, file 16 MiB (file per thread), O_DIRECT no: " + str(FIX / "ior/18-script-sweep.txt") in head
+    assert (
+        "[1] IOzone: record 16 MiB, file 256 MiB (file per thread), O_DIRECT no, stonewalled: "
+        + str(FIX / "iozone/01-seq-write-read-t2.txt")
+    ) in head
+    assert (
+        "[3] IOR: record 1 MiB, file 16 MiB (file per thread), O_DIRECT no: "
+        + str(FIX / "ior/18-script-sweep.txt")
+        in head
+    )
     for name in ("wall ", "children ", "iozone_children "):
         assert f"\n  {name}" in head
-    assert "IOzone's default, stonewalled \"Children see\"" in head and "only with -x" in head
+    assert 'IOzone\'s default, stonewalled "Children see"' in head and "only with -x" in head
     by = csv_rows(tmp_path / "t.csv")
     assert csv.DictReader(open(tmp_path / "t.csv")).fieldnames == [
-        "phase", "threads", "unit", "iosweep_wall", "iosweep_children", "iosweep_iozone_children",
-        "iosweep_record_bytes", "iosweep_file_bytes", "iosweep_direct", "source", "source_files",
-        "source_figure", "source_value", "source_record_bytes", "source_file_bytes", "source_direct",
-        "compared_with", "match", "ratio"]
+        "phase",
+        "threads",
+        "unit",
+        "iosweep_wall",
+        "iosweep_children",
+        "iosweep_iozone_children",
+        "iosweep_record_bytes",
+        "iosweep_file_bytes",
+        "iosweep_direct",
+        "source",
+        "source_files",
+        "source_figure",
+        "source_value",
+        "source_record_bytes",
+        "source_file_bytes",
+        "source_direct",
+        "compared_with",
+        "match",
+        "ratio",
+    ]
     w2 = summary_row(out, "seq_write", 2)
     ioz = by[("seq_write", 2, "IOzone")]
     assert float(ioz["source_value"]) == pytest.approx(598723.97 / 1024, rel=1e-6)
@@ -255,12 +364,24 @@ def test_compare_prints_every_sources_settings_and_writes_csv(run_file, tmp_path
     assert float(ioz["iosweep_children"]) == pytest.approx(w2["children_Bps"] / MIB)
     assert float(ioz["iosweep_iozone_children"]) == pytest.approx(w2["iozone_children_Bps"] / MIB)
     assert (ioz["source_record_bytes"], ioz["source_file_bytes"], ioz["source_direct"]) == (
-        str(16 << 20), str(256 << 20), "False")
+        str(16 << 20),
+        str(256 << 20),
+        "False",
+    )
     assert (ioz["iosweep_record_bytes"], ioz["iosweep_file_bytes"], ioz["iosweep_direct"]) == (
-        str(1 << 20), str(4 << 20), "False")
-    assert ioz["compared_with"] == "iozone_children" and ioz["match"] == "≠ record,file" and ioz["ratio"] == ""
+        str(1 << 20),
+        str(4 << 20),
+        "False",
+    )
+    assert (
+        ioz["compared_with"] == "iozone_children"
+        and ioz["match"] == "≠ record,file"
+        and ioz["ratio"] == ""
+    )
     ior = by[("seq_write", 2, "IOR")]
-    assert float(ior["source_value"]) == pytest.approx((1114.60 + 371.7737 + 1048.7972) / 3, rel=1e-6)
+    assert float(ior["source_value"]) == pytest.approx(
+        (1114.60 + 371.7737 + 1048.7972) / 3, rel=1e-6
+    )
     assert ior["compared_with"] == "wall" and ior["match"] == "≠ file" and ior["ratio"] == ""
     assert by[("rand_read", 2, "IOzone")]["unit"] == "ops/s"
     assert by[("rand_read", 2, "IOzone")]["match"] == "≠ file"
@@ -277,12 +398,30 @@ def test_a_different_record_size_gives_no_ratio_unless_loose(tmp_path_factory, t
     tmp = tmp_path_factory.mktemp("rec16")
     (tmp / "w").mkdir()
     out = tmp / "r.h5"
-    run_iosweep(2, ["run", "--dir", tmp / "w", "--file-size", "16MiB", "--seq-record", "16MiB",
-                    "--phases", "seq-write,rand-write,rand-read", "--output", out, "--quiet"], check=0)
+    run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            tmp / "w",
+            "--file-size",
+            "16MiB",
+            "--seq-record",
+            "16MiB",
+            "--phases",
+            "seq-write,rand-write,rand-read",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     iozone = FIX / "iozone/02-rand-t2-with-i0.txt"
     p = compare_cmd(out, iozone, "--csv", tmp_path / "strict.csv")
     assert p.returncode == 0, p.stderr
-    row = next(l for l in p.stdout.splitlines() if l.startswith("seq_write") and "IOzone[1]" in l)
+    row = next(
+        ln for ln in p.stdout.splitlines() if ln.startswith("seq_write") and "IOzone[1]" in ln
+    )
     assert "≠ record,file" in row and row.split()[-1] == "-", row
     assert re.search(r" 16 MiB +16 MiB +no +IOzone\[1\] .* 4 KiB +64 MiB +no ", row), row
     strict = csv_rows(tmp_path / "strict.csv")[("seq_write", 2, "IOzone")]
@@ -292,27 +431,42 @@ def test_a_different_record_size_gives_no_ratio_unless_loose(tmp_path_factory, t
     loose = csv_rows(tmp_path / "loose.csv")[("seq_write", 2, "IOzone")]
     assert loose["match"] == "≠ record,file"
     w2 = summary_row(out, "seq_write", 2)
-    assert float(loose["ratio"]) == pytest.approx(w2["iozone_children_Bps"] / (264697.53 * 4096), rel=1e-6)
-    row = next(l for l in p.stdout.splitlines() if l.startswith("seq_write") and "IOzone[1]" in l)
+    assert float(loose["ratio"]) == pytest.approx(
+        w2["iozone_children_Bps"] / (264697.53 * 4096), rel=1e-6
+    )
+    row = next(
+        ln for ln in p.stdout.splitlines() if ln.startswith("seq_write") and "IOzone[1]" in ln
+    )
     assert float(row.split()[-1]) == pytest.approx(float(loose["ratio"]), abs=1e-3)
 
 
-def test_a_record_size_a_source_does_not_state_is_a_question_mark_and_a_mismatch(run_file, tmp_path):
+def test_a_record_size_a_source_does_not_state_is_a_question_mark_and_a_mismatch(
+    run_file, tmp_path
+):
     # IOR's CSV rows alone (no command line, no options block): record from the row, file unknown.
     lines = (FIX / "ior/18-script-sweep.txt").read_text().splitlines()
     csv_only = tmp_path / "ior-csv-only.txt"
-    csv_only.write_text("\n".join(lines[lines.index("--- same, CSV:") + 1:]) + "\n")
+    csv_only.write_text("\n".join(lines[lines.index("--- same, CSV:") + 1 :]) + "\n")
     p = compare_cmd(run_file[0], csv_only, "--csv", tmp_path / "t.csv")
     assert p.returncode == 0, p.stderr
     assert "[1] IOR: record 1 MiB, file ? (layout ?), O_DIRECT ?" in p.stdout
     row = csv_rows(tmp_path / "t.csv")[("seq_write", 2, "IOR")]
-    assert row["source_file_bytes"] == "" and row["match"] == "≠ file,O_DIRECT,layout" and row["ratio"] == ""
-    line = next(l for l in p.stdout.splitlines() if re.match(r"seq_write +2 ", l))
+    assert (
+        row["source_file_bytes"] == ""
+        and row["match"] == "≠ file,O_DIRECT,layout"
+        and row["ratio"] == ""
+    )
+    line = next(ln for ln in p.stdout.splitlines() if re.match(r"seq_write +2 ", ln))
     assert re.search(r"IOR\[1\] .* 1 MiB +\? +\? ", line), line
     # IOzone's throughput lines without its header or command line: nothing is known.
     bare = tmp_path / "iozone-bare.txt"
-    bare.write_text("".join(l + "\n" for l in (FIX / "iozone/01-seq-write-read-t2.txt").read_text().splitlines()
-                            if "Children see" in l))
+    bare.write_text(
+        "".join(
+            ln + "\n"
+            for ln in (FIX / "iozone/01-seq-write-read-t2.txt").read_text().splitlines()
+            if "Children see" in ln
+        )
+    )
     p = compare_cmd(run_file[0], bare, "--csv", tmp_path / "b.csv")
     assert p.returncode == 0, p.stderr
     assert "[1] IOzone: record ?, file ? (file per thread), O_DIRECT ?" in p.stdout
@@ -328,9 +482,26 @@ def iozone11_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ioz11")
     (tmp / "w").mkdir()
     out = tmp / "r.h5"
-    run_iosweep(2, ["run", "--dir", tmp / "w", "--file-size", "32MiB", "--seq-record", "4KiB",
-                    "--rand-record", "4KiB", "--phases", "seq-write,rand-write,rand-read", "--output", out,
-                    "--quiet"], check=0)
+    run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            tmp / "w",
+            "--file-size",
+            "32MiB",
+            "--seq-record",
+            "4KiB",
+            "--rand-record",
+            "4KiB",
+            "--phases",
+            "seq-write,rand-write,rand-read",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     return out
 
 
@@ -361,14 +532,35 @@ def test_equal_settings_give_the_ratio_of_figures_of_one_definition(iozone11_run
 def test_o_direct_on_one_side_only_is_a_mismatch(iozone11_run, diskdir, tmp_path):
     # IOR fixture 05: 2 tasks, 4 KiB random, 8 MiB each, --posix.odirect.
     out = tmp_path / "d.h5"
-    run_iosweep(2, ["run", "--dir", diskdir, "--file-size", "8MiB", "--rand-record", "4KiB", "--direct",
-                    "--phases", "rand-write,rand-read", "--output", out, "--quiet"], check=0)
+    run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            diskdir,
+            "--file-size",
+            "8MiB",
+            "--rand-record",
+            "4KiB",
+            "--direct",
+            "--phases",
+            "rand-write,rand-read",
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     p = compare_cmd(out, FIX / "ior/05-posix-odirect-rand4k.txt", "--csv", tmp_path / "t.csv")
     assert p.returncode == 0, p.stderr
     row = csv_rows(tmp_path / "t.csv")[("rand_read", 2, "IOR")]
     s = summary_row(out, "rand_read", 2)
-    assert row["match"] == "=" and float(row["ratio"]) == pytest.approx(s["iops"] / 40070.88, rel=1e-6)
-    p = compare_cmd(iozone11_run, FIX / "ior/05-posix-odirect-rand4k.txt", "--csv", tmp_path / "u.csv")
+    assert row["match"] == "=" and float(row["ratio"]) == pytest.approx(
+        s["iops"] / 40070.88, rel=1e-6
+    )
+    p = compare_cmd(
+        iozone11_run, FIX / "ior/05-posix-odirect-rand4k.txt", "--csv", tmp_path / "u.csv"
+    )
     row = csv_rows(tmp_path / "u.csv")[("rand_read", 2, "IOR")]
     assert row["match"] == "≠ file,O_DIRECT" and row["ratio"] == ""
 
@@ -386,7 +578,11 @@ def test_format_iozone_round_trip(run_file):
         if phase in ("filter_count", "scan_only"):  # no IOzone counterpart
             continue
         for kind, field in (("children", "iozone_children_Bps"), ("parent", "bandwidth_Bps")):
-            r = [x for x in parsed if x.phase == phase and x.threads == row["ranks"] and x.kind == kind]
+            r = [
+                x
+                for x in parsed
+                if x.phase == phase and x.threads == row["ranks"] and x.kind == kind
+            ]
             assert len(r) == 1, (phase, kind)
             want = row[field] / (4096 if common.is_random(phase) else 1)  # random: 4 KiB records
             assert r[0].value == pytest.approx(want, rel=1e-5), (phase, kind)
@@ -401,10 +597,10 @@ def png_size_and_colours(path):
     # Decompress the image data and count distinct byte values: a blank image has very few.
     pos, idat = 8, b""
     while pos < len(data):
-        n = struct.unpack(">I", data[pos:pos + 4])[0]
-        kind = data[pos + 4:pos + 8]
+        n = struct.unpack(">I", data[pos : pos + 4])[0]
+        kind = data[pos + 4 : pos + 8]
         if kind == b"IDAT":
-            idat += data[pos + 8:pos + 8 + n]
+            idat += data[pos + 8 : pos + 8 + n]
         pos += 12 + n
     raw = zlib.decompress(idat)
     return w, h, len(set(raw)), raw.count(b"\xff") / len(raw)
@@ -413,9 +609,18 @@ def png_size_and_colours(path):
 def test_plot_writes_a_png_that_is_not_blank(run_file, tmp_path):
     out, _ = run_file
     png = tmp_path / "p.png"
-    p = subprocess.run([str(SOURCE_DIR / "scripts" / "iosweep-plot"), str(out),
-                        str(FIX / "iozone/05-whitepaper-random-i2-t2.txt"), str(FIX / "ior/01-posix-seq16m.txt"),
-                        "-o", str(png)], capture_output=True, text=True)
+    p = subprocess.run(
+        [
+            str(SOURCE_DIR / "scripts" / "iosweep-plot"),
+            str(out),
+            str(FIX / "iozone/05-whitepaper-random-i2-t2.txt"),
+            str(FIX / "ior/01-posix-seq16m.txt"),
+            "-o",
+            str(png),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 0, p.stderr
     w, h, colours, white = png_size_and_colours(png)
     assert (w, h) == (1200, 500)
@@ -426,13 +631,21 @@ def test_schema_readme_matches_what_the_writer_produces(run_file):
     out, _ = run_file
     doc = (SOURCE_DIR / "results" / "README.md").read_text()
     sections = re.split(r"^### `(\w+)`", doc, flags=re.M)
-    documented = {sections[i]: re.findall(r"^\| `(\w+)` \|", sections[i + 1], flags=re.M)
-                  for i in range(1, len(sections), 2)}
+    documented = {
+        sections[i]: re.findall(r"^\| `(\w+)` \|", sections[i + 1], flags=re.M)
+        for i in range(1, len(sections), 2)
+    }
     with h5py.File(out, "r") as f:
         g = latest_run(f)
-        produced = {"run_index": f["run_index"], "rank_map": g["rank_map"], "summary": g["summary"],
-                    "ranks": g["ranks"], "nodes": g["nodes"], "timeseries": g["timeseries"],
-                    "device": g["device"]}
+        produced = {
+            "run_index": f["run_index"],
+            "rank_map": g["rank_map"],
+            "summary": g["summary"],
+            "ranks": g["ranks"],
+            "nodes": g["nodes"],
+            "timeseries": g["timeseries"],
+            "device": g["device"],
+        }
         for name, ds in produced.items():
             assert list(ds.dtype.names) == documented[name], name
             for field in ds.dtype.names:
@@ -440,10 +653,17 @@ def test_schema_readme_matches_what_the_writer_produces(run_file):
 
 
 def test_iozone_report_table_alone_is_enough(tmp_path):
-    # Keep the command line (-t 1 -t 2), the record size and the -R report, drop the throughput blocks.
+    # Keep the command line (-t 1 -t 2), the record size and the -R report, drop the
+    # throughput blocks.
     lines = (FIX / "iozone/07-excel-report-t1-t2.txt").read_text().splitlines()
-    kept = [l for l in lines if l.startswith("# command:") or "Record Size" in l or "Output is in" in l
-            or l.startswith('"')]
+    kept = [
+        ln
+        for ln in lines
+        if ln.startswith("# command:")
+        or "Record Size" in ln
+        or "Output is in" in ln
+        or ln.startswith('"')
+    ]
     f = tmp_path / "report-only.txt"
     f.write_text("\tIozone: Performance Test of File I/O\n" + "\n".join(kept) + "\n")
     got = {(r.phase, r.threads): r.value for r in ic.parse_any(str(f))}
@@ -476,14 +696,39 @@ def ior_shared_fixture(tmp_path):
 def test_a_shared_file_run_matches_ior_without_F_only(tmp_path, workdir, layout):
     # IOR -t 16m -b 64m on 2 tasks; iosweep's 64 MiB per rank, as a region of one file or a file.
     out = tmp_path / "r.h5"
-    run_iosweep(2, ["run", "--dir", workdir, "--file-size", "64MiB", "--seq-record", "16MiB",
-                    "--ranks", "2", "--phases", "seq-write,seq-read", "--file-layout", layout,
-                    "--output", out, "--quiet"], check=0)
+    run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            workdir,
+            "--file-size",
+            "64MiB",
+            "--seq-record",
+            "16MiB",
+            "--ranks",
+            "2",
+            "--phases",
+            "seq-write,seq-read",
+            "--file-layout",
+            layout,
+            "--output",
+            out,
+            "--quiet",
+        ],
+        check=0,
+    )
     shared, per_file = ior_shared_fixture(tmp_path), FIX / "ior/01-posix-seq16m.txt"
     p = compare_cmd(out, shared, per_file, "--csv", tmp_path / "t.csv")
     assert p.returncode == 0, p.stderr
-    assert "file 128 MiB (one shared file)" in p.stdout and "file 64 MiB (file per thread)" in p.stdout
-    rows = [r for r in csv.DictReader(open(tmp_path / "t.csv")) if r["phase"] == "seq_write" and r["source"]]
+    assert (
+        "file 128 MiB (one shared file)" in p.stdout and "file 64 MiB (file per thread)" in p.stdout
+    )
+    rows = [
+        r
+        for r in csv.DictReader(open(tmp_path / "t.csv"))
+        if r["phase"] == "seq_write" and r["source"]
+    ]
     match = {r["source_file_bytes"]: r["match"] for r in rows}
     if layout == "shared":
         assert match[str(128 << 20)] == "=" and "layout" in match[str(64 << 20)]

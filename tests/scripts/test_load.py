@@ -15,9 +15,26 @@ def results(tmp_path_factory):
     work.mkdir()
     out = tmp / "r.h5"
     for label in ("first", "second"):
-        run_iosweep(2, ["run", "--dir", work, "--file-size", "2MiB", "--seq-record", "1MiB",
-                        "--phases", "seq-write,rand-read", "--output", out, "--quiet",
-                        "--label", label], check=0)
+        run_iosweep(
+            2,
+            [
+                "run",
+                "--dir",
+                work,
+                "--file-size",
+                "2MiB",
+                "--seq-record",
+                "1MiB",
+                "--phases",
+                "seq-write,rand-read",
+                "--output",
+                out,
+                "--quiet",
+                "--label",
+                label,
+            ],
+            check=0,
+        )
     return out
 
 
@@ -48,8 +65,9 @@ def test_import_returns_one_row_per_summary_point_with_run_attributes(results):
 
 
 def test_command_prints_every_run(results):
-    p = subprocess.run([str(SOURCE_DIR / "scripts" / "iosweep-load"), str(results)],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [str(SOURCE_DIR / "scripts" / "iosweep-load"), str(results)], capture_output=True, text=True
+    )
     assert p.returncode == 0, p.stderr
     assert p.stdout.count("complete") == 2
     assert "seq_write" in p.stdout and "rand_read" in p.stdout
@@ -58,6 +76,7 @@ def test_command_prints_every_run(results):
 def test_command_refuses_a_file_that_is_not_results(tmp_path):
     bad = tmp_path / "x.h5"
     bad.write_text("hello")
-    p = subprocess.run([str(SOURCE_DIR / "scripts" / "iosweep-load"), str(bad)],
-                       capture_output=True, text=True)
+    p = subprocess.run(
+        [str(SOURCE_DIR / "scripts" / "iosweep-load"), str(bad)], capture_output=True, text=True
+    )
     assert p.returncode == 2 and "not an HDF5 file" in p.stderr and "Traceback" not in p.stderr

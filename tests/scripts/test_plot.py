@@ -2,29 +2,17 @@
 where they were measured like the run (or with --baselines), control phases only with
 --controls. The figure is built by the script's own drawing function and read back through
 matplotlib."""
-import importlib.machinery
-import importlib.util
 import subprocess
 
 import pytest
 
+import iosweep_plot as plot
 import iosweep_common as common
 import iosweep_load
 from conftest import SOURCE_DIR, run_iosweep
 
 SCRIPT = SOURCE_DIR / "scripts" / "iosweep-plot"
 FIX = SOURCE_DIR / "tests" / "fixtures"
-
-
-def load_script():
-    loader = importlib.machinery.SourceFileLoader("iosweep_plot", str(SCRIPT))
-    spec = importlib.util.spec_from_loader("iosweep_plot", loader)
-    module = importlib.util.module_from_spec(spec)
-    loader.exec_module(module)
-    return module
-
-
-plot = load_script()
 
 
 @pytest.fixture(scope="module")
@@ -34,19 +22,60 @@ def results(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("plot")
     (tmp / "w").mkdir()
     out = tmp / "r.h5"
-    run_iosweep(2, ["run", "--dir", tmp / "w", "--file-size", "4MiB", "--seq-record", "1MiB",
-                    "--output", out, "--quiet", "--label", "one"], check=0)
-    run_iosweep(2, ["run", "--dir", tmp / "w", "--file-size", "4MiB", "--seq-record", "2MiB",
-                    "--scan-record", "1MiB", "--rand-record", "8KiB", "--output", out, "--quiet",
-                    "--label", "two"], check=0)
+    run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            tmp / "w",
+            "--file-size",
+            "4MiB",
+            "--seq-record",
+            "1MiB",
+            "--output",
+            out,
+            "--quiet",
+            "--label",
+            "one",
+        ],
+        check=0,
+    )
+    run_iosweep(
+        2,
+        [
+            "run",
+            "--dir",
+            tmp / "w",
+            "--file-size",
+            "4MiB",
+            "--seq-record",
+            "2MiB",
+            "--scan-record",
+            "1MiB",
+            "--rand-record",
+            "8KiB",
+            "--output",
+            out,
+            "--quiet",
+            "--label",
+            "two",
+        ],
+        check=0,
+    )
     return out
 
 
 def figure(results, label, **kw):
     runs, summary = iosweep_load.load(results)
     run = runs[runs["label"] == label].iloc[0]
-    fig = plot.draw(run, summary[summary["run_id"] == run["run_id"]], kw.pop("others", []),
-                    kw.pop("baselines", []), list(common.phases(results)), **kw)
+    fig = plot.draw(
+        run,
+        summary[summary["run_id"] == run["run_id"]],
+        kw.pop("others", []),
+        kw.pop("baselines", []),
+        list(common.phases(results)),
+        **kw,
+    )
     left, right = fig.axes[:2]
     return fig, left, right
 
@@ -83,56 +112,77 @@ def test_published_figures_are_absent_by_default_and_present_with_baselines(resu
     assert {b["record_bytes"] for b in published if b["phase"].startswith("rand_")} == {4096}
     assert all(b["record_bytes"] is None for b in published if b["phase"] == "filter_count")
     _, left, right = figure(results, "two", baselines=published)
-    assert not [l for l in labels(left) + labels(right) if l.startswith("published")]
+    assert not [ln for ln in labels(left) + labels(right) if ln.startswith("published")]
     _, left, right = figure(results, "one", baselines=published)
-    assert sorted(l.split(",")[0] for l in labels(left) + labels(right) if l.startswith("published")) == [
-        "published rand_read", "published rand_write"]
+    assert sorted(
+        ln.split(",")[0] for ln in labels(left) + labels(right) if ln.startswith("published")
+    ) == ["published rand_read", "published rand_write"]
     _, left, right = figure(results, "two", baselines=published, all_baselines=True)
-    shown = [l for l in labels(left) + labels(right) if l.startswith("published")]
-    assert {l.split(",")[0] for l in shown} == {"published filter_count", "published rand_write",
-                                                "published rand_read"}
-    assert all("≠ record" in l for l in shown)
+    shown = [ln for ln in labels(left) + labels(right) if ln.startswith("published")]
+    assert {ln.split(",")[0] for ln in shown} == {
+        "published filter_count",
+        "published rand_write",
+        "published rand_read",
+    }
+    assert all("≠ record" in ln for ln in shown)
     for args, present in (([], False), (["--baselines"], True)):
         png = tmp_path / f"b{len(args)}.png"
-        p = subprocess.run([str(SCRIPT), str(results), "-o", str(png), *args], capture_output=True, text=True)
+        p = subprocess.run(
+            [str(SCRIPT), str(results), "-o", str(png), *args], capture_output=True, text=True
+        )
         assert p.returncode == 0, p.stderr
 
 
 def write_baselines(folder, rows):
     folder.mkdir()
-    (folder / "b.csv").write_text("source,system,phase,threads,value,unit,record_bytes,file_bytes\n"
-                                  + "".join(f"{r}\n" for r in rows))
+    (folder / "b.csv").write_text(
+        "source,system,phase,threads,value,unit,record_bytes,file_bytes\n"
+        + "".join(f"{r}\n" for r in rows)
+    )
     return plot.load_baselines(str(folder))
 
 
 def test_published_figures_measured_like_the_run_are_drawn_without_asking(results, tmp_path):
-    rows = ["same,s,rand_read,2,1000,ops/s,4096,",              # 4 KiB records, file not stated
-            "same file,s,rand_write,2,900,ops/s,4096,4194304",  # and 4 MiB per thread, as the run
-            "other file,s,rand_write,2,800,ops/s,4096,8388608",
-            "other record,s,rand_read,1,700,ops/s,8192,",
-            "no record,s,seq_write,1,600,MiB/s,,"]
+    rows = [
+        "same,s,rand_read,2,1000,ops/s,4096,",  # 4 KiB records, file not stated
+        "same file,s,rand_write,2,900,ops/s,4096,4194304",  # and 4 MiB per thread, as the run
+        "other file,s,rand_write,2,800,ops/s,4096,8388608",
+        "other record,s,rand_read,1,700,ops/s,8192,",
+        "no record,s,seq_write,1,600,MiB/s,,",
+    ]
     _, left, right = figure(results, "one", baselines=write_baselines(tmp_path / "b", rows))
-    shown = sorted(l for l in labels(left) + labels(right) if l.startswith("published"))
+    shown = sorted(ln for ln in labels(left) + labels(right) if ln.startswith("published"))
     assert shown == ["published rand_read, 4 KiB records", "published rand_write, 4 KiB records"]
     pts = {line.get_label(): list(zip(line.get_xdata(), line.get_ydata())) for line in right.lines}
     assert pts["published rand_write, 4 KiB records"] == [(2, 900.0)]
     # The second run used 8 KiB random records: only the 8 KiB figure is its kind.
     _, left, right = figure(results, "two", baselines=write_baselines(tmp_path / "c", rows))
-    assert [l for l in labels(right) if l.startswith("published")] == ["published rand_read, 8 KiB records"]
+    assert [ln for ln in labels(right) if ln.startswith("published")] == [
+        "published rand_read, 8 KiB records"
+    ]
 
 
 def test_a_malformed_record_size_in_a_baseline_is_refused(results, tmp_path):
     folder = tmp_path / "bad"
     folder.mkdir()
-    (folder / "b.csv").write_text("source,system,phase,threads,value,unit,record_bytes\nx,s,rand_read,1,5,ops/s,4k\n")
-    p = subprocess.run([str(SCRIPT), str(results), "--baselines-dir", str(folder), "-o", str(tmp_path / "p.png")],
-                       capture_output=True, text=True)
-    assert p.returncode == 2 and "line 2: expected record_bytes as a positive byte count" in p.stderr, p.stderr
+    (folder / "b.csv").write_text(
+        "source,system,phase,threads,value,unit,record_bytes\nx,s,rand_read,1,5,ops/s,4k\n"
+    )
+    p = subprocess.run(
+        [str(SCRIPT), str(results), "--baselines-dir", str(folder), "-o", str(tmp_path / "p.png")],
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        p.returncode == 2 and "line 2: expected record_bytes as a positive byte count" in p.stderr
+    ), p.stderr
 
 
 def test_control_phases_only_with_controls(results):
     _, left, _ = figure(results, "one")
-    assert "iosweep scan_only (wall)" not in labels(left) and "iosweep filter_count (wall)" in labels(left)
+    assert "iosweep scan_only (wall)" not in labels(
+        left
+    ) and "iosweep filter_count (wall)" in labels(left)
     _, left, _ = figure(results, "one", controls=True)
     assert "iosweep scan_only (wall)" in labels(left)
 
@@ -140,7 +190,9 @@ def test_control_phases_only_with_controls(results):
 def test_other_tools_are_labelled_with_their_record_size_and_what_differs(results):
     import iosweep_compare as ic
 
-    others = [r for r in ic.parse_any(str(FIX / "iozone/02-rand-t2-with-i0.txt")) if r.kind != "parent"]
+    others = [
+        r for r in ic.parse_any(str(FIX / "iozone/02-rand-t2-with-i0.txt")) if r.kind != "parent"
+    ]
     _, left, right = figure(results, "one", others=others)
     assert "IOzone[1] seq_write Children see, 4 KiB records ≠ record,file" in labels(left)
     assert "IOzone[1] rand_read Children see, 4 KiB records ≠ file" in labels(right)

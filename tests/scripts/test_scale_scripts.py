@@ -15,51 +15,102 @@ ISO = str(SOURCE_DIR / "scripts" / "isolation-check")
 
 def test_scale_check_reports_wall_memory_and_overhead(tmp_path):
     out = tmp_path / "r.h5"
-    p = subprocess.run([SCALE, "--ranks", "4", "--size", "1m", "--dir", str(tmp_path), "--output", str(out)],
-                       capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [SCALE, "--ranks", "4", "--size", "1m", "--dir", str(tmp_path), "--output", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr
     text = p.stdout
     assert "4 ranks (one machine), sweep 1:4, 1m per rank, 3 points" in text
     wall = float(re.search(r"wall time of the whole job: ([0-9.]+) s", text).group(1))
     assert wall > 0
-    idle = re.search(r"held alone while idle, per rank: median ([0-9.]+) MiB, max ([0-9.]+) MiB", text)
-    assert idle and 0 < float(idle.group(1)) <= float(idle.group(2)) < 8  # the bound per idle rank
+    idle = re.search(
+        r"held alone while idle, per rank: median ([0-9.]+) MiB, max ([0-9.]+) MiB", text
+    )
+    assert (
+        idle and 0 < float(idle.group(1)) <= float(idle.group(2)) < 8
+    )  # the bound per idle rank
     over = re.search(r"per phase row: median ([0-9.]+) ms, max ([0-9.]+) ms", text)
     assert over and float(over.group(1)) <= float(over.group(2))
     assert out.stat().st_size > 0
     assert sorted(x.name for x in tmp_path.iterdir()) == ["r.h5"]  # the run's own folder is gone
 
 
-@pytest.mark.parametrize("args, said", [
-    (["--ranks", "0"], "scale-check: --ranks: must be at least 1 (found 0)"),
-    (["--size", "xyz"], "scale-check: --size: 'xyz' is not a size; expected a number with an optional unit "
-                        "(4k, 16MiB, 1g)"),
-    (["--size", "0"], "scale-check: --size: must be more than 0 bytes"),
-    (["--ranks", "4", "--nodes", "2", "--slots", "1"], "scale-check: --slots: 2 nodes x 1 slots hold fewer than 4 ranks"),
-])
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--ranks", "0"], "scale-check: --ranks: must be at least 1 (found 0)"),
+        (
+            ["--size", "xyz"],
+            "scale-check: --size: 'xyz' is not a size; expected a number with an optional unit "
+            "(4k, 16MiB, 1g)",
+        ),
+        (["--size", "0"], "scale-check: --size: must be more than 0 bytes"),
+        (
+            ["--ranks", "4", "--nodes", "2", "--slots", "1"],
+            "scale-check: --slots: 2 nodes x 1 slots hold fewer than 4 ranks",
+        ),
+    ],
+)
 def test_scale_check_refuses_bad_input(args, said):
     p = subprocess.run([SCALE] + args, capture_output=True, text=True, timeout=60)
     assert (p.returncode, p.stderr.strip()) == (2, said)
 
 
-@pytest.mark.parametrize("args, said", [
-    (["--ranks", "1"], "isolation-check: --ranks: the large job needs at least 2 ranks (found 1)"),
-    (["--size", "1m"], "isolation-check: --size: must hold at least one 16 MiB sequential record (found 1m)"),
-    (["--emulated-nodes", "0"], "isolation-check: --emulated-nodes: must be from 1 to --emulated-ranks (128); found 0"),
-    (["--pairs", "0"], "isolation-check: --pairs: must be at least 1"),
-])
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (
+            ["--ranks", "1"],
+            "isolation-check: --ranks: the large job needs at least 2 ranks (found 1)",
+        ),
+        (
+            ["--size", "1m"],
+            "isolation-check: --size: must hold at least one 16 MiB sequential record (found 1m)",
+        ),
+        (
+            ["--emulated-nodes", "0"],
+            "isolation-check: --emulated-nodes: must be from 1 to --emulated-ranks (128); found 0",
+        ),
+        (["--pairs", "0"], "isolation-check: --pairs: must be at least 1"),
+    ],
+)
 def test_isolation_check_refuses_bad_input(args, said, tmp_path):
-    p = subprocess.run([ISO, "--dir", str(tmp_path)] + args, capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [ISO, "--dir", str(tmp_path)] + args, capture_output=True, text=True, timeout=60
+    )
     assert (p.returncode, p.stderr.strip()) == (2, said)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_isolation_check_prints_ratios_and_the_disks_request_sizes(tmp_path):
     emulated = can_emulate() is None
-    p = subprocess.run([ISO, "--dir", str(tmp_path), "--pairs", "1", "--ranks", "2", "--emulated-ranks", "2",
-                        "--emulated-nodes", "2", "--size", "16m"], capture_output=True, text=True, timeout=600)
+    p = subprocess.run(
+        [
+            ISO,
+            "--dir",
+            str(tmp_path),
+            "--pairs",
+            "1",
+            "--ranks",
+            "2",
+            "--emulated-ranks",
+            "2",
+            "--emulated-nodes",
+            "2",
+            "--size",
+            "16m",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert p.returncode == 0, p.stderr
-    rows = [l.split("|")[1:-1] for l in p.stdout.splitlines() if re.match(r"\| (rand|seq)-read", l)]
+    rows = [
+        ln.split("|")[1:-1] for ln in p.stdout.splitlines() if re.match(r"\| (rand|seq)-read", ln)
+    ]
     assert len(rows) == 3 * (2 if emulated else 1)
     for r in rows:
         ratio, pairs = float(r[2]), r[3].split()

@@ -2,8 +2,6 @@
 iosweep's streams (ranks x depth), the header and the axis say so, and a run of ranks keeps
 matching threads to ranks."""
 import csv
-import importlib.machinery
-import importlib.util
 import re
 import subprocess
 
@@ -22,7 +20,9 @@ IOZONE = FIX / "iozone/11-per-child-C-rand-t2.txt"
 def iozone_at(threads, tmp_path):
     """The fixture as IOzone prints it for `threads` threads (only the count changes)."""
     text = re.sub(r"(sees? throughput for) +2 ", rf"\g<1> {threads:2d} ", IOZONE.read_text())
-    text = text.replace("-t 2 ", f"-t {threads} ").replace("with 2 processes", f"with {threads} processes")
+    text = text.replace("-t 2 ", f"-t {threads} ").replace(
+        "with 2 processes", f"with {threads} processes"
+    )
     path = tmp_path / f"iozone-t{threads}.txt"
     path.write_text(text)
     return path
@@ -35,8 +35,23 @@ def results(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("streams")
     (tmp / "w").mkdir()
     out = tmp / "r.h5"
-    common_args = ["--dir", tmp / "w", "--engine", "null", "--file-size", "32MiB", "--seq-record", "4KiB",
-                   "--rand-record", "4KiB", "--phases", "rand-write,rand-read", "--output", out, "--quiet"]
+    common_args = [
+        "--dir",
+        tmp / "w",
+        "--engine",
+        "null",
+        "--file-size",
+        "32MiB",
+        "--seq-record",
+        "4KiB",
+        "--rand-record",
+        "4KiB",
+        "--phases",
+        "rand-write,rand-read",
+        "--output",
+        out,
+        "--quiet",
+    ]
     run_iosweep(2, ["run", "--streams", "1:8", "--label", "streams"] + common_args, check=0)
     run_iosweep(2, ["run", "--iodepth", "4", "--label", "ranks"] + common_args, check=0)
     return out
@@ -62,7 +77,9 @@ def test_the_run_says_its_axis(results):
 def test_iosweep_rows_count_threads_as_streams(results):
     run, s = run_of(results, "streams")
     rows = ic.iosweep_rows(s, run)
-    assert sorted(k for k in rows if k[0] == "rand_read") == [("rand_read", t) for t in (1, 2, 4, 8)]
+    assert sorted(k for k in rows if k[0] == "rand_read") == [
+        ("rand_read", t) for t in (1, 2, 4, 8)
+    ]
     at8 = s[(s["phase_name"] == "rand_read") & (s["streams"] == 8)]
     assert rows[("rand_read", 8)]["wall"] == pytest.approx(at8["iops"].mean())
     run, s = run_of(results, "ranks")
@@ -72,10 +89,24 @@ def test_iosweep_rows_count_threads_as_streams(results):
 def compare(results, label, *outputs, tmp_path):
     run, _ = run_of(results, label)
     table = tmp_path / f"{label}.csv"
-    p = subprocess.run([str(SOURCE_DIR / "scripts" / "iosweep-compare"), str(results), *map(str, outputs),
-                        "--run", run["run_id"], "--csv", str(table)], capture_output=True, text=True)
+    p = subprocess.run(
+        [
+            str(SOURCE_DIR / "scripts" / "iosweep-compare"),
+            str(results),
+            *map(str, outputs),
+            "--run",
+            run["run_id"],
+            "--csv",
+            str(table),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 0, p.stderr
-    rows = {(r["phase"], int(r["threads"]), r["source"].split("[")[0]): r for r in csv.DictReader(open(table))}
+    rows = {
+        (r["phase"], int(r["threads"]), r["source"].split("[")[0]): r
+        for r in csv.DictReader(open(table))
+    }
     return p.stdout, rows
 
 
@@ -91,7 +122,8 @@ def test_compare_sets_iozone_threads_beside_streams(results, tmp_path):
         assert float(row["iosweep_wall"]) == pytest.approx(mine["iops"].mean(), rel=1e-6)
         assert row["match"] == "=" and row["compared_with"] == "iozone_children", row
         assert float(row["ratio"]) == pytest.approx(
-            (mine["iozone_children_Bps"] / 4096).mean() / float(row["source_value"]), rel=1e-6)
+            (mine["iozone_children_Bps"] / 4096).mean() / float(row["source_value"]), rel=1e-6
+        )
     # The same 8-thread output beside a run of ranks: no iosweep row has 8 threads.
     out, rows = compare(results, "ranks", ioz8, tmp_path=tmp_path)
     assert "threads: iosweep's active ranks" in out.split("\n\n")[0]
@@ -99,26 +131,23 @@ def test_compare_sets_iozone_threads_beside_streams(results, tmp_path):
     assert ("rand_read", 2, "") in rows  # iosweep's own 2-rank row, alone
 
 
-def load_plot():
-    path = SOURCE_DIR / "scripts" / "iosweep-plot"
-    loader = importlib.machinery.SourceFileLoader("iosweep_plot", str(path))
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("iosweep_plot", loader))
-    loader.exec_module(module)
-    return module
-
-
 def test_plot_draws_streams_on_the_thread_axis(results, tmp_path):
-    plot = load_plot()
+    import iosweep_plot as plot
+
     others = [r for r in ic.parse_any(str(iozone_at(8, tmp_path))) if r.kind != "parent"]
-    for label, xs, axis in (("streams", [1, 2, 4, 8], "streams (active ranks x depth)"),
-                            ("ranks", [1, 2], "active ranks")):
+    for label, xs, axis in (
+        ("streams", [1, 2, 4, 8], "streams (active ranks x depth)"),
+        ("ranks", [1, 2], "active ranks"),
+    ):
         run, s = run_of(results, label)
         fig = plot.draw(run, s, others, [], list(common.phases(results)))
         right = fig.axes[1]
         mine = next(line for line in right.lines if line.get_label() == "iosweep rand_read (wall)")
         assert list(mine.get_xdata()) == xs
         assert right.get_xlabel().startswith(axis)
-        ioz = next(line for line in right.lines if line.get_label().startswith("IOzone[1] rand_read"))
+        ioz = next(
+            line for line in right.lines if line.get_label().startswith("IOzone[1] rand_read")
+        )
         assert list(ioz.get_xdata()) == [8]
 
 
@@ -126,11 +155,30 @@ def test_streams_curve_measures_both_curves_with_their_cpu_time(tmp_path):
     """scripts/streams-curve at its smallest: both curves in one Markdown table, CPU per point."""
     (tmp_path / "d").mkdir()
     png = tmp_path / "curve.png"
-    p = subprocess.run([str(SOURCE_DIR / "scripts" / "streams-curve"), "--dir", str(tmp_path / "d"), "--size", "1m",
-                        "--max", "8", "--ranks-max", "2", "--seconds", "0.1", "--no-direct",
-                        "--output", str(tmp_path / "c.h5"), "-o", str(png)], capture_output=True, text=True)
+    p = subprocess.run(
+        [
+            str(SOURCE_DIR / "scripts" / "streams-curve"),
+            "--dir",
+            str(tmp_path / "d"),
+            "--size",
+            "1m",
+            "--max",
+            "8",
+            "--ranks-max",
+            "2",
+            "--seconds",
+            "0.1",
+            "--no-direct",
+            "--output",
+            str(tmp_path / "c.h5"),
+            "-o",
+            str(png),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert p.returncode == 0, p.stderr
-    rows = [l.split("|")[1:-1] for l in p.stdout.splitlines() if re.match(r"\| \d+ \|", l)]
+    rows = [ln.split("|")[1:-1] for ln in p.stdout.splitlines() if re.match(r"\| \d+ \|", ln)]
     got = {int(r[0]): (r[1].strip(), r[6].strip()) for r in rows}
     assert got == {1: ("1", "1 x 1"), 2: ("2", "2 x 1"), 4: ("-", "2 x 2"), 8: ("-", "2 x 4")}
     for r in rows:
@@ -146,6 +194,12 @@ def test_streams_curve_measures_both_curves_with_their_cpu_time(tmp_path):
 
 
 def test_streams_curve_refuses_bad_input_in_one_line(tmp_path):
-    p = subprocess.run([str(SOURCE_DIR / "scripts" / "streams-curve"), "--dir", str(tmp_path), "--max", "6"],
-                       capture_output=True, text=True)
-    assert p.returncode == 2 and p.stderr.strip() == "streams-curve: --max: 6 is not a power of two of at least 2"
+    p = subprocess.run(
+        [str(SOURCE_DIR / "scripts" / "streams-curve"), "--dir", str(tmp_path), "--max", "6"],
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        p.returncode == 2
+        and p.stderr.strip() == "streams-curve: --max: 6 is not a power of two of at least 2"
+    )

@@ -18,8 +18,15 @@ def run(*args, env=None):
 def test_slurm_compressed_syntax_and_slots():
     p = run("--slots", "3", "n[1-3,7],gpu[01-02]", "login")
     assert p.returncode == 0, p.stderr
-    assert p.stdout.splitlines() == ["n1 slots=3", "n2 slots=3", "n3 slots=3", "n7 slots=3",
-                                     "gpu01 slots=3", "gpu02 slots=3", "login slots=3"]
+    assert p.stdout.splitlines() == [
+        "n1 slots=3",
+        "n2 slots=3",
+        "n3 slots=3",
+        "n7 slots=3",
+        "gpu01 slots=3",
+        "gpu02 slots=3",
+        "login slots=3",
+    ]
 
 
 def test_nodes_from_the_slurm_allocation():
@@ -28,19 +35,42 @@ def test_nodes_from_the_slurm_allocation():
 
 
 def test_iozone_format_is_round_robin_like_the_fixture():
-    p = run("--slots", "2", "127.0.0.[1-4]", "--format", "iozone", "--workdir", "/scratch/iozwork/{node}",
-            "--binary", "/opt/iozone/bin/iozone")
+    p = run(
+        "--slots",
+        "2",
+        "127.0.0.[1-4]",
+        "--format",
+        "iozone",
+        "--workdir",
+        "/scratch/iozwork/{node}",
+        "--binary",
+        "/opt/iozone/bin/iozone",
+    )
     lines = p.stdout.splitlines()
     assert len(lines) == 8
     assert lines[0] == "127.0.0.1 /scratch/iozwork/127.0.0.1 /opt/iozone/bin/iozone"
-    assert [l.split()[0] for l in lines] == [f"127.0.0.{i % 4 + 1}" for i in range(8)]
+    assert [ln.split()[0] for ln in lines] == [f"127.0.0.{i % 4 + 1}" for i in range(8)]
     # Same shape as the real IOzone threadlist of the fixtures: host, work folder, binary.
-    fixture = (SOURCE_DIR / "tests" / "fixtures" / "iozone" / "threadlist-rr4.txt").read_text().splitlines()
-    assert all(len(l.split()) == 3 for l in fixture if not l.startswith("#"))
+    fixture = (
+        (SOURCE_DIR / "tests" / "fixtures" / "iozone" / "threadlist-rr4.txt")
+        .read_text()
+        .splitlines()
+    )
+    assert all(len(ln.split()) == 3 for ln in fixture if not ln.startswith("#"))
 
 
 def test_bad_input_is_one_line_and_exit_2():
-    for args in (["n[4-1]"], ["n[1-2"], ["n1", "n1"], ["--slots", "0", "n1"], ["n1", "--format", "iozone"], []):
+    for args in (
+        ["n[4-1]"],
+        ["n[1-2"],
+        ["n1", "n1"],
+        ["--slots", "0", "n1"],
+        ["n1", "--format", "iozone"],
+        [],
+    ):
         p = run(*args)
         assert p.returncode == 2, args
-        assert len(p.stderr.strip().splitlines()) == 1 and "make-threadlist:" in p.stderr, (args, p.stderr)
+        assert len(p.stderr.strip().splitlines()) == 1 and "make-threadlist:" in p.stderr, (
+            args,
+            p.stderr,
+        )

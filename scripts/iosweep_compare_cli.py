@@ -1,0 +1,177 @@
+"""iosweep-compare: an iosweep run beside IOzone and IOR results, in one table.
+
+    scripts/iosweep-compare results/iosweep.h5 iozone-t*.txt ior-sweep.txt [--run ID]
+        [--csv out.csv] [--loose]
+
+Rows are matched by (phase, threads, record size): every source's figure for a phase and a
+thread count is shown beside iosweep's with its record size, file size (the file one thread or
+task works on) and O_DIRECT, and counts as the same measurement only when all three agree with
+iosweep's (see below). iosweep's threads are its active ranks, or its streams (ranks x depth)
+when the run used --streams; the header says which. IOzone's initial writers,
+readers, random readers and random writers map to seq-write, seq-read, rand-read and rand-write;
+IOR's access (write/read) and its ordering (random with -z) or, failing that, its transfer size
+(64 KiB or less counts as random) decide the phase. Sequential figures are MiB/s (2^20 bytes/s;
+IOzone's kB is 1024 bytes), random ones ops/s.
+
+iosweep has three figures, each with the definition it shares with another tool:
+  wall             all bytes / the slowest rank's time: IOR's bandwidth (bandwidth_Bps, iops)
+  children         sum over ranks of each rank's bytes / its own time (children_Bps): IOzone's
+                   "Children see" only when IOzone ran with -x (stonewalling off)
+  iozone_children  sum over ranks of what each had moved when the first rank finished / that
+                   time (iozone_children_Bps): IOzone's default, stonewalled "Children see"
+An IOzone figure is set beside iosweep's iozone_children (or children, for an IOzone run with
+-x), an IOR figure beside iosweep's wall. The ratio iosweep / source is given only when record
+size, file size and O_DIRECT are the same on both sides (match "="); otherwise the row says
+which differ (≠ record, file, O_DIRECT; a size a source does not state is "?" and counts as
+different) and gives no ratio, unless --loose. Results of one source (same tool and settings)
+that occur several times for one row (repetitions, several files) are averaged. Control phases
+(scan_only) have no counterpart in other tools and are not compared.
+"""
+import argparse
+import csv
+import sys
+
+import iosweep_compare as ic
+import iosweep_load
+import iosweep_common as common
+from iosweep_common import fail, phases, size_text, sweep_axis
+
+SETTINGS = ("record_bytes", "file_bytes", "direct", "stonewall", "shared")
+CSV_KEYS = [
+    "phase",
+    "threads",
+    "unit",
+    "iosweep_wall",
+    "iosweep_children",
+    "iosweep_iozone_children",
+    "iosweep_record_bytes",
+    "iosweep_file_bytes",
+    "iosweep_direct",
+    "source",
+    "source_files",
+    "source_figure",
+    "source_value",
+    "source_record_bytes",
+    "source_file_bytes",
+    "source_direct",
+    "compared_with",
+    "match",
+    "ratio",
+]
+
+
+def fmt(v, digits=1):
+    return "-" if v is None else f"{v:.{digits}f}"
+
+
+def yes_no(v):
+    return "?" if v is None else ("yes" if v else "no")
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 2)[2],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("results", help="iosweep HDF5 results file")
+    ap.add_argument("outputs", nargs="*", help="IOzone or IOR output files (recognised by content)")
+    ap.add_argument("--run", help="run id (default: the run appended last)")
+    ap.add_argument("--csv", help="also write the table to this CSV file")
+    ap.add_argument(
+        "--loose",
+        action="store_true",
+        help=(
+            "give the ratio even where record size, file size or O_DIRECT differ or are not stated"
+        ),
+    )
+    args = ap.parse_args()
+    try:
+        run, summary = iosweep_load.load_run(args.results, args.run)
+    except common.NoSuchRun as e:
+        fail(f"--run: {e}")
+    except common.ResultsError as e:
+        fail(str(e))
+    run_id = run["run_id"]
+    results = []
+    for path in args.outputs:
+        try:
+            results += ic.parse_any(path)
+        except ic.ParseError as e:
+            fail(str(e))
+    table, sources = ic.compare(summary, run, results, phases(args.results), loose=args.loose)
+
+    shared = str(run.get("file_layout")) == "shared"
+    layout = "region of one shared file" if shared else "file"
+    print(
+        f"iosweep run {run_id} ({run.get('label') or 'no label'}): {run['world_size']} ranks,"
+        f" engine {run['engine_name']}; per rank a"
+        f" {size_text(run.get('file_size_bytes'))} {layout};"
+        f" records: seq {size_text(run.get('seq_record_bytes'))}, rand"
+        f" {size_text(run.get('rand_record_bytes'))}; O_DIRECT"
+        f" {yes_no(None if run.get('direct') is None else bool(int(run['direct'])))}"
+    )
+    if sweep_axis(run) == "streams":
+        print(
+            "threads: iosweep's streams (active ranks x depth per rank, --streams) beside IOzone's"
+            " threads and IOR's tasks"
+        )
+    else:
+        print("threads: iosweep's active ranks beside IOzone's threads and IOR's tasks")
+    for s in sources:
+        tool = "IOzone" if s["tool"] == "iozone" else "IOR"
+        print(
+            f"[{s['id']}] {tool}:"
+            f" {ic.settings_text(*(s[k] for k in SETTINGS))}:"
+            f" {', '.join(s['files'])}"
+        )
+    print("iosweep figures:")
+    for k, v in ic.FIGURES.items():
+        print(f"  {k:15} {v}")
+    where = (
+        " (--loose: also where the settings differ)"
+        if args.loose
+        else ", only where the settings match (=)"
+    )
+    print(f"ratio = iosweep's figure of the same definition / the source's{where}")
+    print()
+    head = (
+        f"{'phase':12} {'threads':>7} {'unit':6} {'wall':>10} {'children':>10} {'iozone_ch':>10} "
+        f"{'record':>8} {'file':>8} {'direct':>6}   {'source':9} {'figure':28} {'value':>10} "
+        f"{'record':>8} {'file':>8} {'direct':>6}  {'vs':15} {'match':22} {'ratio':>6}"
+    )
+    print(head)
+    for r in table:
+        line = (
+            f"{r['phase']:12} {r['threads']:7d} {r['unit']:6} {fmt(r['iosweep_wall']):>10} "
+            f"{fmt(r['iosweep_children']):>10} {fmt(r['iosweep_iozone_children']):>10} "
+        )
+        if r["iosweep_wall"] is None and r["iosweep_record_bytes"] is None:
+            line += f"{'':>8} {'':>8} {'':>6}   "
+        else:
+            line += (
+                f"{size_text(r['iosweep_record_bytes']):>8} "
+                f"{size_text(r['iosweep_file_bytes']):>8} "
+                f"{yes_no(r['iosweep_direct']):>6}   "
+            )
+        if r["source"] is not None:
+            figure = r["source_figure"].removeprefix("IOzone ").removeprefix("IOR ")
+            line += (
+                f"{r['source']:9} {figure:28} {fmt(r['source_value']):>10} "
+                f"{size_text(r['source_record_bytes']):>8} {size_text(r['source_file_bytes']):>8} "
+                f"{yes_no(r['source_direct']):>6}  {r['compared_with']:15} {r['match'] or '-':22} "
+                f"{fmt(r['ratio'], 3):>6}"
+            )
+        print(line.rstrip())
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=CSV_KEYS, extrasaction="ignore")
+            w.writeheader()
+            for r in table:
+                w.writerow({k: "" if r[k] is None else r[k] for k in CSV_KEYS})
+        print(f"written: {args.csv}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,347 @@
+"""iosweep-plot: charts of a run in the style of the published studies.
+
+    scripts/iosweep-plot results/iosweep.h5 [iozone.txt ior.txt ...] [--run ID] [-o run.png]
+                         [--baselines] [--controls]
+
+Left: bandwidth (MiB/s, 2^20 bytes/s) of seq-write, seq-read, filter-count and any other phase
+that is not random, against active ranks; right: IOPS of the random phases, rand-write and
+rand-read (the phases are those of the results file's phase enum). The x axis is log2 (1, 2, 4
+... ranks or threads); for a run of --streams it is the streams (active ranks x depth), set
+beside the other tools' threads, and the axis says so. Each panel's title gives the record sizes
+the run used.
+
+One line per iosweep phase: its wall figure (all bytes / the slowest rank's time, IOR's
+bandwidth). IOzone's "Children see" (stonewalled unless IOzone ran with -x) and IOR's mean are
+drawn over it as markers, one series per source and setting, labelled ≠ where the record size,
+file size or O_DIRECT differ from the run's (see iosweep-compare). Control phases (scan_only,
+filter-count's baseline) are drawn only with --controls.
+
+The published figures in results/baselines/*.csv (source, system, phase, threads, value, unit;
+optionally record_bytes and file_bytes, the record size and the file per thread of the
+published run) are drawn only where they were measured like the run: the record size the run
+used for that phase, and the file per thread where the CSV states it. A figure whose record
+size the CSV does not state is drawn only with --baselines, which draws every published figure
+(labelled ≠ where it differs). Uses Debian's matplotlib.
+"""
+import argparse
+import csv
+import glob
+import itertools
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+matplotlib.rcParams["svg.fonttype"] = "none"  # -o x.svg keeps its text as text
+import matplotlib.pyplot as plt  # noqa: E402
+
+import iosweep_compare as ic  # noqa: E402
+import iosweep_load  # noqa: E402
+import iosweep_common as common  # noqa: E402
+from iosweep_common import (  # noqa: E402
+    SCAN_PHASES,
+    fail,
+    is_control,
+    is_random,
+    phases,
+    record_bytes,
+    size_text,  # noqa: E402
+    sweep_axis,
+)
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+# The usual colour of each phase in the published charts; any other phase takes the next
+# colour of OTHER_COLORS, in the order of the phase enum.
+COLORS = {
+    "seq_write": "tab:red",
+    "seq_read": "tab:blue",
+    "filter_count": "tab:green",
+    "rand_write": "tab:orange",
+    "rand_read": "tab:purple",
+    "scan_only": "tab:olive",
+}
+OTHER_COLORS = ["tab:brown", "tab:pink", "tab:cyan", "tab:gray", "black"]
+MARKERS = {"iozone": "o", "ior": "s", "baseline": "X"}
+
+
+def colours(names):
+    """Phase name -> colour for every phase of the file."""
+    spare = itertools.cycle(OTHER_COLORS)
+    return {name: COLORS.get(name) or next(spare) for name in names}
+
+
+def _optional_int(r, key, path, i):
+    v = (r.get(key) or "").strip()
+    if not v:
+        return None
+    if not v.isdigit() or int(v) == 0:
+        fail(f"{path}: line {i}: expected {key} as a positive byte count or empty (found '{v}')")
+    return int(v)
+
+
+def load_baselines(folder):
+    """Published figures: [{source, phase, threads, value (MiB/s or ops/s), record_bytes,
+    file_bytes}], the last two None where the CSV does not state them."""
+    rows = []
+    for path in sorted(glob.glob(os.path.join(folder, "*.csv"))):
+        with open(path) as f:
+            for i, r in enumerate(csv.DictReader(f), 2):
+                try:
+                    v = float(r["value"])
+                    unit = r["unit"]
+                    if unit == "GB/s":
+                        v = v * 1e9 / 1048576.0
+                    elif unit == "MiB/s" or unit == "ops/s":
+                        pass
+                    else:
+                        fail(
+                            f"{path}: line {i}: expected a unit of ops/s, MiB/s or GB/s (found"
+                            f" '{unit}')"
+                        )
+                    rows.append(
+                        {
+                            "source": r["source"],
+                            "phase": r["phase"],
+                            "threads": int(r["threads"]),
+                            "value": v,
+                            "record_bytes": _optional_int(r, "record_bytes", path, i),
+                            "file_bytes": _optional_int(r, "file_bytes", path, i),
+                        }
+                    )
+                except (KeyError, ValueError, TypeError):
+                    fail(
+                        f"{path}: line {i}: expected"
+                        " source,system,phase,threads,value,unit[,record_bytes,file_bytes]"
+                    )
+    return rows
+
+
+def baseline_differences(b, run):
+    """What keeps a published figure from being the run's kind of measurement: "record" (not
+    stated, or another size than the run's for that phase), "file" (stated and different)."""
+    out = []
+    if b["record_bytes"] is None or b["record_bytes"] != record_bytes(run, b["phase"]):
+        out.append("record")
+    if b["file_bytes"] is not None and b["file_bytes"] != int(run.get("file_size_bytes") or 0):
+        out.append("file")
+    return out
+
+
+def panel_titles(run, present):
+    """(left, right) titles naming the record sizes the run's phases `present` used."""
+
+    def sizes(shown):
+        found = sorted({record_bytes(run, p) for p in shown}, key=lambda x: (x is None, x or 0))
+        return " / ".join(size_text(x) for x in found) + " records"
+
+    seq = [p for p in present if not is_random(p) and p not in SCAN_PHASES]
+    scan = [p for p in present if p in SCAN_PHASES]
+    rnd = [p for p in present if is_random(p)]
+    if seq and scan and sizes(seq) == sizes(scan):
+        left = f"sequential and filter-count scan ({sizes(seq)})"
+    else:
+        left = (
+            " and ".join(
+                f"{label} ({sizes(x)})"
+                for label, x in (("sequential", seq), ("filter-count scan", scan))
+                if x
+            )
+            or "sequential (none in this run)"
+        )
+    return left, f"random ({sizes(rnd)})" if rnd else "random (none in this run)"
+
+
+def records_text(n):
+    return f"{size_text(n)} records" if n else "record size not stated"
+
+
+def draw(
+    run, s, others, baselines, names, all_baselines=False, controls=False, width=12.0, height=5.0
+):
+    """The figure of one run: `s` its summary rows, `others` IOzone/IOR Results, `baselines`
+    load_baselines' rows, `names` the phase names of the file's enum in order."""
+    colour = colours(names)
+    present = [p for p in names if (s["phase_name"] == p).any() and (controls or not is_control(p))]
+    mine = {
+        "record_bytes": None,
+        "file_bytes": int(run.get("file_size_bytes") or 0) or None,
+        "direct": None if run.get("direct") is None else bool(int(run["direct"])),
+        "shared": str(run.get("file_layout")) == "shared",
+    }
+    srcs = ic.sources(others)
+    src_id = {
+        (
+            x["tool"],
+            x["record_bytes"],
+            x["file_bytes"],
+            x["direct"],
+            x["stonewall"],
+            x["shared"],
+        ): x["id"]
+        for x in srcs
+    }
+    seq = [p for p in names if not is_random(p) and (controls or not is_control(p))]
+    rnd = [p for p in names if is_random(p) and (controls or not is_control(p))]
+    axis = sweep_axis(run)  # threads are the run's ranks, or its streams (--streams)
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(width, height), dpi=100)
+    for ax, shown, ylabel in (
+        (left, seq, "bandwidth (MiB/s, 2^20 bytes/s)"),
+        (right, rnd, "IOPS (operations/s)"),
+    ):
+        for phase in shown:
+            d = s[s["phase_name"] == phase].groupby(axis).mean(numeric_only=True).reset_index()
+            if len(d):
+                y = d["iops"] if is_random(phase) else d["bandwidth_Bps"] / 1048576.0
+                ax.plot(
+                    d[axis],
+                    y,
+                    "-",
+                    marker=".",
+                    color=colour[phase],
+                    label=f"iosweep {phase} (wall)",
+                )
+            scale = 1.0 if is_random(phase) else 1.0 / 1048576.0
+            series = {}  # (source id) -> {threads: [values]}; repeated results are averaged
+            for r in others:
+                if r.phase == phase:
+                    series.setdefault(src_id[ic.source_key(r)], {}).setdefault(
+                        r.threads, []
+                    ).append(r.value * scale)
+            for sid, acc in sorted(series.items()):
+                src = srcs[sid - 1]
+                tool = "IOzone" if src["tool"] == "iozone" else "IOR"
+                figure = (
+                    "Children see" + (" -x" if src["stonewall"] is False else "")
+                    if tool == "IOzone"
+                    else "mean"
+                )
+                first = next(
+                    r for r in others if r.phase == phase and src_id[ic.source_key(r)] == sid
+                )
+                # A shared file holds the regions of all the threads, as IOR counts it.
+                file_bytes = (
+                    mine["file_bytes"] * first.threads
+                    if mine["shared"] and mine["file_bytes"]
+                    else mine["file_bytes"]
+                )
+                diff = ic.differences(
+                    dict(mine, record_bytes=record_bytes(run, phase), file_bytes=file_bytes), first
+                )
+                pts = sorted((t, sum(v) / len(v)) for t, v in acc.items())
+                ax.plot(
+                    [p[0] for p in pts],
+                    [p[1] for p in pts],
+                    "--",
+                    marker=MARKERS[src["tool"]],
+                    color=colour[phase],
+                    alpha=0.7,
+                    label=f"{tool}[{sid}] {phase} {figure}, {records_text(src['record_bytes'])}"
+                    + (f" ≠ {','.join(diff)}" if diff else ""),
+                )
+            pub = [b for b in baselines if b["phase"] == phase]
+            shown_pub = [b for b in pub if all_baselines or not baseline_differences(b, run)]
+            for source, group in itertools.groupby(
+                sorted(shown_pub, key=lambda b: (b["source"], b["threads"])),
+                key=lambda b: b["source"],
+            ):
+                group = list(group)
+                diff = baseline_differences(group[0], run)
+                ax.plot(
+                    [b["threads"] for b in group],
+                    [b["value"] for b in group],
+                    ":",
+                    marker=MARKERS["baseline"],
+                    markersize=9,
+                    color=colour[phase],
+                    label=f"published {phase}, {records_text(group[0]['record_bytes'])}"
+                    + (f" ≠ {','.join(diff)}" if diff else ""),
+                )
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel(
+            "streams (active ranks x depth) / threads (log2)"
+            if axis == "streams"
+            else "active ranks / threads (log2)"
+        )
+        ax.set_ylabel(ylabel)
+        ax.grid(True, which="both", alpha=0.3)
+        if ax.lines:
+            ax.legend(fontsize=7)
+    titles = panel_titles(run, present)
+    left.set_title(titles[0])
+    right.set_title(titles[1])
+    label = f" - {run['label']}" if run.get("label") else ""
+    direct = (
+        "O_DIRECT" if mine["direct"] else "page cache" if mine["direct"] is False else "O_DIRECT ?"
+    )
+    fig.suptitle(
+        f"iosweep run {run['run_id']}{label}: {run['world_size']} ranks on"
+        f" {run['n_nodes']} node(s), engine {run['engine_name']},"
+        f" {size_text(run.get('file_size_bytes'))} per rank, {direct}"
+    )
+    fig.tight_layout()
+    return fig
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 2)[2],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("results", help="iosweep HDF5 results file")
+    ap.add_argument("outputs", nargs="*", help="IOzone or IOR outputs to draw beside the run")
+    ap.add_argument("--run", help="run id (default: the run appended last)")
+    ap.add_argument(
+        "-o",
+        "--output",
+        default="iosweep.png",
+        help="image to write, its format from its name: .png (default iosweep.png), .svg, .pdf",
+    )
+    ap.add_argument(
+        "--baselines",
+        action="store_true",
+        help="draw every published figure, also those measured with other record or file sizes",
+    )
+    ap.add_argument(
+        "--baselines-dir",
+        default=os.path.join(HERE, "..", "results", "baselines"),
+        help="folder of published figures as CSV (default results/baselines; '' for none)",
+    )
+    ap.add_argument("--controls", action="store_true", help="also draw control phases (scan_only)")
+    ap.add_argument("--width", type=float, default=12.0, help="inches (100 dpi; default 12)")
+    ap.add_argument("--height", type=float, default=5.0, help="inches (default 5)")
+    args = ap.parse_args()
+    try:
+        run, summary = iosweep_load.load_run(args.results, args.run)
+    except common.NoSuchRun as e:
+        fail(f"--run: {e}")
+    except common.ResultsError as e:
+        fail(str(e))
+    run_id = run["run_id"]
+    others = []
+    for path in args.outputs:
+        try:
+            others += [r for r in ic.parse_any(path) if r.kind != "parent"]
+        except ic.ParseError as e:
+            fail(str(e))
+    baselines = load_baselines(args.baselines_dir) if args.baselines_dir else []
+    fig = draw(
+        run,
+        summary[summary["run_id"] == run_id],
+        others,
+        baselines,
+        list(phases(args.results)),
+        all_baselines=args.baselines,
+        controls=args.controls,
+        width=args.width,
+        height=args.height,
+    )
+    fig.savefig(args.output, dpi=100)
+    print(f"written: {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
