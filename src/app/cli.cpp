@@ -1,25 +1,84 @@
-// Command-line parsing into a Config (see cli.hpp): the commands, --config presets, and the
-// translation of CLI11's errors into iosweep's one-line messages. The run options are declared
+// Command-line parsing into a Config (see cli.hpp): the commands, the sources of option values
+// (command line, --config, --rerun) and the translation of CLI11's errors into iosweep's
+// one-line messages. The options are the rows of app/option_table.cpp, declared and resolved
 // in app/options.cpp and converted in app/config_build.cpp.
 #include "app/cli.hpp"
 
 #include <CLI/CLI.hpp>
 
-#include <sstream>
+#include <algorithm>
+#include <initializer_list>
 
 #include "app/config_build.hpp"
 #include "app/options.hpp"
 #include "app/presets.hpp"
 #include "core/errors.hpp"
 #include "core/units.hpp"
-#include "engines/registry.hpp"
+#include "model/engine_desc.hpp"
 #include "output/versions.hpp"
 
 namespace iosweep {
 
+namespace {
+
+// Whether the options of `setting` came from `source` (any of its rows).
+bool setting_from(const OptionValues& values, std::string_view setting,
+                  std::initializer_list<ValueSource> sources) {
+  for (const OptionValue& v : values)
+    if (v.row().setting != nullptr && v.row().setting == setting &&
+        std::find(sources.begin(), sources.end(), v.source()) != sources.end())
+      return true;
+  return false;
+}
+
+// `iosweep run`: the option values from the command line, then --config, then --rerun's stored
+// run, then the table's defaults; converted and checked (app/config_build.cpp).
+void configure(const std::vector<CLI::Option*>& declared, int argc, char** argv,
+               const CLI::Option& preset_opt, const std::string& preset,
+               const CLI::Option& rerun_opt, const std::string& rerun_arg, const RunLoader& load,
+               CliResult& res) {
+  const GivenOptions cli = given_on_command_line(declared, argc, argv);
+  GivenOptions from_preset{ValueSource::preset, {}};
+  from_preset.by_row.resize(cli.by_row.size());
+  if (preset_opt.count() > 0)
+    from_preset = given_in_toml(read_preset(preset), ValueSource::preset,
+                                "--config: '" + printable(preset) + "'");
+  StoredRun stored{{}, {ValueSource::stored_run, {}}};
+  stored.given.by_row.resize(cli.by_row.size());
+  if (rerun_opt.count() > 0) stored = load_rerun(rerun_arg, load);
+  const OptionValues values = resolve_options({&cli, &from_preset, &stored.given});
+  res.rerun = stored.source;
+  res.rerun.sweep_stored = setting_from(values, "points", {ValueSource::stored_run});
+  res.rerun.sweep_given =
+      setting_from(values, "points", {ValueSource::command_line, ValueSource::preset});
+  res.cfg = build_config(values);
+  res.cfg.rerun_of = res.rerun.run_id;
+  res.cfg.config_toml = options_toml(values);
+  for (int i = 0; i < argc; ++i)
+    res.cfg.argv.emplace_back(argv[i]);
+}
+
+CliResult print(std::string text) {
+  CliResult res;
+  res.action = CliResult::Action::print;
+  res.text = std::move(text);
+  return res;
+}
+
+std::string units_text(const std::vector<std::string>& sizes) {
+  std::string out;
+  for (const auto& u : sizes) {
+    std::uint64_t bytes = 0;
+    if (auto why = parse_size(u, bytes); !why.empty()) throw UsageError("units: " + why);
+    out += std::to_string(bytes) + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
 CliResult parse_cli(int argc, char** argv, const RunLoader& load) {
   CliResult res;
-  RawOptions r;
   CLI::App app{
       "iosweep: MPI parallel I/O benchmark (N-to-N, one file per rank) in the IOzone/IOR "
       "tradition.\nSizes are binary: 4k = 4KiB = 4096 bytes, 16m = 16MiB, 1g = 1GiB.",
@@ -31,7 +90,7 @@ CliResult parse_cli(int argc, char** argv, const RunLoader& load) {
                "Print the iosweep version, git revision, MPI and HDF5 versions");
   app.require_subcommand(0, 1);
   // Every option lives on the main app and `run` falls through to it, so that `iosweep --help`
-  // lists them all and CLI11's own --config reads plain long option names.
+  // lists them all.
   CLI::App* run =
       app.add_subcommand("run", "Run the phases over a sweep of active ranks")->fallthrough();
   run->set_help_all_flag();
@@ -41,79 +100,33 @@ CliResult parse_cli(int argc, char** argv, const RunLoader& load) {
   std::vector<std::string> unit_args;
   CLI::App* units = app.add_subcommand("units", "Print the byte count of each SIZE, one per line");
   units->add_option("SIZE", unit_args, "A size as the options take it (4k, 16MiB, 1g)")->required();
-  app.set_config("--config", "",
-                 "TOML file of long option names (CLI11's format), e.g. modes/smoke.toml")
-      ->type_name("FILE");
-  app.config_formatter(preset_format());
-  std::string rerun_arg, show_file, show_id;
-  declare_rerun(app, rerun_arg);
+  std::string preset, rerun_arg, show_file, show_id;
+  const CLI::Option* preset_opt =
+      app.add_option("--config", preset,
+                     "TOML file of long option names, e.g. modes/smoke.toml (the command line "
+                     "wins)")
+          ->type_name("FILE");
+  const CLI::Option* rerun_opt = declare_rerun(app, rerun_arg);
   CLI::App* show = declare_show(app, show_file, show_id);
-  app.allow_config_extras(CLI::config_extras_mode::error);
   app.footer(
       "Engines compiled in: " + compiled_engines() +
       ". Bandwidth is printed in MiB/s (2^20 bytes/s); results are stored in bytes and seconds.");
-  const auto flags = declare_run_options(app, r);
+  const auto declared = declare_run_options(app);
 
   try {
-    if (auto why = check_preset_args(argc, argv); !why.empty()) throw UsageError(why);
     app.parse(argc, argv);
-    if (auto why = check_given_values(app, flags); !why.empty()) throw UsageError(why);
-    if (version) {
-      res.action = CliResult::Action::print;
-      res.text = version_text();
-      return res;
-    }
-    if (show->parsed()) {
-      res.action = CliResult::Action::print;
-      res.text = show_run(load, show_file, show_id);
-      return res;
-    }
-    if (units->parsed()) {
-      res.action = CliResult::Action::print;
-      for (const auto& u : unit_args) {
-        std::uint64_t bytes = 0;
-        if (auto why = parse_size(u, bytes); !why.empty()) throw UsageError("units: " + why);
-        res.text += std::to_string(bytes) + "\n";
-      }
-      return res;
-    }
+    if (version) return print(version_text());
+    if (show->parsed()) return print(show_run(load, show_file, show_id));
+    if (units->parsed()) return print(units_text(unit_args));
     if (!run->parsed()) {
       res.action = CliResult::Action::usage_error;
       res.text = "a command is required: iosweep run --dir DIR [options] (see iosweep --help)";
       return res;
     }
-    if (!rerun_arg.empty()) {
-      res.rerun = apply_rerun(app, rerun_arg, load);
-      if (auto why = check_given_values(app, flags); !why.empty()) throw UsageError(why);
-    }
-    res.cfg = build_config(r);
-    res.cfg.rerun_of = res.rerun.run_id;
-    // The effective configuration as TOML, without the options left unset (empty values).
-    // --fsync's default text is its value when given bare ("all"); not given, no phase fsyncs.
-    const bool fsync_given = app.get_option("--fsync")->count() > 0;
-    std::string toml;
-    std::istringstream lines(app.config_to_str(true, false));
-    for (std::string line; std::getline(lines, line);)
-      if (!fsync_given && line.starts_with("fsync="))
-        toml += "fsync=\"none\"\n";
-      else if (!line.ends_with("=\"\""))
-        toml += line + "\n";
-    res.cfg.config_toml = toml;
-    for (int i = 0; i < argc; ++i)
-      res.cfg.argv.emplace_back(argv[i]);
+    configure(declared, argc, argv, *preset_opt, preset, *rerun_opt, rerun_arg, load, res);
   } catch (const CLI::CallForAllHelp&) {
-    res.action = CliResult::Action::print;
     app.clear();  // otherwise CLI11 prints the help of the selected subcommand only
-    res.text = app.help("", CLI::AppFormatMode::All);
-  } catch (const CLI::ConfigError& e) {
-    res.action = CliResult::Action::usage_error;
-    const std::string m = e.what(), prefix = "INI was not able to parse ";
-    res.text = m.starts_with(prefix) ? "--config: unknown option '" + m.substr(prefix.size()) +
-                                           "' in the configuration file"
-                                     : "--config: " + m;
-  } catch (const CLI::FileError& e) {
-    res.action = CliResult::Action::usage_error;
-    res.text = std::string("--config: ") + e.what();
+    return print(app.help("", CLI::AppFormatMode::All));
   } catch (const CLI::ParseError& e) {
     res.action = CliResult::Action::usage_error;
     res.text = e.what();

@@ -12,8 +12,8 @@
 #include "core/pattern.hpp"
 
 #include "core/errors.hpp"
+#include "core/file_ops.hpp"
 #include "core/units.hpp"
-#include "engines/file_ops.hpp"
 #include "engines/registry.hpp"
 #include "mpi/messages.hpp"
 #include "output/hdf5_file.hpp"
@@ -100,7 +100,7 @@ std::string local_checks(Config& cfg, const LocalPlace& place, int min_k, int ma
   }
   for (auto id : w.phases) {
     const PhaseRow& row = phase_row(id);
-    if (auto why = row.make(row.desc)->validate(w, cfg.io); !why.empty()) return why;
+    if (auto why = row.make(row.desc())->validate(w, cfg.io); !why.empty()) return why;
   }
   if (auto why = probe_engine(cfg.io, engine_detail); !why.empty()) return why;
   if (!w.reuse_run.empty() && place.self.position < max_k)
@@ -137,21 +137,19 @@ std::string memory_check(const Config& cfg, const LocalPlace& place,
     for (auto id : cfg.work.phases) {
       const PhaseRow& row = phase_row(id);
       const std::uint64_t b =
-          row.make(row.desc)->buffer_bytes(cfg.work, cfg.io, points[i].per_rank);
+          row.make(row.desc())->buffer_bytes(cfg.work, cfg.io, points[i].per_rank);
       const std::uint64_t n = b * static_cast<std::uint64_t>(active_here[i]);
       if (n > need) {
         need = n;
         per_rank = b;
-        largest = &row.desc;
+        largest = &row.desc();
         at = &points[i];
       }
     }
   const std::uint64_t avail = mem_available_bytes();
   if (largest == nullptr || avail == 0 || need <= avail) return {};
   const std::uint64_t record = cfg.work.record_bytes(largest->record);
-  const char* rec_opt = largest->record == RecordKind::seq    ? "--seq-record"
-                        : largest->record == RecordKind::rand ? "--rand-record"
-                                                              : "--scan-record";
+  const char* rec_opt = record_option(largest->record);
   const bool by_streams = !cfg.sweep.streams.empty();
   const unsigned depth = at->per_rank.depth;
   const std::string opt = by_streams ? "--streams" : depth > 1 ? "--iodepth" : rec_opt;
@@ -183,7 +181,7 @@ std::string space_check(const Config& cfg, const LocalPlace& place, int max_k, i
   std::string why;
   // An engine that moves no data leaves its files empty: nothing to check.
   if (rank == 0 && !cfg.force && cfg.work.reuse_run.empty() &&
-      engine_row(cfg.io.engine).moves_data) {
+      engine_desc(cfg.io.engine).moves_data) {
     std::map<unsigned long long, std::pair<unsigned long long, unsigned long long>>
         need;  // fsid -> free, files
     for (const auto& r : all) {

@@ -1,41 +1,50 @@
-// The options of `iosweep run`, as text exactly as given (on the command line or in a --config
-// preset), and their declaration for CLI11 with help text and defaults. Conversion and checks
-// are in app/config_build.cpp, so that every message names the option and the value it refuses.
+// The options of `iosweep run` as the option table declares them: their declaration for CLI11
+// (so --help lists every row with its default), the values given by each source (the command
+// line, a --config preset, a stored run), the precedence between sources, and the recorded
+// configuration as TOML. Values are text until each row's converter turns them into a field.
 #pragma once
 
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "app/option_table.hpp"
+#include "core/toml.hpp"
+
 namespace iosweep {
 
-struct RawOptions {
-  std::string dir, file_size = "1g", seq_record = "16m", rand_record = "4k", scan_record = "auto";
-  std::vector<std::string> phases, ranks;
-  std::string streams, sweep, placement = "spread", repetitions = "1", seed = "42";
-  std::string filter_key = "0xfeedfacecafebeef", filter_every = "1048576", filter_kernel = "auto";
-  std::string collector = "next-node", file_layout = "per-rank", shared_pattern = "segmented";
-  std::string rated_bw, engine = "posix", iodepth = "1", iodepth_batch = "1", cache = "drop",
-                        read_shift = "0";
-  std::vector<std::string> hints;
-  std::string stonewall, timeseries_bin = "100ms", format = "table", reuse, fsync, order_seed;
-  std::string output = "results/iosweep.h5", label;
-  bool collective = false;
-  bool preallocate = false, show_controls = false, keep = false, direct = false, sqpoll = false,
-       wearout = false, verify = false, quiet = false, force = false, dry_run = false,
-       hugepages = false;
+// What one source gives: by row index, the values given (nullopt: not given).
+struct GivenOptions {
+  ValueSource source = ValueSource::command_line;
+  std::vector<std::optional<std::vector<std::string>>> by_row;
 };
 
-// Declares every run option on `app` (the main program, so that --help lists them all and a
-// preset's keys are exactly the long option names). Returns the flags among them (options
-// that take true or false), so that their values can be checked after parsing.
-std::vector<const CLI::Option*> declare_run_options(CLI::App& app, RawOptions& r);
+// Declares every row of the option table on `app` (the main program, so that --help lists them
+// all). Returns CLI11's option of each row, by row index.
+std::vector<CLI::Option*> declare_run_options(CLI::App& app);
 
-// After parsing: a flag's value is true or false (a preset's `keep = 3` is refused), and no
-// option given is empty (`--reuse ""` is refused, not taken as unset), and no option is given
-// that the others make meaningless (--shared-pattern strided without --file-layout shared).
-// "--option: problem", or empty.
-std::string check_given_values(const CLI::App& app, const std::vector<const CLI::Option*>& flags);
+// After parsing: what the command line gave. A value given as `--name=` (nothing after '=') is
+// refused as empty, a flag's value must be true or false, and every value must be text iosweep
+// can record (valid UTF-8). Throws UsageError ("--option: problem").
+GivenOptions given_on_command_line(const std::vector<CLI::Option*>& declared, int argc,
+                                   char** argv);
+
+// What a TOML file gives (a preset, or a run's recorded configuration): every key must be an
+// option of the table (`ignored` lists keys taken and dropped: what older iosweeps recorded
+// beside the options). Refusals start with `whose` ("--config: 'p.toml'"). Throws UsageError.
+GivenOptions given_in_toml(const std::vector<TomlItem>& items, ValueSource source,
+                           const std::string& whose, const std::vector<std::string>& ignored = {});
+
+// Each row's value from the first source (in precedence order) that gives it, else the row's
+// default, else unset. Options of one `setting` go together: when a source gives any of them,
+// lower sources give none.
+OptionValues resolve_options(const std::vector<const GivenOptions*>& by_precedence);
+
+// The recorded configuration: every option that has a value, in table order, as TOML of long
+// option names (name="text", flags true or false, lists as arrays of the values as given), so
+// that it is itself a preset for --config and reads back identical.
+std::string options_toml(const OptionValues& values);
 
 }  // namespace iosweep

@@ -35,11 +35,6 @@ std::string join(const std::vector<int>& v) {
   return s;
 }
 
-bool given(const CLI::App& app, const char* name) {
-  const CLI::Option* o = app.get_option_no_throw(name);
-  return o != nullptr && !o->empty();
-}
-
 }  // namespace
 
 bool looks_like_run_id(std::string_view s) {
@@ -147,37 +142,21 @@ CLI::Option* declare_rerun(CLI::App& app, std::string& arg) {
       ->configurable(false);
 }
 
-RerunSource apply_rerun(CLI::App& app, const std::string& arg, const RunLoader& load) {
+StoredRun load_rerun(const std::string& arg, const RunLoader& load) {
   LoadedRun run;
   if (auto why = load(split_run_ref(arg), run); !why.empty()) throw UsageError("--rerun: " + why);
-  RerunSource src{run.run_id, run.world_size, run.n_nodes, false,
-                  given(app, "--ranks") || given(app, "--sweep")};
   const std::string whose = "--rerun: the configuration of run " + run.run_id;
-  const auto format = app.get_config_formatter();
-  try {
-    std::istringstream in(run.config_toml);
-    for (const CLI::ConfigItem& item : format->from_config(in)) {
-      if (item.name == "++" || item.name == "--") continue;  // a section's start or end
-      CLI::Option* op = item.parents.empty() ? app.get_option_no_throw("--" + item.name) : nullptr;
-      if (op == nullptr || !op->get_configurable())
-        throw UsageError(whose + " has option '" + printable(item.fullname()) +
-                         "', which this iosweep does not take");
-      if (!op->empty()) continue;  // the command line's (or --config's) value stands
-      if (item.name == "ranks" || item.name == "sweep") {
-        if (src.sweep_given) continue;  // one setting: given either way, both stored go
-        src.sweep_stored = true;
-      }
-      // As CLI11 applies a preset's item (App::_parse_single_config).
-      if (op->get_expected_min() == 0)
-        op->add_result(op->get_flag_value(item.name, format->to_flag(item)));
-      else
-        op->add_result(item.inputs);
-      op->run_callback();
-    }
-  } catch (const CLI::Error& e) {
-    throw UsageError(whose + " cannot be applied: " + printable(e.what()));
-  }
-  return src;
+  std::vector<TomlItem> items;
+  if (auto why = parse_toml(run.config_toml, items); !why.empty())
+    throw UsageError(whose + " is not TOML iosweep can read (" + why + ")");
+  // Older iosweeps recorded --version beside the run options. (The values are read before the
+  // result is built: an exception thrown inside an aggregate's initializer destroys what was
+  // built before it twice with GCC 12, PR 66139.)
+  GivenOptions given = given_in_toml(items, ValueSource::stored_run, whose, {"version"});
+  StoredRun out;
+  out.source = {run.run_id, run.world_size, run.n_nodes, false, false};
+  out.given = std::move(given);
+  return out;
 }
 
 std::string fit_rerun_to_world(const RerunSource& src, SweepSpec& sweep, int world_size,

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "app/options.hpp"
 #include "model/config.hpp"
 #include "output/run_record.hpp"
 
@@ -56,16 +57,20 @@ std::string show_run(const RunLoader& load, const std::string& file, const std::
 struct RerunSource {
   std::string run_id;  // empty: not a rerun
   int world_size = 0, n_nodes = 0;
-  bool sweep_stored = false;  // --ranks or --sweep came from the stored run
-  bool sweep_given = false;   // ... or from the command line (or --config), which replace both
+  bool sweep_stored = false;  // the points (--ranks, --sweep) came from the stored run
+  bool sweep_given = false;   // ... or from the command line (or --config), which replace them
 };
 
 CLI::Option* declare_rerun(CLI::App& app, std::string& arg);
 
-// After parsing: every option of the stored configuration that neither the command line nor
-// --config gave is set as a preset sets it; --ranks and --sweep count as one setting. Throws
+// The stored run `arg` names (RESULTS[:RUN_ID]): which run, and its recorded configuration as a
+// source of option values, below the command line and --config (app/options.hpp). Throws
 // UsageError ("--rerun: ...").
-RerunSource apply_rerun(CLI::App& app, const std::string& arg, const RunLoader& load);
+struct StoredRun {
+  RerunSource source;
+  GivenOptions given;
+};
+StoredRun load_rerun(const std::string& arg, const RunLoader& load);
 
 // Before the pre-run checks, on every rank: when this job's world size or node count differs
 // from the stored run's, the one line that says so (empty otherwise). A stored --ranks or

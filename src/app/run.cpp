@@ -5,6 +5,7 @@
 
 #include "app/cli.hpp"
 #include "app/config_check.hpp"
+#include "app/option_table.hpp"
 #include "app/rerun.hpp"
 #include "core/errors.hpp"
 #include "mpi/topology.hpp"
@@ -34,6 +35,7 @@ int run_app(int argc, char** argv, const MpiSession& mpi) {
     if (rank0) std::fprintf(stderr, "iosweep: %s\n", printable(why).c_str());
     return kExitUsage;
   }
+  cfg.recorded = record_options(cfg);
   if (cfg.dry_run) {
     if (rank0) print_plan(stdout, cfg, points, place.full);
     return 0;

@@ -6,7 +6,7 @@
 #include <cerrno>
 
 #include "core/errors.hpp"
-#include "engines/file_ops.hpp"
+#include "core/file_ops.hpp"
 
 namespace iosweep {
 

@@ -42,48 +42,30 @@ std::string null_check(const Workload& work, const EngineOptions&) {
 }
 
 const EngineRow kEngines[] = {
-    {0, "posix", "pread/pwrite, queue depth 1 (the reference)", kTakesDirect, true, nullptr,
-     nullptr, &make_posix},
+    {.id = kPosixEngine, .check = nullptr, .probe = nullptr, .make = &make_posix},
 #if IOSWEEP_HAVE_URING
-    {1, "uring", "io_uring via liburing, --iodepth requests in flight",
-     kTakesDepth | kTakesSqpoll | kTakesDirect, true, nullptr, &UringEngine::probe,
-     &make<UringEngine>},
+    {.id = kUringEngine,
+     .check = nullptr,
+     .probe = &UringEngine::probe,
+     .make = &make<UringEngine>},
 #else
-    {1, "uring", "io_uring (not compiled in)", kTakesDepth | kTakesSqpoll | kTakesDirect, true,
-     nullptr, nullptr, nullptr},
+    {.id = kUringEngine, .check = nullptr, .probe = nullptr, .make = nullptr},
 #endif
 #if IOSWEEP_HAVE_MPIIO
-    {2, "mpiio", "MPI_File_iread_at/iwrite_at on MPI_COMM_SELF",
-     kTakesDepth | kTakesHints | kTakesCollective, true, &MpiioEngine::check, &MpiioEngine::probe,
-     &make_mpiio},
+    {.id = kMpiioEngine,
+     .check = &MpiioEngine::check,
+     .probe = &MpiioEngine::probe,
+     .make = &make_mpiio},
 #else
-    {2, "mpiio", "MPI-IO (not compiled in)", kTakesDepth | kTakesHints | kTakesCollective, true,
-     nullptr, nullptr, nullptr},
+    {.id = kMpiioEngine, .check = nullptr, .probe = nullptr, .make = nullptr},
 #endif
-    {3, "null", "no I/O: every request completes at once (iosweep's own cost per operation)",
-     kTakesDepth | kTakesDirect, false, &null_check, nullptr, &make<NullEngine>},
+    {.id = kNullEngine, .check = &null_check, .probe = nullptr, .make = &make<NullEngine>},
 };
-
-std::string either(const std::string& list) {
-  // "uring mpiio null" -> "uring, mpiio or null"
-  const auto last = list.rfind(' ');
-  if (last == std::string::npos) return list;
-  std::string head = list.substr(0, last), out;
-  for (char c : head)
-    out += c == ' ' ? std::string(", ") : std::string(1, c);
-  return out + " or" + list.substr(last);
-}
 
 }  // namespace
 
 std::span<const EngineRow> engine_table() {
   return kEngines;
-}
-
-const EngineRow* find_engine(std::string_view name) {
-  for (const auto& e : kEngines)
-    if (name == e.name) return &e;
-  return nullptr;
 }
 
 const EngineRow& engine_row(EngineId id) {
@@ -92,23 +74,8 @@ const EngineRow& engine_row(EngineId id) {
   throw std::logic_error("no engine with id " + std::to_string(id));
 }
 
-std::string compiled_engines() {
-  std::string s;
-  for (const auto& e : kEngines)
-    if (e.compiled()) s += (s.empty() ? "" : " ") + std::string(e.name);
-  return s;
-}
-
-std::string engines_taking(unsigned takes) {
-  std::string s;
-  for (const auto& e : kEngines)
-    if (e.compiled() && (e.takes & takes) == takes)
-      s += (s.empty() ? "" : " ") + std::string(e.name);
-  return either(s);
-}
-
 std::string check_engine_options(const Workload& work, const EngineOptions& io) {
-  const EngineRow& e = engine_row(io.engine);
+  const EngineDesc& e = engine_desc(io.engine);
   const std::string name = e.name;
   if (io.iodepth != 1 && !(e.takes & kTakesDepth))
     return "--iodepth: the " + name + " engine is synchronous (depth 1); for depth " +
@@ -122,22 +89,24 @@ std::string check_engine_options(const Workload& work, const EngineOptions& io) 
   if (io.direct && !(e.takes & kTakesDirect))
     return "--direct: the " + name + " engine cannot open files with O_DIRECT; use --engine " +
            engines_taking(kTakesDirect);
-  return e.check != nullptr ? e.check(work, io) : std::string();
+  const EngineRow& row = engine_row(io.engine);
+  return row.check != nullptr ? row.check(work, io) : std::string();
 }
 
 std::string probe_engine(const EngineOptions& io, std::string& detail) {
-  const EngineRow& e = engine_row(io.engine);
-  if (!e.compiled())
+  const EngineDesc& e = engine_desc(io.engine);
+  if (!e.compiled)
     return std::string("--engine: ") + e.name +
            " is not compiled into this build (have: " + compiled_engines() + ")";
   detail = e.help;
-  return e.probe != nullptr ? e.probe(io, detail) : std::string();
+  const EngineRow& row = engine_row(io.engine);
+  return row.probe != nullptr ? row.probe(io, detail) : std::string();
 }
 
 std::unique_ptr<Engine> make_engine(const EngineOptions& io, EngineUse use, MPI_Comm group) {
   const EngineRow& e = engine_row(io.engine);
-  if (!e.compiled())
-    throw UsageError(std::string("--engine: ") + e.name +
+  if (e.make == nullptr)
+    throw UsageError(std::string("--engine: ") + e.desc().name +
                      " is not compiled into this build (have: " + compiled_engines() + ")");
   return e.make(io, use, group);
 }

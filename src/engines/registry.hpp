@@ -1,10 +1,10 @@
 // The engine table (IOR's backend list): every engine iosweep knows, in one explicit table, never
-// static self-registration. A row carries everything about its engine that the rest of iosweep
-// needs: the id stored in results files, the name and help text, the engine-specific options it
-// takes (the checks of --iodepth, --sqpoll, --mpiio-hint and --direct derive from them), its own
-// further checks, a probe of whether this system lets it run, and its factory. The HDF5 enum,
-// --help and the messages all read the table; adding an engine is its two files, one row in
-// registry.cpp and one CMake line.
+// static self-registration. A row here carries what an engine does: its own further checks, a
+// probe of whether this system lets it run, and its factory; its description (the id stored in
+// results files, name, help, the engine-specific options it takes, from which the checks of
+// --iodepth, --sqpoll, --mpiio-hint and --direct derive) is the row of model/engine_desc.cpp with
+// the same id. The HDF5 enum, --help and the messages read the descriptions; adding an engine is
+// its two files, one row in each table and one CMake line.
 #pragma once
 
 #include <mpi.h>
@@ -16,28 +16,18 @@
 
 #include "engines/engine.hpp"
 #include "model/config.hpp"
+#include "model/engine_desc.hpp"
 
 namespace iosweep {
-
-// Engine-specific options an engine takes; the others are refused with its name.
-enum EngineTakes : unsigned {
-  kTakesDepth = 1u << 0,       // --iodepth above 1
-  kTakesSqpoll = 1u << 1,      // --sqpoll
-  kTakesHints = 1u << 2,       // --mpiio-hint
-  kTakesDirect = 1u << 3,      // --direct
-  kTakesCollective = 1u << 4,  // --mpiio-collective
-};
 
 // What the engine is for: the timed read/write phases, or reads overlapped with the caller's
 // computing (filter-count), where a synchronous engine gets read-ahead threads.
 enum class EngineUse { io, overlap };
 
+// How an engine is checked, probed and built; its description (name, help, the options it
+// takes) is the row of model/engine_desc.cpp with the same id.
 struct EngineRow {
-  EngineId id;       // the value stored in results files: never renumbered, never reused
-  const char* name;  // --engine spelling and HDF5 enum member
-  const char* help;  // one line for --help
-  unsigned takes;    // EngineTakes bits
-  bool moves_data;   // false: reads fill nothing, so nothing can be verified or counted
+  EngineId id;
   // Further checks of the engine's own, "--option: problem" or empty; nullptr: none.
   std::string (*check)(const Workload& work, const EngineOptions& io);
   // Before a run, on every rank: empty when this system lets the engine run, else why not;
@@ -48,17 +38,12 @@ struct EngineRow {
   // files (the active ranks of a point), for engines that open files together (MPI-IO).
   std::unique_ptr<Engine> (*make)(const EngineOptions& io, EngineUse use, MPI_Comm group);
 
-  bool compiled() const { return make != nullptr; }
+  const EngineDesc& desc() const { return engine_desc(id); }
 };
 
 std::span<const EngineRow> engine_table();
-const EngineRow* find_engine(std::string_view name);
 // The row of a valid id (ids come from the table); throws std::logic_error otherwise.
 const EngineRow& engine_row(EngineId id);
-// "posix uring mpiio null": the engines this build can run.
-std::string compiled_engines();
-// The names of the compiled engines that take an option, "uring, mpiio or null".
-std::string engines_taking(unsigned takes);
 
 // Every engine rule of a configuration: the option the engine does not take, then the row's own
 // check. "--option: problem", or empty.

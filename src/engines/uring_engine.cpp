@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "core/errors.hpp"
-#include "engines/file_ops.hpp"
+#include "core/file_ops.hpp"
 
 namespace iosweep {
 namespace {

@@ -1,8 +1,10 @@
 // The effective configuration of one run, after parsing and unit conversion, split by who reads
 // it: the workload (what the phases do), the engine options (what the engines see), the sweep
-// (which points run) and the report (what is printed and stored). Plain data: the CLI
-// (app/cli.cpp) fills it, the checks (app/config_check.cpp) validate it, every other layer only
-// reads its own part; the results writer records all of it.
+// (which points run) and the report (what is printed and stored). Plain data: the option table
+// (app/option_table.cpp) fills it, one row per option, and states every option's default; the
+// fields here start empty (zero), except where a value is needed to be valid at all. The checks
+// (app/config_check.cpp) validate it, every other layer only reads its own part, and the results
+// writer stores what the option rows record (`recorded`).
 #pragma once
 
 #include <cstdint>
@@ -11,13 +13,12 @@
 #include <vector>
 
 #include "core/filter_kernel.hpp"
+#include "model/engine_desc.hpp"
 #include "model/phase_desc.hpp"
+#include "model/run_attributes.hpp"
 #include "model/topology.hpp"
 
 namespace iosweep {
-
-// The value stored in the `engine` enum of results files (the engine table's id).
-using EngineId = std::uint8_t;
 
 enum class CacheMode { drop, keep };
 
@@ -32,8 +33,8 @@ enum class SharedPattern { segmented, strided };
 
 // What an engine is built from.
 struct EngineOptions {
-  EngineId engine = 0;
-  unsigned iodepth = 1;
+  EngineId engine = kPosixEngine;
+  unsigned iodepth = 1;        // at least one request in flight
   unsigned iodepth_batch = 1;  // io_uring: requests queued before they are handed to the kernel
   bool direct = false;         // O_DIRECT on every open
   bool sqpoll = false;         // io_uring: kernel submission polling thread
@@ -45,9 +46,9 @@ struct EngineOptions {
 struct Workload {
   std::string dir;
   std::uint64_t file_size = 0;
-  std::uint64_t seq_record = 16ull << 20;
-  std::uint64_t rand_record = 4096;
-  std::uint64_t scan_record = 1ull << 20;
+  std::uint64_t seq_record = 0;
+  std::uint64_t rand_record = 0;
+  std::uint64_t scan_record = 0;
   std::vector<PhaseId> phases;  // in execution order (the phase table's order)
 
   std::vector<PhaseId> fsync_phases;  // writing phases that fsync inside their timed window
@@ -55,7 +56,7 @@ struct Workload {
   bool keep = false;
   std::uint64_t seed = 0;
   std::uint64_t filter_key = 0;
-  std::uint64_t filter_every = 1048576;
+  std::uint64_t filter_every = 0;
   std::uint64_t order_seed = 0;  // --order-seed; else a nonce drawn per run
   bool order_seed_pinned = false;
   FilterKernel filter_kernel = FilterKernel::automatic;
@@ -68,7 +69,7 @@ struct Workload {
 
   double stonewall_s = 0;  // 0: off
   bool stonewall_wearout = false;
-  double timeseries_bin_s = 0.1;
+  double timeseries_bin_s = 0;
   Collector collector = Collector::next_node;
   FileLayout layout = FileLayout::per_rank;
   SharedPattern shared_pattern = SharedPattern::segmented;
@@ -114,9 +115,9 @@ struct SweepPoint {
 
 // What is printed and stored.
 struct ReportSpec {
-  std::string output = "results/iosweep.h5";
+  std::string output;
   std::string label;
-  std::string format = "table";  // table | iozone
+  bool iozone_format = false;  // --format iozone: IOzone-style blocks beside the table
   bool quiet = false;
   bool show_controls = false;  // console rows of control phases (scan-only)
   double rated_bw_Bps = 0;     // per rank's device; 0 = not given
@@ -133,8 +134,9 @@ struct Config {
 
   // Provenance (recorded in the results file)
   std::vector<std::string> argv;
-  std::string config_toml;
-  std::string rerun_of;  // --rerun: the run this one repeats
+  std::string config_toml;  // every option's value as TOML (app/option_table.cpp writes it)
+  RunAttributes recorded;   // the option rows' run attributes, made after the pre-run checks
+  std::string rerun_of;     // --rerun: the run this one repeats
 };
 
 }  // namespace iosweep

@@ -1,15 +1,31 @@
 // What a phase is, as every layer sees it: its id (the value stored in results files), its
-// names and labels, and the flags that decide how it is run, reduced and printed. The rows
-// themselves live in one table, phases/phase_table.cpp; nothing else lists the phases.
+// names and labels, and the flags that decide how it is run, reduced and printed. The rows live
+// in one ordered table, model/phase_desc.cpp (IO500's phase list: the order they always run
+// in); what each phase does (its class, factory and reduction) is a row of phases/phase_table.cpp
+// with the same id.
 #pragma once
 
 #include <cstdint>
-#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
 
 namespace iosweep {
 
 // The value stored in the `phase` enum of results files: never renumbered, never reused.
 using PhaseId = std::uint8_t;
+
+// The phases by id, for the code that names one (a control, a ratio's baseline).
+enum : PhaseId {
+  kSeqWrite = 0,
+  kSeqRead = 1,
+  kRandWrite = 2,
+  kRandRead = 3,
+  kFilterCount = 4,
+  kScanOnly = 5,
+  kShipCount = 6,
+};
+inline constexpr PhaseId kNoPhase = 0xFF;
 
 enum PhaseFlag : unsigned {
   kPhaseWrites = 1u << 0,   // writes the rank's own file (else reads the read-shift file)
@@ -33,8 +49,8 @@ struct PhaseDesc {
   RecordKind record;         // --seq-record, --rand-record or --scan-record
   const char* help;          // one line for --help
   // A control phase: the phase it is the baseline of. It runs whenever that phase runs, just
-  // before it, and just after it on odd repetitions. nullptr for the others.
-  const char* control_for;
+  // before it, and just after it on odd repetitions. kNoPhase for the others.
+  PhaseId control_for = kNoPhase;
 
   bool writes() const { return (flags & kPhaseWrites) != 0; }
   bool random() const { return (flags & kPhaseRandom) != 0; }
@@ -45,10 +61,22 @@ struct PhaseDesc {
   bool ships() const { return (flags & kPhaseShips) != 0; }
 };
 
+// Every phase, in the order phases run.
+std::span<const PhaseDesc> phase_descs();
+// The phase of a valid id (ids come from the table); throws std::logic_error otherwise.
+const PhaseDesc& phase_desc(PhaseId id);
+// By its command-line or results-file spelling; nullptr when there is none.
+const PhaseDesc* find_phase_desc(std::string_view name);
+// "seq-write, seq-read, ...": every phase, in table order.
+std::string phase_names();
+// "seq-write,rand-write": the command-line names of `ids`, comma-separated.
+std::string phase_list(std::span<const PhaseId> ids);
+// The record option a kind of record comes from ("--seq-record").
+const char* record_option(RecordKind k);
+
 // Whether one of `a` and `b` is the other's control.
 inline bool control_pair(const PhaseDesc& a, const PhaseDesc& b) {
-  return (a.control_for != nullptr && std::strcmp(a.control_for, b.name) == 0) ||
-         (b.control_for != nullptr && std::strcmp(b.control_for, a.name) == 0);
+  return a.control_for == b.id || b.control_for == a.id;
 }
 
 }  // namespace iosweep

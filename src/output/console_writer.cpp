@@ -5,10 +5,11 @@
 #include <cmath>
 #include <map>
 
+#include "core/errors.hpp"
 #include "core/units.hpp"
-#include "engines/registry.hpp"
+#include "model/engine_desc.hpp"
+#include "model/phase_desc.hpp"
 #include "output/notes.hpp"
-#include "phases/phase_table.hpp"
 
 namespace iosweep {
 namespace {
@@ -24,20 +25,19 @@ void ConsoleWriter::begin_run(const RunContext& ctx) {
   const Config& cfg = *ctx.cfg;
   const Workload& w = cfg.work;
   std::fprintf(out_, "iosweep run %s%s%s\n", ctx.run_id.c_str(),
-               cfg.report.label.empty() ? "" : "  label: ", cfg.report.label.c_str());
+               cfg.report.label.empty() ? "" : "  label: ", printable(cfg.report.label).c_str());
   std::fprintf(out_, "  %d ranks on %zu node(s); engine %s (%s)%s; %s per rank in %s (%s)\n",
-               ctx.world_size, ctx.topology.hosts.size(), engine_row(cfg.io.engine).name,
+               ctx.world_size, ctx.topology.hosts.size(), engine_desc(cfg.io.engine).name,
                ctx.engine_detail.c_str(), cfg.io.direct ? ", O_DIRECT" : "",
                format_size(w.file_size).c_str(), w.dir.c_str(), ctx.mount_type.c_str());
-  std::string fsync;
-  for (auto p : w.fsync_phases)
-    fsync += (fsync.empty() ? "" : ",") + std::string(phase_row(p).desc.name);
+  const std::string fsync = phase_list(w.fsync_phases);
   std::fprintf(out_, "  records: seq %s, rand %s, scan %s; cache %s; fsync %s; filter kernel %s\n",
                format_size(w.seq_record).c_str(), format_size(w.rand_record).c_str(),
                format_size(w.scan_record).c_str(),
                cfg.io.direct ? "bypassed (O_DIRECT)"
                              : (w.cache == CacheMode::drop ? "dropped before reads" : "kept"),
-               fsync.empty() ? "off" : fsync.c_str(), ctx.filter_kernel.c_str());
+               fsync.empty() ? "off" : fsync.c_str(),
+               filter_kernel_name(resolve_filter_kernel(w.filter_kernel)));
   if (by_streams())
     std::fprintf(out_,
                  "  streams: each point runs ranks x depth of them; random phases keep depth "
@@ -75,7 +75,7 @@ void ConsoleWriter::print_header() {
 
 void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) {
   const SummaryRow& s = p.summary;
-  const PhaseDesc& phase = phase_row(s.phase).desc;
+  const PhaseDesc& phase = phase_desc(s.phase);
   if (phase.control() && !ctx_.cfg->report.show_controls) return;
   if (rows_printed_++ == 0) print_header();
   std::string notes;
@@ -85,7 +85,7 @@ void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) 
   if (phase.counts()) {
     add("rows " + std::to_string(s.rows) + " matches " + std::to_string(s.matches) + "/" +
         std::to_string(s.expected_matches) +
-        (engine_row(s.engine).moves_data ? "" : " (not checked: no data moved)"));
+        (engine_desc(s.engine).moves_data ? "" : " (not checked: no data moved)"));
     if (!std::isnan(s.filter_efficiency)) {
       char b[48];
       std::snprintf(b, sizeof b, "eff %.2f", s.filter_efficiency);
@@ -150,7 +150,7 @@ void ConsoleWriter::print_final_math() {
   std::fprintf(out_, "  matches    %llu found, %llu expected%s\n",
                static_cast<unsigned long long>(s.matches),
                static_cast<unsigned long long>(s.expected_matches),
-               !engine_row(s.engine).moves_data  ? " (not checked: no data moved)"
+               !engine_desc(s.engine).moves_data ? " (not checked: no data moved)"
                : s.matches == s.expected_matches ? " (exact)"
                                                  : " (MISMATCH)");
   const double rated2_Bps = ctx_.cfg->report.rated_bw2_Bps;

@@ -12,9 +12,9 @@
 #include <stdexcept>
 
 #include "core/errors.hpp"
-#include "engines/file_ops.hpp"
-#include "engines/registry.hpp"
-#include "phases/phase_table.hpp"
+#include "core/file_ops.hpp"
+#include "model/engine_desc.hpp"
+#include "model/phase_desc.hpp"
 
 namespace iosweep::h5 {
 
@@ -102,8 +102,8 @@ Handle field_type(FieldType t) {
 
 Handle phase_enum_type() {
   std::vector<EnumMember> m;
-  for (const auto& r : phase_table())
-    m.push_back({r.desc.enum_name, r.desc.id});
+  for (const auto& d : phase_descs())
+    m.push_back({d.enum_name, d.id});
   return enum_type(m);
 }
 Handle status_enum_type() {
@@ -112,7 +112,7 @@ Handle status_enum_type() {
 }
 Handle engine_enum_type() {
   std::vector<EnumMember> m;
-  for (const auto& e : engine_table())
+  for (const auto& e : engine_descs())
     m.push_back({e.name, e.id});
   return enum_type(m);
 }

@@ -3,16 +3,18 @@
 
 #include <cstring>
 #include <ctime>
+#include <type_traits>
+#include <variant>
 
 #include "core/clock.hpp"
+#include "core/file_ops.hpp"
 #include "core/pattern.hpp"
 #include "core/process.hpp"
 #include "core/units.hpp"
-#include "engines/file_ops.hpp"
-#include "engines/registry.hpp"
+#include "model/engine_desc.hpp"
+#include "model/phase_desc.hpp"
 #include "model/version.hpp"
 #include "output/hdf5_file.hpp"
-#include "phases/phase_table.hpp"
 
 namespace iosweep {
 namespace {
@@ -38,8 +40,7 @@ std::string join_argv(const std::vector<std::string>& argv) {
 // read a row without a list of its own (record option, flags, the phase a control is for).
 std::string phase_table_toml() {
   std::string s;
-  for (const auto& row : phase_table()) {
-    const PhaseDesc& d = row.desc;
+  for (const PhaseDesc& d : phase_descs()) {
     std::string flags;
     auto flag = [&](bool on, const char* name) {
       if (on) flags += (flags.empty() ? "" : ",") + std::string(name);
@@ -54,20 +55,32 @@ std::string phase_table_toml() {
                                                         : "scan";
     s += std::string(d.enum_name) + " = {id = " + std::to_string(d.id) + ", name = \"" + d.name +
          "\", record = \"" + record + "\", flags = \"" + flags + "\"";
-    if (d.control_for != nullptr)
-      s += ", control_for = \"" + std::string(find_phase(d.control_for)->desc.enum_name) + "\"";
+    if (d.control_for != kNoPhase)
+      s += ", control_for = \"" + std::string(phase_desc(d.control_for).enum_name) + "\"";
     s += "}\n";
   }
   return s;
 }
 
+// The attributes each option's row of the option table records (app/option_table.cpp), by
+// their names: this writer knows no option.
+void write_recorded(hid_t g, const RunAttributes& recorded) {
+  for (const RunAttribute& a : recorded.all())
+    std::visit(
+        [&](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, std::uint64_t>)
+            h5::set_attr_u64(g, a.name.c_str(), v);
+          else
+            h5::set_attr(g, a.name.c_str(), v);
+        },
+        a.value);
+}
+
 void write_run_attributes(hid_t g, const RunContext& ctx) {
   const Config& c = *ctx.cfg;
-  const Workload& w = c.work;
-  const EngineOptions& io = c.io;
   using h5::set_attr;
   set_attr(g, "run_id", ctx.run_id);
-  set_attr(g, "label", c.report.label);
   set_attr(g, "argv", join_argv(c.argv));
   set_attr(g, "config", c.config_toml);
   set_attr(g, "rerun_of", c.rerun_of);
@@ -81,18 +94,10 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
   set_attr(g, "status_message", std::string());
   set_attr(g, "world_size", static_cast<std::int64_t>(ctx.world_size));
   set_attr(g, "n_nodes", static_cast<std::int64_t>(ctx.topology.hosts.size()));
-  // The typed workload: everything a script needs to interpret the figures.
-  set_attr(g, "dir", w.dir);
+  write_recorded(g, c.recorded);
+  // What the run found or drew itself, beside its configuration.
   set_attr(g, "fs_type", ctx.mount_type);
-  h5::set_attr_u64(g, "file_size_bytes", w.file_size);
-  h5::set_attr_u64(g, "seq_record_bytes", w.seq_record);
-  h5::set_attr_u64(g, "rand_record_bytes", w.rand_record);
-  h5::set_attr_u64(g, "scan_record_bytes", w.scan_record);
   h5::set_attr_u64(g, "pattern_bytes", kPatternBytes);
-  std::string phases;
-  for (auto p : w.phases)
-    phases += (phases.empty() ? "" : ",") + std::string(phase_row(p).desc.name);
-  set_attr(g, "phases", phases);
   set_attr(g, "phase_table", phase_table_toml());
   std::vector<std::int64_t> points, depths;
   for (const SweepPoint& p : ctx.points) {
@@ -101,55 +106,12 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
   }
   set_attr(g, "points", points);
   set_attr(g, "point_iodepths", depths);
-  set_attr(g, "sweep_axis", std::string(c.sweep.streams.empty() ? "ranks" : "streams"));
-  set_attr(g, "placement",
-           std::string(c.sweep.placement == Placement::spread ? "spread" : "block"));
-  set_attr(g, "repetitions", static_cast<std::int64_t>(c.sweep.repetitions));
-  h5::set_attr_enum(g, "engine", h5::engine_enum_type(), io.engine);
-  set_attr(g, "engine_name", std::string(engine_row(io.engine).name));
+  h5::set_attr_enum(g, "engine", h5::engine_enum_type(), c.io.engine);
   set_attr(g, "engine_detail", ctx.engine_detail);
   set_attr(g, "engines_compiled", compiled_engines());
-  set_attr(g, "iodepth", static_cast<std::int64_t>(io.iodepth));
-  set_attr(g, "iodepth_batch", static_cast<std::int64_t>(io.iodepth_batch));
-  set_attr(g, "direct", static_cast<std::int64_t>(io.direct));
-  set_attr(g, "direct_alignment_bytes", static_cast<std::int64_t>(w.direct_alignment));
-  set_attr(g, "hugepages", static_cast<std::int64_t>(w.hugepages));
-  set_attr(g, "cache", std::string(w.cache == CacheMode::drop ? "drop" : "keep"));
-  set_attr(g, "read_shift", static_cast<std::int64_t>(w.read_shift));
-  set_attr(g, "read_shift_auto", static_cast<std::int64_t>(w.read_shift_auto));
-  std::string hints;
-  for (const auto& [k, v] : io.mpiio_hints)
-    hints += (hints.empty() ? "" : ",") + k + "=" + v;
-  set_attr(g, "mpiio_hints", hints);
-  set_attr(g, "fsync", static_cast<std::int64_t>(!w.fsync_phases.empty()));
-  std::string fsync;
-  for (auto p : w.fsync_phases)
-    fsync += (fsync.empty() ? "" : ",") + std::string(phase_row(p).desc.name);
-  set_attr(g, "fsync_phases", fsync);
-  set_attr(g, "preallocate", static_cast<std::int64_t>(w.preallocate));
-  set_attr(g, "file_layout", std::string(w.shared() ? "shared" : "per-rank"));
-  set_attr(g, "shared_pattern",
-           std::string(!w.shared()                                    ? ""
-                       : w.shared_pattern == SharedPattern::segmented ? "segmented"
-                                                                      : "strided"));
-  set_attr(g, "mpiio_collective", static_cast<std::int64_t>(io.collective));
-  set_attr(g, "collector", std::string(w.collector == Collector::rank0 ? "rank0" : "next-node"));
   h5::set_attr_u64(g, "order_seed", ctx.order_seed);
-  set_attr(g, "order_seed_pinned", static_cast<std::int64_t>(w.order_seed_pinned));
   set_attr(g, "device_note", ctx.device_note);
   set_attr(g, "page_cache_probe", fsops::cache_probe_method());
-  set_attr(g, "keep", static_cast<std::int64_t>(w.keep));
-  h5::set_attr_u64(g, "seed", w.seed);
-  h5::set_attr_u64(g, "filter_key", w.filter_key);
-  h5::set_attr_u64(g, "filter_every_words", w.filter_every);
-  set_attr(g, "filter_kernel", ctx.filter_kernel);
-  set_attr(g, "rated_bw_Bps", c.report.rated_bw_Bps);
-  set_attr(g, "rated_bw2_Bps", c.report.rated_bw2_Bps);
-  set_attr(g, "stonewall_s", w.stonewall_s);
-  set_attr(g, "stonewall_wearout", static_cast<std::int64_t>(w.stonewall_wearout));
-  set_attr(g, "timeseries_bin_s", w.timeseries_bin_s);
-  set_attr(g, "verify", static_cast<std::int64_t>(w.verify));
-  set_attr(g, "reuse_run", w.reuse_run);
   // Who writes this run: a later run marks it `interrupted` when this process is gone.
   const ProcessIdentity me = self_identity();
   set_attr(g, "writer_host", me.host);
@@ -290,8 +252,7 @@ void Hdf5Writer::append_point(const PointResult& p, const LatencyHistogram& late
   // first point; from then on it is the first phase's engine).
   if (!p.engine_detail.empty() && engines_noted_.insert(p.summary.phase).second) {
     if (engines_noted_.size() == 1) h5::set_attr(g.get(), "engine_detail", p.engine_detail);
-    const std::string key =
-        std::string("engine_detail.") + phase_row(p.summary.phase).desc.enum_name;
+    const std::string key = std::string("engine_detail.") + phase_desc(p.summary.phase).enum_name;
     h5::set_attr(g.get(), key.c_str(), p.engine_detail);
   }
   // The append is part of the point's overhead: its time so far goes into the row just written.

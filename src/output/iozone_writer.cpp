@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
+#include "model/phase_desc.hpp"
 #include "output/notes.hpp"
-#include "phases/phase_table.hpp"
 
 namespace iosweep {
 
@@ -21,7 +21,7 @@ void IozoneWriter::begin_run(const RunContext& ctx) {
 
 void IozoneWriter::append_point(const PointResult& p, const LatencyHistogram&) {
   const SummaryRow& s = p.summary;
-  const PhaseDesc& phase = phase_row(s.phase).desc;
+  const PhaseDesc& phase = phase_desc(s.phase);
   const char* what = phase.iozone_label;
   if (what == nullptr) return;  // no IOzone counterpart
   const bool ops = phase.random();

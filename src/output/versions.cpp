@@ -5,7 +5,7 @@
 #include <sys/utsname.h>
 
 #include "core/filter_kernel.hpp"
-#include "engines/registry.hpp"
+#include "model/engine_desc.hpp"
 #include "model/version.hpp"
 #include "mpi/session.hpp"
 

@@ -24,7 +24,6 @@ struct RunContext {
   std::vector<SweepPoint> points;  // active ranks and their depth, point by point
   std::uint64_t t_start_unix_ns = 0;
   std::string engine_detail;
-  std::string filter_kernel;  // resolved path
   std::string versions_toml;  // iosweep, git, MPI, HDF5, liburing, kernel
   std::string slurm_job_id, slurm_nodelist;
   std::string mount_type;

@@ -11,7 +11,7 @@
 #include <mutex>
 #include <string>
 
-#include "engines/file_ops.hpp"
+#include "core/file_ops.hpp"
 
 namespace iosweep {
 

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "core/clock.hpp"
-#include "engines/file_ops.hpp"
+#include "core/file_ops.hpp"
 #include "phases/io_phase.hpp"
 #include "phases/phase_table.hpp"
 
@@ -122,14 +122,13 @@ void FilterCount::cleanup(PhaseContext& ctx) {
 }
 
 void FilterCount::reduce(SummaryRow& s, const PointBook& book) {
-  auto ratio_to = [&](const char* phase) {
-    const PhaseRow* row = find_phase(phase);
-    const SummaryRow* base = row != nullptr ? book.find(row->desc.id) : nullptr;
+  auto ratio_to = [&](PhaseId phase) {
+    const SummaryRow* base = book.find(phase);
     return base != nullptr && base->bandwidth_Bps > 0 ? s.bandwidth_Bps / base->bandwidth_Bps
                                                       : std::numeric_limits<double>::quiet_NaN();
   };
-  s.filter_efficiency = ratio_to("scan-only");
-  s.filter_vs_seq_read = ratio_to("seq-read");
+  s.filter_efficiency = ratio_to(kScanOnly);
+  s.filter_vs_seq_read = ratio_to(kSeqRead);
 }
 
 }  // namespace iosweep

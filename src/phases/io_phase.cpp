@@ -8,17 +8,11 @@
 
 #include "core/clock.hpp"
 #include "core/errors.hpp"
+#include "core/file_ops.hpp"
 #include "core/units.hpp"
-#include "engines/file_ops.hpp"
 
 namespace iosweep {
 namespace {
-
-const char* record_option(RecordKind k) {
-  return k == RecordKind::seq    ? "--seq-record"
-         : k == RecordKind::rand ? "--rand-record"
-                                 : "--scan-record";
-}
 
 // Writing a file untimed keeps at most this many bytes in flight, whatever the engine's depth:
 // a rand-write engine at depth 1024 would otherwise hold 1024 records of --seq-record.

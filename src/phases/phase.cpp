@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "core/clock.hpp"
+#include "core/file_ops.hpp"
 #include "core/process.hpp"
-#include "engines/file_ops.hpp"
 
 namespace iosweep {
 

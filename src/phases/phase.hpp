@@ -105,7 +105,7 @@ class Phase {
 // inside the window and its blocks are allocated as it is written, as IOR, IOzone and a fresh
 // fio file pay for them.
 inline bool preallocates(const PhaseContext& ctx) {
-  return ctx.work.preallocate && engine_row(ctx.io.engine).moves_data;
+  return ctx.work.preallocate && engine_desc(ctx.io.engine).moves_data;
 }
 
 // Untimed provenance of a phase's bytes: the fraction of the first `bytes` of `path` resident

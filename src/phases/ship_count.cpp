@@ -6,7 +6,7 @@
 #include <map>
 
 #include "core/clock.hpp"
-#include "engines/file_ops.hpp"
+#include "core/file_ops.hpp"
 #include "phases/filter_count.hpp"
 #include "phases/io_phase.hpp"
 #include "phases/phase_table.hpp"
@@ -215,8 +215,7 @@ void ShipCount::cleanup(PhaseContext& ctx) {
 }
 
 void ShipCount::reduce(SummaryRow& s, const PointBook& book) {
-  const PhaseRow* fc = find_phase("filter-count");
-  const SummaryRow* base = fc != nullptr ? book.find(fc->desc.id) : nullptr;
+  const SummaryRow* base = book.find(kFilterCount);
   s.filter_vs_ship = base != nullptr && s.bandwidth_Bps > 0
                          ? base->bandwidth_Bps / s.bandwidth_Bps
                          : std::numeric_limits<double>::quiet_NaN();

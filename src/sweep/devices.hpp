@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engines/block_device.hpp"
+#include "core/block_device.hpp"
 #include "model/schema.hpp"
 #include "mpi/topology.hpp"
 

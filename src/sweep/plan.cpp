@@ -127,12 +127,12 @@ void print_plan(std::FILE* out, const Config& cfg, const std::vector<SweepPoint>
   const Workload& w = cfg.work;
   const bool by_streams = !cfg.sweep.streams.empty();
   std::fprintf(out, "  engine %s%s, %s per rank, records seq %s / rand %s / scan %s\n",
-               engine_row(cfg.io.engine).name, cfg.io.direct ? " (O_DIRECT)" : "",
+               engine_desc(cfg.io.engine).name, cfg.io.direct ? " (O_DIRECT)" : "",
                format_size(w.file_size).c_str(), format_size(w.seq_record).c_str(),
                format_size(w.rand_record).c_str(), format_size(w.scan_record).c_str());
   std::string phases;
   for (auto p : w.phases)
-    phases += (phases.empty() ? "" : ", ") + std::string(phase_row(p).desc.name);
+    phases += (phases.empty() ? "" : ", ") + std::string(phase_desc(p).name);
   std::fprintf(out, "  phases (in this order): %s; %d repetition(s)\n", phases.c_str(),
                cfg.sweep.repetitions);
   if (by_streams)

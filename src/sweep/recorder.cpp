@@ -32,8 +32,7 @@ void PointRecorder::begin(std::vector<PhaseId> order) {
 
 bool PointRecorder::control_still_to_run(const PhaseDesc& subject) const {
   for (PhaseId id : order_) {
-    const PhaseDesc& d = phase_row(id).desc;
-    if (d.control_for != nullptr && std::string(d.control_for) == subject.name &&
+    if (phase_desc(id).control_for == subject.id &&
         std::find(done_.begin(), done_.end(), id) == done_.end())
       return true;
   }
@@ -43,9 +42,9 @@ bool PointRecorder::control_still_to_run(const PhaseDesc& subject) const {
 std::string PointRecorder::record(const PhaseRow& row, PointInput in, std::string engine_detail) {
   PointResult p = reduce_point(in);
   p.engine_detail = std::move(engine_detail);
-  done_.push_back(row.desc.id);
-  std::string verdict = check(row.desc, p, in.samples);
-  if (verdict.empty() && row.reduce != nullptr && control_still_to_run(row.desc)) {
+  done_.push_back(row.desc().id);
+  std::string verdict = check(row.desc(), p, in.samples);
+  if (verdict.empty() && row.reduce != nullptr && control_still_to_run(row.desc())) {
     held_ = Held{&row, std::move(p), in.latency};
     return {};
   }
@@ -53,7 +52,7 @@ std::string PointRecorder::record(const PhaseRow& row, PointInput in, std::strin
   book_.add(p.summary);
   if (auto why = write(row, p, in.latency); !why.empty())
     verdict += (verdict.empty() ? "" : "\n") + why;
-  if (held_ && !control_still_to_run(held_->row->desc)) {
+  if (held_ && !control_still_to_run(held_->row->desc())) {
     Held h = std::move(*held_);
     held_.reset();
     h.row->reduce(h.point.summary, book_);
@@ -87,7 +86,7 @@ std::string PointRecorder::check(const PhaseDesc& phase, const PointResult& p,
                                  const std::vector<RankSample>& samples) const {
   const SummaryRow& s = p.summary;
   std::string why;
-  if (phase.counts() && engine_row(s.engine).moves_data && s.matches != s.expected_matches) {
+  if (phase.counts() && engine_desc(s.engine).moves_data && s.matches != s.expected_matches) {
     why = std::string(phase.name) + ": " + std::to_string(s.matches) +
           " matches in total, expected exactly " + std::to_string(s.expected_matches);
     for (const auto& r : samples)

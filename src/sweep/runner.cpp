@@ -8,8 +8,8 @@
 
 #include "core/clock.hpp"
 #include "core/errors.hpp"
+#include "core/file_ops.hpp"
 #include "core/process.hpp"
-#include "engines/file_ops.hpp"
 #include "engines/registry.hpp"
 #include "mpi/gentle.hpp"
 #include "mpi/messages.hpp"
@@ -167,9 +167,7 @@ std::vector<PhaseId> SweepRunner::order_for(int rep) const {
   std::vector<PhaseId> order = work_.phases;
   if (rep % 2 == 0) return order;
   for (std::size_t i = 0; i + 1 < order.size(); ++i) {
-    const PhaseDesc& d = phase_row(order[i]).desc;
-    if (d.control_for != nullptr && std::string(d.control_for) == phase_row(order[i + 1]).desc.name)
-      std::swap(order[i], order[i + 1]), ++i;
+    if (phase_desc(order[i]).control_for == order[i + 1]) std::swap(order[i], order[i + 1]), ++i;
   }
   return order;
 }
@@ -182,7 +180,7 @@ std::uint64_t SweepRunner::order_seed_for(std::uint64_t point_key, int rep) cons
 
 bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k, int rep,
                             MPI_Comm comm, int shift) {
-  const PhaseDesc& desc = row.desc;
+  const PhaseDesc& desc = row.desc();
   const int pos = place_.self.position;
   const SweepPoint& point = points_[point_index];
 
@@ -363,7 +361,6 @@ bool SweepRunner::start_writers() {
       rc.points = points_;
       rc.t_start_unix_ns = unix_now_ns();
       rc.engine_detail = engine_detail_;
-      rc.filter_kernel = filter_kernel_name(resolve_filter_kernel(work_.filter_kernel));
       rc.versions_toml = versions_toml();
       if (const char* j = std::getenv("SLURM_JOB_ID")) rc.slurm_job_id = j;
       if (const char* n = std::getenv("SLURM_JOB_NODELIST")) rc.slurm_nodelist = n;
@@ -371,7 +368,7 @@ bool SweepRunner::start_writers() {
       rc.device_note = devices_->measured() ? std::string() : devices_->why_not();
       rc.order_seed = order_base_;
       writers_.add(std::make_unique<ConsoleWriter>(stdout));
-      if (cfg_.report.format == "iozone") writers_.add(std::make_unique<IozoneWriter>(stdout));
+      if (cfg_.report.iozone_format) writers_.add(std::make_unique<IozoneWriter>(stdout));
       auto h = std::make_unique<Hdf5Writer>(cfg_.report.output);
       hdf5_ = h.get();
       writers_.add(std::move(h));

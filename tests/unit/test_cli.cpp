@@ -31,8 +31,8 @@ TEST(Cli, DefaultsAndConversions) {
   EXPECT_EQ(r.cfg.work.rand_record, 4096u);
   EXPECT_EQ(r.cfg.report.output, "results/iosweep.h5");
   // Always in table order, whatever the order given.
-  EXPECT_EQ(r.cfg.work.phases, (std::vector<PhaseId>{find_phase("seq-write")->desc.id,
-                                                     find_phase("rand-read")->desc.id}));
+  EXPECT_EQ(r.cfg.work.phases, (std::vector<PhaseId>{find_phase_desc("seq-write")->id,
+                                                     find_phase_desc("rand-read")->id}));
   EXPECT_NE(r.cfg.config_toml.find("file-size=\"32MiB\""), std::string::npos);
 }
 
@@ -100,9 +100,9 @@ TEST(Cli, HelpListsEveryOptionWithDefaults) {
 TEST(Cli, HelpAndChoicesComeFromTheTables) {
   const auto r = parse({"--help"});
   ASSERT_EQ(r.action, CliResult::Action::print);
-  for (const auto& row : phase_table())
-    EXPECT_NE(r.text.find(row.desc.name), std::string::npos) << row.desc.name;
-  for (const auto& e : engine_table())
+  for (const auto& d : phase_descs())
+    EXPECT_NE(r.text.find(d.name), std::string::npos) << d.name;
+  for (const auto& e : engine_descs())
     EXPECT_NE(r.text.find(e.help), std::string::npos) << e.name;
   const auto bad = parse({"run", "--dir", "/tmp", "--phases", "seq-wrote"});
   EXPECT_NE(bad.text.find(phase_names()), std::string::npos) << bad.text;
@@ -111,7 +111,7 @@ TEST(Cli, HelpAndChoicesComeFromTheTables) {
 TEST(Cli, NullEngineTakesADepthButRefusesVerify) {
   auto r = parse({"run", "--dir", "/tmp", "--engine", "null", "--iodepth", "32"});
   ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
-  EXPECT_EQ(r.cfg.io.engine, find_engine("null")->id);
+  EXPECT_EQ(r.cfg.io.engine, find_engine_desc("null")->id);
   EXPECT_EQ(r.cfg.io.iodepth, 32u);
   r = parse({"run", "--dir", "/tmp", "--engine", "null", "--verify"});
   EXPECT_EQ(r.action, CliResult::Action::usage_error);

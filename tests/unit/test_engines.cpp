@@ -15,8 +15,8 @@
 
 #include "core/aligned_buffer.hpp"
 #include "core/errors.hpp"
+#include "core/file_ops.hpp"
 #include "core/pattern.hpp"
-#include "engines/file_ops.hpp"
 #include "engines/registry.hpp"
 #include "phases/io_driver.hpp"
 
@@ -46,7 +46,7 @@ struct Param {
 };
 
 std::string name_of(const Param& p) {
-  std::string n = engine_row(p.engine).name;
+  std::string n = engine_desc(p.engine).name;
   if (p.use == EngineUse::overlap) n += "_overlap";
   n += "_qd" + std::to_string(p.depth);
   if (p.direct) n += "_direct";
@@ -61,7 +61,7 @@ void PrintTo(const Param& p, std::ostream* os) {
 // and the overlapped-read variant (posix's read-ahead threads).
 std::vector<Param> every_engine() {
   std::vector<Param> out;
-  for (const auto& e : engine_table()) {
+  for (const auto& e : engine_descs()) {
     const unsigned deep = (e.takes & kTakesDepth) ? 8 : 1;
     out.push_back({e.id, EngineUse::io, 1, false});
     if (deep > 1) out.push_back({e.id, EngineUse::io, deep, false});
@@ -75,8 +75,8 @@ class EngineRoundTrip : public testing::TestWithParam<Param> {
  protected:
   void SetUp() override {
     const Param p = GetParam();
-    row_ = &engine_row(p.engine);
-    if (!row_->compiled()) GTEST_SKIP() << row_->name << " is not compiled into this build";
+    row_ = &engine_desc(p.engine);
+    if (!row_->compiled) GTEST_SKIP() << row_->name << " is not compiled into this build";
     if (p.direct) {
       std::uint64_t align = 0;
       const std::string why = fsops::probe_direct(dir_.path(), align);
@@ -92,7 +92,7 @@ class EngineRoundTrip : public testing::TestWithParam<Param> {
   bool moves_data() const { return row_->moves_data; }
 
   TempDir dir_;
-  const EngineRow* row_ = nullptr;
+  const EngineDesc* row_ = nullptr;
   EngineOptions opts_;
   std::unique_ptr<Engine> engine_;
 };
@@ -239,19 +239,22 @@ INSTANTIATE_TEST_SUITE_P(Engines, EngineRoundTrip, testing::ValuesIn(every_engin
 TEST(EngineTable, IdsAndNamesAreUniqueAndEveryRowIsComplete) {
   std::set<int> ids;
   std::set<std::string> names;
-  for (const auto& e : engine_table()) {
+  for (const auto& e : engine_descs()) {
     EXPECT_TRUE(ids.insert(e.id).second) << e.name;
     EXPECT_TRUE(names.insert(e.name).second) << e.name;
     EXPECT_STRNE(e.help, "");
-    EXPECT_EQ(find_engine(e.name), &e);
+    EXPECT_EQ(find_engine_desc(e.name), &e);
+    // The behaviour row of the same id: built exactly when the description says compiled.
+    EXPECT_EQ(engine_row(e.id).make != nullptr, e.compiled) << e.name;
   }
-  EXPECT_EQ(find_engine("aio"), nullptr);
+  EXPECT_EQ(engine_table().size(), engine_descs().size());
+  EXPECT_EQ(find_engine_desc("aio"), nullptr);
 }
 
 TEST(EngineTable, OptionsAnEngineDoesNotTakeAreRefusedNamingTheOption) {
   Workload w;
   EngineOptions io;
-  io.engine = find_engine("posix")->id;
+  io.engine = find_engine_desc("posix")->id;
   io.iodepth = 8;
   EXPECT_NE(check_engine_options(w, io).find("--iodepth"), std::string::npos);
   io.iodepth = 1;
@@ -262,18 +265,18 @@ TEST(EngineTable, OptionsAnEngineDoesNotTakeAreRefusedNamingTheOption) {
   EXPECT_NE(check_engine_options(w, io).find("--mpiio-hint"), std::string::npos);
   io.mpiio_hints.clear();
   EXPECT_EQ(check_engine_options(w, io), "");
-  io.engine = find_engine("null")->id;
+  io.engine = find_engine_desc("null")->id;
   w.verify = true;
   EXPECT_NE(check_engine_options(w, io).find("--verify"), std::string::npos);
 }
 
 TEST(EngineTable, ReadaheadEngineNamesItselfAndMpiioRecordsItsHints) {
   EngineOptions io;
-  io.engine = find_engine("posix")->id;
+  io.engine = find_engine_desc("posix")->id;
   EXPECT_STREQ(make_engine(io, EngineUse::overlap)->name(), "posix-readahead");
   EXPECT_STREQ(make_engine(io, EngineUse::io)->name(), "posix");
-  const EngineRow* mpiio = find_engine("mpiio");
-  if (!mpiio->compiled()) GTEST_SKIP() << "mpiio is not compiled into this build";
+  const EngineDesc* mpiio = find_engine_desc("mpiio");
+  if (!mpiio->compiled) GTEST_SKIP() << "mpiio is not compiled into this build";
   io.engine = mpiio->id;
   io.mpiio_hints = {{"romio_cb_write", "disable"}};
   EXPECT_NE(make_engine(io)->detail().find("romio_cb_write=disable"), std::string::npos);

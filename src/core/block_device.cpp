@@ -1,5 +1,5 @@
 // Block device counters (see block_device.hpp).
-#include "engines/block_device.hpp"
+#include "core/block_device.hpp"
 
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -10,8 +10,8 @@
 #include <functional>
 #include <sstream>
 
+#include "core/file_ops.hpp"
 #include "core/text_file.hpp"
-#include "engines/file_ops.hpp"
 
 namespace iosweep {
 namespace {

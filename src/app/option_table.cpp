@@ -1,0 +1,487 @@
+// The option table (see option_table.hpp): one row per option of `iosweep run`, in the order
+// --help lists them and a recorded configuration holds them.
+#include "app/option_table.hpp"
+
+#include <limits>
+#include <stdexcept>
+#include <tuple>
+
+#include "app/option_convert.hpp"
+#include "model/limits.hpp"
+
+namespace iosweep {
+namespace {
+
+std::string phases_help() {
+  return "Subset of " + phase_names() + "; always run in that order (default: all but ship-count)";
+}
+std::string engines_help() {
+  std::string s = "I/O engine:";
+  for (const auto& e : engine_descs())
+    s += std::string(e.id == 0 ? " " : "; ") + e.name + " (" + e.help + ")";
+  return s + ". Compiled in: " + compiled_engines();
+}
+std::string streams_help() {
+  return " (" + engines_taking(kTakesDepth) + "; sets the depth instead of --iodepth)";
+}
+std::string depth_help() {
+  return " (" + engines_taking(kTakesDepth) + "; at most " + std::to_string(kMaxIodepth) + ")";
+}
+std::string collective_help() {
+  return " (" + engines_taking(kTakesCollective) + ")";
+}
+std::string sqpoll_help() {
+  return " (" + engines_taking(kTakesSqpoll) + ")";
+}
+std::string hints_help() {
+  return " (" + engines_taking(kTakesHints) + ")";
+}
+
+const char* layout_name(const Workload& w) {
+  return w.shared() ? "shared" : "per-rank";
+}
+
+using V = const OptionValue&;
+using R = RunAttributes&;
+
+const OptionRow kOptions[] = {
+    {.name = "dir",
+     .metavar = "DIR",
+     .help = "Target folder; every active rank writes <dir>/iosweep.<run-id>.<position> (required)",
+     .set =
+         [](V v, Config& c) {
+           if (v.unset()) v.refuse("required; the folder where each rank writes its file");
+           c.work.dir = v.text();
+           while (c.work.dir.size() > 1 && c.work.dir.back() == '/')
+             c.work.dir.pop_back();
+         },
+     .record = [](const Config& c, R a) { a.text("dir", c.work.dir); }},
+    {.name = "file-size",
+     .metavar = "SIZE",
+     .help = "Bytes per rank's file, as IOzone -s (4k, 16m, 1g: binary units)",
+     .fallback = "1g",
+     .set = [](V v, Config& c) { c.work.file_size = v.size(); },
+     .record = [](const Config& c, R a) { a.u64("file_size_bytes", c.work.file_size); }},
+    {.name = "seq-record",
+     .metavar = "SIZE",
+     .help = "Record size of seq-write and seq-read",
+     .fallback = "16m",
+     .set = [](V v, Config& c) { c.work.seq_record = v.size(); },
+     .record = [](const Config& c, R a) { a.u64("seq_record_bytes", c.work.seq_record); }},
+    {.name = "rand-record",
+     .metavar = "SIZE",
+     .help = "Record size of rand-write and rand-read",
+     .fallback = "4k",
+     .set = [](V v, Config& c) { c.work.rand_record = v.size(); },
+     .record = [](const Config& c, R a) { a.u64("rand_record_bytes", c.work.rand_record); }},
+    {.name = "scan-record",
+     .metavar = "SIZE",
+     .help = "Read size of filter-count: auto = 1 MiB (counted while in L2), or --seq-record with "
+             "--direct",
+     .fallback = "auto",
+     // auto (0 here) is resolved with --direct and --seq-record (app/config_build.cpp).
+     .set = [](V v, Config& c) { c.work.scan_record = v.text() == "auto" ? 0 : v.size(); },
+     .record = [](const Config& c, R a) { a.u64("scan_record_bytes", c.work.scan_record); }},
+    {.name = "phases",
+     .metavar = "LIST",
+     .help = "",
+     .form = OptionForm::list,
+     .set = [](V v, Config& c) { c.work.phases = phases_of(v); },
+     .record = [](const Config& c, R a) { a.text("phases", phase_list(c.work.phases)); },
+     .help_from_tables = &phases_help},
+    {.name = "ranks",
+     .metavar = "LIST",
+     .help = "Active rank counts, strictly increasing, e.g. 1,2,4 (instead of --sweep)",
+     .form = OptionForm::list,
+     .setting = "points",
+     .set = [](V v, Config& c) { c.sweep.ranks = rank_counts_of(v); }},
+    {.name = "sweep",
+     .metavar = "MIN:MAX",
+     .help = "MIN:MAX: MIN, the powers of two above it, capped at the world size, and the cap "
+             "itself (default 1:<world size>)",
+     .setting = "points",
+     .set = [](V v, Config& c) { sweep_of(v, c.sweep); }},
+    {.name = "streams",
+     .metavar = "LIST|MIN:MAX",
+     .help = "Sweep streams instead of ranks: s streams = k active ranks (min(s, world size)) x "
+             "depth s/k each, as IOzone sweeps threads; a list strictly increasing (1,64,1024) or "
+             "MIN:MAX (MIN, the powers of two above it, MAX). Sequential phases split each file "
+             "into depth regions streamed side by side",
+     .setting = "points",
+     .set = [](V v, Config& c) { c.sweep.streams = streams_of(v); },
+     .record = [](const Config& c,
+                  R a) { a.text("sweep_axis", c.sweep.streams.empty() ? "ranks" : "streams"); },
+     .help_from_tables = &streams_help},
+    {.name = "placement",
+     .metavar = "MODE",
+     .help = "spread: activate ranks round-robin across nodes; block: in rank order",
+     .fallback = "spread",
+     .set =
+         [](V v, Config& c) {
+           c.sweep.placement =
+               v.choice<Placement>({{"spread", Placement::spread}, {"block", Placement::block}});
+         },
+     .record =
+         [](const Config& c, R a) {
+           a.text("placement", c.sweep.placement == Placement::spread ? "spread" : "block");
+         }},
+    {.name = "repetitions",
+     .metavar = "N",
+     .help = "Run every point this many times",
+     .fallback = "1",
+     .set = [](V v,
+               Config& c) { c.sweep.repetitions = static_cast<int>(v.count(1, kMaxRepetitions)); },
+     .record = [](const Config& c, R a) { a.integer("repetitions", c.sweep.repetitions); }},
+    {.name = "seed",
+     .metavar = "N",
+     .help = "Seed of the data pattern (the bytes of every file)",
+     .fallback = "42",
+     .set = [](V v, Config& c) { c.work.seed = v.u64(); },
+     .record = [](const Config& c, R a) { a.u64("seed", c.work.seed); }},
+    {.name = "order-seed",
+     .metavar = "N",
+     .help = "Pin the random phases' record orders (default: a new order every run; repetitions "
+             "and points always differ)",
+     .set =
+         [](V v, Config& c) {
+           c.work.order_seed_pinned = !v.unset();
+           if (!v.unset()) c.work.order_seed = v.u64();
+         },
+     .record = [](const Config& c, R a) { a.flag("order_seed_pinned", c.work.order_seed_pinned); }},
+    {.name = "filter-key",
+     .metavar = "N",
+     .help = "The 64-bit value filter-count counts (decimal or 0x hex)",
+     .fallback = "0xfeedfacecafebeef",
+     .set = [](V v, Config& c) { c.work.filter_key = v.u64(); },
+     .record = [](const Config& c, R a) { a.u64("filter_key", c.work.filter_key); }},
+    {.name = "filter-every",
+     .metavar = "N",
+     .help = "One planted key every N 64-bit words (N >= 2)",
+     .fallback = "1048576",
+     .set =
+         [](V v, Config& c) {
+           c.work.filter_every =
+               v.count(kMinFilterEvery, std::numeric_limits<std::uint64_t>::max() / 2);
+         },
+     .record = [](const Config& c, R a) { a.u64("filter_every_words", c.work.filter_every); }},
+    {.name = "filter-kernel",
+     .metavar = "NAME",
+     .help = "Count kernel: auto, avx512, avx2 or scalar",
+     .fallback = "auto",
+     .set =
+         [](V v, Config& c) {
+           if (!parse_filter_kernel(v.text(), c.work.filter_kernel))
+             v.refuse("'" + printable(v.text()) + "' is not auto, avx512, avx2 or scalar");
+         },
+     // The kernel this machine resolves the choice to.
+     .record =
+         [](const Config& c, R a) {
+           a.text("filter_kernel", filter_kernel_name(resolve_filter_kernel(c.work.filter_kernel)));
+         }},
+    {.name = "file-layout",
+     .metavar = "LAYOUT",
+     .help = "per-rank: one file per rank (N-to-N); shared: one file for the active ranks of a "
+             "point (N-to-1, IOR without -F)",
+     .fallback = "per-rank",
+     .set =
+         [](V v, Config& c) {
+           c.work.layout = v.choice<FileLayout>(
+               {{"per-rank", FileLayout::per_rank}, {"shared", FileLayout::shared}});
+         },
+     .record = [](const Config& c, R a) { a.text("file_layout", layout_name(c.work)); }},
+    {.name = "shared-pattern",
+     .metavar = "PATTERN",
+     .help = "--file-layout shared: segmented (each rank's bytes contiguous) or strided (blocks of "
+             "--seq-record interleaved rank by rank, as IOR's segments)",
+     .fallback = "segmented",
+     .set =
+         [](V v, Config& c) {
+           c.work.shared_pattern = v.choice<SharedPattern>(
+               {{"segmented", SharedPattern::segmented}, {"strided", SharedPattern::strided}});
+         },
+     .record =
+         [](const Config& c, R a) {
+           a.text("shared_pattern", !c.work.shared() ? ""
+                                    : c.work.shared_pattern == SharedPattern::segmented
+                                        ? "segmented"
+                                        : "strided");
+         }},
+    {.name = "collector",
+     .metavar = "MODE",
+     .help = "ship-count: next-node (each rank sends to a rank on another node) or rank0 (all to "
+             "rank 0)",
+     .fallback = "next-node",
+     .set =
+         [](V v, Config& c) {
+           c.work.collector = v.choice<Collector>(
+               {{"next-node", Collector::next_node}, {"rank0", Collector::rank0}});
+         },
+     .record =
+         [](const Config& c, R a) {
+           a.text("collector", c.work.collector == Collector::rank0 ? "rank0" : "next-node");
+         }},
+    {.name = "rated-bw",
+     .metavar = "RATE[,RATE]",
+     .help = "Rated bandwidth of each rank's device, e.g. 5.2GB/s (bytes, decimal), 3GiB/s "
+             "(binary) or 40Gb/s (bits), or two ceilings (5.2GB/s,3.4GB/s: sequential, and random "
+             "from the rated IOPS); adds percent of rated (a range with two) to the filter-count "
+             "report",
+     .form = OptionForm::list,
+     .set =
+         [](V v, Config& c) {
+           std::tie(c.report.rated_bw_Bps, c.report.rated_bw2_Bps) = rates_of(v);
+         },
+     .record =
+         [](const Config& c, R a) {
+           a.real("rated_bw_Bps", c.report.rated_bw_Bps);
+           a.real("rated_bw2_Bps", c.report.rated_bw2_Bps);
+         }},
+    {.name = "fsync",
+     .metavar = "[LIST]",
+     .help = "fsync inside the timed window of every writing phase (as IOzone -e), or of the "
+             "writing phases listed; none: no fsync; close is always timed (as -c)",
+     .fallback = "none",
+     .form = OptionForm::optional,
+     .bare = "all",
+     .set = [](V v, Config& c) { c.work.fsync_phases = fsync_phases_of(v); },
+     .record =
+         [](const Config& c, R a) {
+           a.flag("fsync", !c.work.fsync_phases.empty());
+           a.text("fsync_phases", phase_list(c.work.fsync_phases));
+         }},
+    {.name = "preallocate",
+     .metavar = "",
+     .help = "Create and fallocate seq-write's file before its timed window (default: block "
+             "allocation is paid inside the window, as IOR, IOzone and fio pay it)",
+     .fallback = "false",
+     .form = OptionForm::flag,
+     .set = [](V v, Config& c) { c.work.preallocate = v.flag(); },
+     .record = [](const Config& c, R a) { a.flag("preallocate", c.work.preallocate); }},
+    {.name = "keep",
+     .metavar = "",
+     .help = "Keep the files at the end, as IOzone -w (default: remove the files this run created)",
+     .fallback = "false",
+     .form = OptionForm::flag,
+     .set = [](V v, Config& c) { c.work.keep = v.flag(); },
+     .record = [](const Config& c, R a) { a.flag("keep", c.work.keep); }},
+    {.name = "engine",
+     .metavar = "NAME",
+     .help = "",
+     .fallback = "posix",
+     .set =
+         [](V v, Config& c) {
+           const EngineDesc* e = find_engine_desc(v.text());
+           if (e == nullptr)
+             v.refuse("unknown engine '" + printable(v.text()) + "'; choose from " +
+                      compiled_engines());
+           if (!e->compiled)
+             v.refuse(v.text() + " is not compiled into this build (have: " + compiled_engines() +
+                      ")");
+           c.io.engine = e->id;
+         },
+     .record = [](const Config& c, R a) { a.text("engine_name", engine_desc(c.io.engine).name); },
+     .help_from_tables = &engines_help},
+    {.name = "iodepth",
+     .metavar = "N",
+     .help = "Requests in flight per rank",
+     .fallback = "1",
+     .set = [](V v, Config& c) { c.io.iodepth = static_cast<unsigned>(v.count(1, kMaxIodepth)); },
+     .record = [](const Config& c, R a) { a.integer("iodepth", c.io.iodepth); },
+     .help_from_tables = &depth_help},
+    {.name = "iodepth-batch",
+     .metavar = "N",
+     .help = "io_uring: requests handed to the kernel per system call (fio's iodepth_batch_submit)",
+     .fallback = "1",
+     .set = [](V v,
+               Config& c) { c.io.iodepth_batch = static_cast<unsigned>(v.count(1, kMaxIodepth)); },
+     .record = [](const Config& c, R a) { a.integer("iodepth_batch", c.io.iodepth_batch); }},
+    {.name = "direct",
+     .metavar = "",
+     .help = "O_DIRECT on every open (bypass the page cache)",
+     .fallback = "false",
+     .form = OptionForm::flag,
+     .set = [](V v, Config& c) { c.io.direct = v.flag(); },
+     .record =
+         [](const Config& c, R a) {
+           a.flag("direct", c.io.direct);
+           a.integer("direct_alignment_bytes", static_cast<std::int64_t>(c.work.direct_alignment));
+         }},
+    {.name = "hugepages",
+     .metavar = "",
+     .help = "Advise I/O buffers for transparent huge pages (fewer DMA segments; fio and IOR use "
+             "plain pages)",
+     .fallback = "false",
+     .form = OptionForm::flag,
+     .set = [](V v, Config& c) { c.work.hugepages = v.flag(); },
+     .record = [](const Config& c, R a) { a.flag("hugepages", c.work.hugepages); }},
+    {.name = "mpiio-collective",
+     .metavar = "",
+     .help = "MPI-IO on a shared file with collective calls (MPI_File_write_at_all, read_at_all), "
+             "one request at a time",
+     .fallback = "false",
+     .form = OptionForm::flag,
+     .set = [](V v, Config& c) { c.io.collective = v.flag(); },
+     .record = [](const Config& c, R a) { a.flag("mpiio_collective", c.io.collective); },
+     .help_from_tables = &collective_help},
+    {.name = "sqpoll",
+     .metavar = "",
+     .help = "Kernel submission thread, takes a core",
+     .fallback = "false",
+     .form = OptionForm::flag,
+     .set = [](V v, Config& c) { c.io.sqpoll = v.flag(); },
+     .record = [](const Config& c, R a) { a.flag("sqpoll", c.io.sqpoll); },
+     .help_from_tables = &sqpoll_help},
+    {.name = "mpiio-hint",
+     .metavar = "KEY=VALUE",
+     .help = "MPI_Info hint key=value, repeatable",
+     .form = OptionForm::list,
+     .set = [](V v, Config& c) { c.io.mpiio_hints = hints_of(v); },
+     .record =
+         [](const Config& c, R a) {
+           std::string hints;
+           for (const auto& [k, val] : c.io.mpiio_hints)
+             hints += (hints.empty() ? "" : ",") + k + "=" + val;
+           a.text("mpiio_hints", hints);
+         },
+     .help_from_tables = &hints_help},
+    {.name = "cache",
+     .metavar = "MODE",
+     .help = "drop: fsync + fadvise(DONTNEED) every file before each reading phase (untimed); "
+             "keep: read through the page cache",
+     .fallback = "drop",
+     .set =
+         [](V v, Config& c) {
+           c.work.cache =
+               v.choice<CacheMode>({{"drop", CacheMode::drop}, {"keep", CacheMode::keep}});
+         },
+     .record = [](const Config& c,
+                  R a) { a.text("cache", c.work.cache == CacheMode::drop ? "drop" : "keep"); }},
+    {.name = "read-shift",
+     .metavar = "K|auto",
+     .help = "Reading phases: position i reads the file of position (i+K) mod k, as IOR -C; auto: "
+             "smallest K that puts every reader on another node",
+     .fallback = "0",
+     .set =
+         [](V v, Config& c) {
+           c.work.read_shift_auto = v.text() == "auto";
+           c.work.read_shift = c.work.read_shift_auto ? 0 : static_cast<int>(v.count(0, kMaxRanks));
+         },
+     .record =
+         [](const Config& c, R a) {
+           a.integer("read_shift", c.work.read_shift);
+           a.flag("read_shift_auto", c.work.read_shift_auto);
+         }},
+    {.name = "stonewall",
+     .metavar = "SECONDS",
+     .help = "Stop issuing operations after SECONDS in every phase; figures count only what "
+             "completed",
+     .set = [](V v, Config& c) { c.work.stonewall_s = v.unset() ? 0 : v.seconds(); },
+     .record = [](const Config& c, R a) { a.real("stonewall_s", c.work.stonewall_s); }},
+    {.name = "stonewall-wearout",
+     .metavar = "",
+     .help = "After the deadline every rank continues, untimed, to the furthest rank's count "
+             "(IOR's wear-out)",
+     .fallback = "false",
+     .form = OptionForm::flag,
+     .set = [](V v, Config& c) { c.work.stonewall_wearout = v.flag(); },
+     .record = [](const Config& c, R a) { a.flag("stonewall_wearout", c.work.stonewall_wearout); }},
+    {.name = "timeseries-bin",
+     .metavar = "SECONDS",
+     .help = "Time-series bin width (bytes, operations and latency per bin, per rank; at least "
+             "1ms)",
+     .fallback = "100ms",
+     .set =
+         [](V v, Config& c) {
+           c.work.timeseries_bin_s = v.seconds();
+           if (c.work.timeseries_bin_s < kMinTimeseriesBinS) v.refuse("must be at least 1ms");
+         },
+     .record = [](const Config& c, R a) { a.real("timeseries_bin_s", c.work.timeseries_bin_s); }},
+    {.name = "verify",
+     .metavar = "",
+     .help = "Check every block read (stamp, pattern, keys); time spent is inside the timed "
+             "window and reported as verify",
+     .fallback = "false",
+     .form = OptionForm::flag,
+     .set = [](V v, Config& c) { c.work.verify = v.flag(); },
+     .record = [](const Config& c, R a) { a.flag("verify", c.work.verify); }},
+    {.name = "quiet",
+     .metavar = "",
+     .help = "No live progress on stderr",
+     .fallback = "false",
+     .form = OptionForm::flag,
+     .set = [](V v, Config& c) { c.report.quiet = v.flag(); }},
+    {.name = "show-controls",
+     .metavar = "",
+     .help = "Also print the rows of control phases (scan-only, filter-count's baseline)",
+     .fallback = "false",
+     .form = OptionForm::flag,
+     .set = [](V v, Config& c) { c.report.show_controls = v.flag(); }},
+    {.name = "force",
+     .metavar = "",
+     .help = "Run even when --dir lacks the free space the largest point needs",
+     .fallback = "false",
+     .form = OptionForm::flag,
+     .set = [](V v, Config& c) { c.force = v.flag(); }},
+    {.name = "format",
+     .metavar = "FORMAT",
+     .help = "table, or iozone: also print IOzone-style throughput blocks",
+     .fallback = "table",
+     .set =
+         [](V v, Config& c) {
+           c.report.iozone_format = v.choice<bool>({{"table", false}, {"iozone", true}});
+         }},
+    {.name = "reuse",
+     .metavar = "RUN_ID",
+     .help = "Use the files an earlier run kept with --keep (its run id; same --dir, --file-size, "
+             "--seed): read them, or rewrite them in place with rand-write; never removed",
+     .set =
+         [](V v, Config& c) {
+           if (v.text().find_first_of("/ \t") != std::string::npos)
+             v.refuse("'" + printable(v.text()) + "' is not a run id");
+           c.work.reuse_run = v.text();
+         },
+     .record = [](const Config& c, R a) { a.text("reuse_run", c.work.reuse_run); }},
+    {.name = "output",
+     .metavar = "FILE",
+     .help = "HDF5 results file; the run is appended",
+     .fallback = "results/iosweep.h5",
+     .set = [](V v, Config& c) { c.report.output = v.text(); }},
+    {.name = "label",
+     .metavar = "TEXT",
+     .help = "Free text stored with the run",
+     .set = [](V v, Config& c) { c.report.label = v.text(); },
+     .record = [](const Config& c, R a) { a.text("label", c.report.label); }},
+    {.name = "dry-run",
+     .metavar = "",
+     .help = "Validate, print the plan (points, files, bytes per phase) and touch nothing",
+     .fallback = "false",
+     .form = OptionForm::flag,
+     .set = [](V v, Config& c) { c.dry_run = v.flag(); }},
+};
+
+}  // namespace
+
+std::span<const OptionRow> option_table() {
+  return kOptions;
+}
+
+const OptionRow* find_option(std::string_view name) {
+  for (const auto& r : kOptions)
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
+std::size_t option_index(const OptionRow& row) {
+  const auto i = static_cast<std::size_t>(&row - kOptions);
+  if (i >= std::size(kOptions)) throw std::logic_error("not a row of the option table");
+  return i;
+}
+
+RunAttributes record_options(const Config& c) {
+  RunAttributes out;
+  for (const auto& r : kOptions)
+    if (r.record != nullptr) r.record(c, out);
+  return out;
+}
+
+}  // namespace iosweep

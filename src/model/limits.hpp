@@ -1,0 +1,24 @@
+// The limits of every count iosweep takes, and the defaults code needs beyond the option table,
+// each named once. The option table (app/option_table.cpp) states every option's default as
+// text; these are the bounds the options are checked against and the values derived from them.
+#pragma once
+
+#include <cstdint>
+
+namespace iosweep {
+
+inline constexpr unsigned kMaxIodepth =
+    4096;  // requests in flight per rank (--iodepth, streams / ranks)
+inline constexpr int kMaxRanks = 1 << 24;                       // --ranks, --sweep, --read-shift
+inline constexpr std::uint64_t kMaxStreams = (1ull << 32) - 1;  // stored as 32-bit counts
+inline constexpr int kMaxRepetitions = 1000000;
+inline constexpr std::uint64_t kMinFilterEvery = 2;  // one planted key every N words, N >= 2
+inline constexpr double kMinTimeseriesBinS = 1e-3;
+// Durations become nanoseconds on a 64-bit monotonic clock and are added to its readings: at
+// most 2^62 ns (about 146 years), with room to spare.
+inline constexpr double kMaxDurationS = 4611686018.427387904;
+// filter-count's scan record for reads through the page cache (--scan-record auto): counted
+// while it is still in L2. With --direct, auto is --seq-record.
+inline constexpr std::uint64_t kCachedScanRecordBytes = 1ull << 20;
+
+}  // namespace iosweep
