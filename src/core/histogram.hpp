@@ -42,8 +42,10 @@ class LatencyHistogram {
     return (kSub + sub + 1) << g;
   }
 
-  void record(std::uint64_t ns) {
-    ++counts_[bucket_of(ns)];
+  void record(std::uint64_t ns) { record_at(bucket_of(ns), ns); }
+  // `bucket` is bucket_of(ns), computed once by a caller that also bins the value elsewhere.
+  void record_at(std::size_t bucket, std::uint64_t ns) {
+    ++counts_[bucket];
     sum_ns_ += ns;
     if (ns > max_ns_) max_ns_ = ns;
   }

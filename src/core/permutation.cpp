@@ -13,7 +13,7 @@ Permutation::Permutation(std::uint64_t n, std::uint64_t seed) : n_(n) {
     ++bits;
   half_bits_ = (bits + 1) / 2;
   half_mask_ = (1ull << half_bits_) - 1;
-  for (int r = 0; r < 4; ++r)
+  for (unsigned r = 0; r < 4; ++r)
     keys_[r] = mix64(seed + 0x632be59bd9b4e019ull * (r + 1));
 }
 

@@ -118,7 +118,7 @@ void MpiioEngine::start(unsigned slot) {
   const auto fi = static_cast<std::size_t>(r.file);
   MPI_File fh = files_[fi];
   std::size_t want = r.length - s.done;
-  const auto off = static_cast<MPI_Offset>(r.offset + s.done);
+  const auto off = static_cast<MPI_Offset>(r.offset) + static_cast<MPI_Offset>(s.done);
   if (r.op == IoOp::read) {
     // Open MPI's OMPIO never completes a non-blocking read that reaches past the end of the
     // file (4.1.4), so reads stop at the size the file had when it was opened: the part

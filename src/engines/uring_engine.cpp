@@ -51,7 +51,7 @@ int setup_ring(io_uring& ring, const EngineOptions& options, unsigned entries, u
       return 0;
     }
     if (rc != -EINVAL || flags.empty()) return rc;
-    dropped.push_back(flags.back().name);
+    dropped.emplace_back(flags.back().name);
     flags.pop_back();
   }
 }
@@ -98,7 +98,7 @@ UringEngine::UringEngine(const EngineOptions& options)
   const unsigned entries = depth() < 4 ? 4 : depth();
   if (const int rc = setup_ring(ring_, options, entries, setup_flags_, dropped_flags_); rc != 0)
     throw UsageError(refusal(rc));
-  cqes_.resize(entries * 2);
+  cqes_.resize(std::size_t{entries} * 2);
   files_registered_ = io_uring_register_files_sparse(&ring_, kRegisteredFiles) == 0;
   io_uring_register_ring_fd(&ring_);  // optional: saves a file lookup per enter
 }

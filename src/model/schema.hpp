@@ -196,7 +196,8 @@ struct DeviceRow {
   std::uint64_t write_ops;
 };
 
-// One row per (point, rank, time bin).
+// One row per (point, rank, time bin), and one per (point, bin) with rank -1: every rank's
+// bin merged.
 struct TimeSeriesRow {
   std::uint32_t point;
   std::int32_t rank;
@@ -204,7 +205,13 @@ struct TimeSeriesRow {
   double t_start_s;
   std::uint64_t bytes;
   std::uint64_t ops;
+  double lat_p50_ns;
+  double lat_p99_ns;
+  double lat_max_ns;
 };
+
+// The rank of the time-series rows that merge every rank's bin.
+inline constexpr std::int32_t kAllRanks = -1;
 
 const TableDesc& summary_table();
 const TableDesc& ranks_table();

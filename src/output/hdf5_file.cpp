@@ -235,6 +235,7 @@ void write_strings(hid_t parent, const char* name, const std::vector<std::string
       H5Dcreate2(parent, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
       H5Dclose, std::string("creating ") + name);
   std::vector<const char*> ptrs;
+  ptrs.reserve(v.size());
   for (const auto& s : v)
     ptrs.push_back(s.c_str());
   if (!ptrs.empty())

@@ -281,7 +281,7 @@ void Hdf5Writer::finish(RunStatus status, const std::string& message) {
   h5::check_status(H5Fflush(f.get(), H5F_SCOPE_GLOBAL), "flushing " + path_);
 }
 
-void Hdf5Writer::write_rank_usage(const std::vector<RankUsageRow>& rows) {
+void Hdf5Writer::append_usage(const std::vector<RankUsageRow>& rows) {
   std::lock_guard guard(mu_);
   if (!begun_ || ended_) return;
   h5::FileLock lock(path_, h5::FileLock::Mode::append, file_);

@@ -22,9 +22,9 @@ class Hdf5Writer final : public ResultWriter {
   void end_run(RunStatus status, const std::string& message) override;
   // Marks the run aborted from the signal watcher thread; safe while the main thread writes.
   // False when there was nothing to mark (not begun, or already ended).
-  bool abort_from_signal(const std::string& message);
-  // Every rank's memory and CPU over the run (once, before end_run).
-  void write_rank_usage(const std::vector<RankUsageRow>& rows);
+  bool abort_from_signal(const std::string& message) override;
+  // Every rank's memory and CPU over the run (once, before end_run): the rank_usage table.
+  void append_usage(const std::vector<RankUsageRow>& rows) override;
 
  private:
   void begin_locked(const RunContext& ctx, bool was_empty);

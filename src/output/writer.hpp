@@ -1,6 +1,8 @@
 // The ResultWriter interface (Google Benchmark's reporter shape): begin_run with the context,
-// append_point for every reduced point, end_run with the final status. Only world rank 0 owns
-// real writers: the console table, the IOzone-style blocks and the HDF5 file.
+// append_point for every reduced point, append_usage once, end_run with the final status, and
+// abort_from_signal from the signal watcher. Only world rank 0 owns real writers: the console
+// table, the IOzone-style blocks and the HDF5 file; the runner knows them only through this
+// interface.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,15 @@ class ResultWriter {
   virtual void append_point(const PointResult& point, const LatencyHistogram& latency) = 0;
   // status: complete or aborted; `message` says why a run was aborted.
   virtual void end_run(RunStatus status, const std::string& message) = 0;
+  // Every rank's memory and CPU over the whole run, once, before end_run; a writer that stores
+  // no tables ignores it.
+  virtual void append_usage(const std::vector<RankUsageRow>& rows) { (void)rows; }
+  // From the signal watcher thread, while the main thread may be writing: mark the run aborted
+  // where this writer can (the results file). True when it marked something.
+  virtual bool abort_from_signal(const std::string& message) {
+    (void)message;
+    return false;
+  }
 };
 
 // Fan-out to several writers, in order.
@@ -55,6 +66,18 @@ class WriterList final : public ResultWriter {
   void end_run(RunStatus s, const std::string& m) override {
     for (auto& w : writers_)
       w->end_run(s, m);
+  }
+  void append_usage(const std::vector<RankUsageRow>& rows) override {
+    for (auto& w : writers_)
+      w->append_usage(rows);
+  }
+  // The list is complete before the signal watcher starts (the runner adds every writer
+  // first), so reading it here races with nothing.
+  bool abort_from_signal(const std::string& m) override {
+    bool marked = false;
+    for (auto& w : writers_)
+      marked = w->abort_from_signal(m) || marked;
+    return marked;
   }
 
  private:

@@ -60,7 +60,8 @@ std::size_t read_buffer_bytes(const Engine& engine, std::uint64_t record_bytes, 
   return static_cast<std::size_t>(record_bytes) * engine.depth() * (consume ? 2 : 1);
 }
 
-IoDriver::IoDriver(const DriverJob& job) : job_(job), depth_(job.engine->depth()) {
+IoDriver::IoDriver(const DriverJob& job)
+    : job_(job), depth_(job.engine->depth()), writing_(job.op == IoOp::write) {
   // With a consumer, completed buffers are consumed after their slots were refilled, so the
   // device never waits for the counting: up to `depth` more buffers than requests in flight.
   const unsigned buffers = depth_ + (job.consume ? depth_ : 0);
@@ -75,126 +76,132 @@ IoDriver::IoDriver(const DriverJob& job) : job_(job), depth_(job.engine->depth()
   deferred_.reserve(depth_);
 }
 
+// Puts record `index` into the batch; false when every copy of its pattern region is in flight
+// (a write must wait for one).
+bool IoDriver::stage(std::uint64_t index) {
+  const std::uint64_t offset = index * job_.record_bytes;
+  if (writing_ && next_ + kPrefetchAhead < job_.end)
+    job_.source->prefetch((*job_.order)[next_ + kPrefetchAhead] * job_.record_bytes);
+  const unsigned tag = free_tags_.back();
+  Flight& f = flights_[tag];
+  f.offset = offset;
+  if (writing_) {
+    f.buf = job_.source->acquire(offset, job_.record_bytes, f.source_slot);
+    if (f.buf == nullptr) return false;
+  } else {
+    f.buf = job_.read_buffers.data() + static_cast<std::size_t>(tag) * job_.record_bytes;
+  }
+  free_tags_.pop_back();
+  batch_.push_back(
+      {job_.file, job_.op, job_.layout.physical(offset), job_.record_bytes, f.buf, tag});
+  return true;
+}
+
+// Issues as many records as the depth allows (none after a failure, the stonewall or a stop).
+void IoDriver::issue() {
+  batch_.clear();
+  if (failure_) return;
+  if (job_.deadline_ns != 0 && t_now_ >= job_.deadline_ns) {
+    res_.stonewalled = res_.stonewalled || next_ < job_.end || !deferred_.empty();
+    return;
+  }
+  if (job_.stop != nullptr && job_.stop->load(std::memory_order_relaxed)) return;
+  std::size_t deferred_tries = deferred_.size();
+  while (in_flight_ + batch_.size() < depth_ && (next_ < job_.end || deferred_tries > 0)) {
+    std::uint64_t index;
+    if (deferred_tries > 0) {
+      index = deferred_.front();
+      deferred_.erase(deferred_.begin());
+      --deferred_tries;
+    } else {
+      index = (*job_.order)[next_++];
+    }
+    if (stage(index)) continue;
+    if (job_.reorder_ok) {  // a random order takes another record meanwhile
+      deferred_.push_back(index);
+      continue;
+    }
+    --next_;  // sequential: wait for a completion, then retry the same record
+    break;
+  }
+  if (batch_.empty()) return;
+  if (!fresh_clock_) t_now_ = now_ns();
+  for (const auto& r : batch_)
+    flights_[r.tag].issue_ns = t_now_;
+  job_.engine->submit(batch_);
+  in_flight_ += static_cast<unsigned>(batch_.size());
+}
+
+// The first failed or short transfer, named by its file offset.
+void IoDriver::note_failure(const Flight& f, const IoCompletion& c) {
+  if (failure_) return;
+  const char* op = writing_ ? "write" : "read";
+  const std::uint64_t at = job_.layout.physical(f.offset);
+  if (c.result < 0) {
+    failure_.emplace(op, job_.path, at + c.done, static_cast<int>(-c.result));
+  } else {
+    failure_.emplace(op, job_.path, at + static_cast<std::uint64_t>(c.result), ENODATA,
+                     "short " + std::string(op) + ": the file ends before the " +
+                         std::to_string(job_.record_bytes) + "-byte record at offset " +
+                         std::to_string(at) + " does");
+  }
+}
+
+void IoDriver::complete(const IoCompletion& c) {
+  const auto tag = static_cast<unsigned>(c.tag);
+  Flight& f = flights_[tag];
+  --in_flight_;
+  if (writing_) job_.source->release(f.source_slot);
+  if (c.result != static_cast<std::int64_t>(job_.record_bytes)) {
+    free_tags_.push_back(tag);
+    note_failure(f, c);
+    return;
+  }
+  const std::uint64_t latency_ns = t_now_ - f.issue_ns;
+  const std::size_t bucket = LatencyHistogram::bucket_of(latency_ns);
+  if (job_.latency != nullptr) job_.latency->record_at(bucket, latency_ns);
+  if (job_.series != nullptr)
+    job_.series->add(t_now_ - job_.t0_ns, job_.record_bytes, bucket, latency_ns);
+  res_.bytes += job_.record_bytes;
+  res_.ops += 1;
+  if (job_.consume)
+    to_consume_.push_back(tag);
+  else
+    free_tags_.push_back(tag);
+}
+
+void IoDriver::consume_completed() {
+  issue();  // keep the device busy while the completed records are consumed
+  for (const unsigned tag : to_consume_) {
+    job_.consume(flights_[tag].buf, flights_[tag].offset, job_.record_bytes);
+    free_tags_.push_back(tag);
+  }
+  to_consume_.clear();
+  fresh_clock_ = false;
+}
+
 DriverResult IoDriver::run() {
-  const DriverJob& job = job_;
-  const unsigned depth = depth_;
-  const bool writing = job.op == IoOp::write;
-  auto& flights = flights_;
-  auto& free_tags = free_tags_;
-  auto& batch = batch_;
-  auto& done = done_;
-  auto& to_consume = to_consume_;
-  auto& deferred = deferred_;
-  DriverResult res;
-  std::uint64_t next = job.begin;
-  unsigned in_flight = 0;
-  std::uint64_t t_now = now_ns();
-  bool fresh_clock = true;
-  std::optional<IoError> failure;
-
-  // Issues as many records as the depth allows.
-  auto issue = [&] {
-    batch.clear();
-    if (failure) return;
-    if (job.deadline_ns != 0 && t_now >= job.deadline_ns) {
-      res.stonewalled = res.stonewalled || next < job.end || !deferred.empty();
-      return;
-    }
-    if (job.stop != nullptr && job.stop->load(std::memory_order_relaxed)) return;
-    std::size_t deferred_tries = deferred.size();
-    while (in_flight + batch.size() < depth && (next < job.end || deferred_tries > 0)) {
-      std::uint64_t index;
-      if (deferred_tries > 0) {
-        index = deferred.front();
-        deferred.erase(deferred.begin());
-        --deferred_tries;
-      } else {
-        index = (*job.order)[next++];
-      }
-      const std::uint64_t offset = index * job.record_bytes;
-      if (writing && next + kPrefetchAhead < job.end)
-        job.source->prefetch((*job.order)[next + kPrefetchAhead] * job.record_bytes);
-      const unsigned tag = free_tags.back();
-      Flight& f = flights[tag];
-      f.offset = offset;
-      if (writing) {
-        f.buf = job.source->acquire(offset, job.record_bytes, f.source_slot);
-        if (f.buf == nullptr) {  // every copy of this region is in flight
-          if (job.reorder_ok) {
-            deferred.push_back(index);
-            continue;
-          }
-          --next;  // sequential: wait for a completion, then retry the same record
-          break;
-        }
-      } else {
-        f.buf = job.read_buffers.data() + static_cast<std::size_t>(tag) * job.record_bytes;
-      }
-      free_tags.pop_back();
-      batch.push_back(
-          {job.file, job.op, job.layout.physical(offset), job.record_bytes, f.buf, tag});
-    }
-    if (batch.empty()) return;
-    if (!fresh_clock) t_now = now_ns();
-    for (const auto& r : batch)
-      flights[r.tag].issue_ns = t_now;
-    job.engine->submit(batch);
-    in_flight += static_cast<unsigned>(batch.size());
-  };
-
+  res_ = {};
+  next_ = job_.begin;
+  in_flight_ = 0;
+  t_now_ = now_ns();
+  fresh_clock_ = true;
+  failure_.reset();
   for (;;) {
     issue();
-    if (in_flight == 0) break;
-    const std::size_t n = job.engine->reap(done, 1);
-    t_now = now_ns();
-    fresh_clock = true;
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto tag = static_cast<unsigned>(done[i].tag);
-      Flight& f = flights[tag];
-      --in_flight;
-      if (writing) job.source->release(f.source_slot);
-      const std::int64_t r = done[i].result;
-      if (r != static_cast<std::int64_t>(job.record_bytes)) {
-        free_tags.push_back(tag);
-        if (!failure) {
-          const char* op = writing ? "write" : "read";
-          if (r < 0) {
-            failure.emplace(op, job.path, job.layout.physical(f.offset) + done[i].done,
-                            static_cast<int>(-r));
-          } else {
-            failure.emplace(op, job.path,
-                            job.layout.physical(f.offset) + static_cast<std::uint64_t>(r), ENODATA,
-                            "short " + std::string(op) + ": the file ends before the " +
-                                std::to_string(job.record_bytes) + "-byte record at offset " +
-                                std::to_string(job.layout.physical(f.offset)) + " does");
-          }
-        }
-        continue;
-      }
-      if (job.latency != nullptr) job.latency->record(t_now - f.issue_ns);
-      if (job.series != nullptr) job.series->add(t_now - job.t0_ns, job.record_bytes);
-      res.bytes += job.record_bytes;
-      res.ops += 1;
-      if (job.consume)
-        to_consume.push_back(tag);
-      else
-        free_tags.push_back(tag);
-    }
-    if (job.progress_bytes != nullptr)
-      job.progress_bytes->store(res.bytes, std::memory_order_relaxed);
-    if (!to_consume.empty()) {
-      issue();  // keep the device busy while the completed records are consumed
-      for (const unsigned tag : to_consume) {
-        job.consume(flights[tag].buf, flights[tag].offset, job.record_bytes);
-        free_tags.push_back(tag);
-      }
-      to_consume.clear();
-      fresh_clock = false;
-    }
+    if (in_flight_ == 0) break;
+    const std::size_t n = job_.engine->reap(done_, 1);
+    t_now_ = now_ns();
+    fresh_clock_ = true;
+    for (std::size_t i = 0; i < n; ++i)
+      complete(done_[i]);
+    if (job_.progress_bytes != nullptr)
+      job_.progress_bytes->store(res_.bytes, std::memory_order_relaxed);
+    if (!to_consume_.empty()) consume_completed();
   }
-  res.next = next;
-  if (failure) throw *failure;
-  return res;
+  res_.next = next_;
+  if (failure_) throw *failure_;
+  return res_;
 }
 
 }  // namespace iosweep

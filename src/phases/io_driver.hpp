@@ -9,10 +9,12 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "core/errors.hpp"
 #include "core/histogram.hpp"
 #include "core/pattern.hpp"
 #include "core/permutation.hpp"
@@ -85,14 +87,28 @@ class IoDriver {
     std::uint64_t issue_ns = 0;
     unsigned source_slot = 0;
   };
+  bool stage(std::uint64_t index);
+  void issue();
+  void complete(const IoCompletion& c);
+  void note_failure(const Flight& f, const IoCompletion& c);
+  void consume_completed();
+
   const DriverJob& job_;
   unsigned depth_;
+  bool writing_;
   std::vector<Flight> flights_;
   std::vector<unsigned> free_tags_;
   std::vector<IoRequest> batch_;
   std::vector<IoCompletion> done_;
   std::vector<unsigned> to_consume_;
   std::vector<std::uint64_t> deferred_;  // random writes whose pattern region was busy
+  // The state of the one run.
+  DriverResult res_;
+  std::uint64_t next_ = 0;  // next position in the order to issue
+  unsigned in_flight_ = 0;
+  std::uint64_t t_now_ = 0;  // the latest clock reading
+  bool fresh_clock_ = true;  // t_now_ is still now: no consumer ran since it was read
+  std::optional<IoError> failure_;
 };
 
 // Writes every record of `order` from `source` (a random order may take records out of turn).

@@ -6,6 +6,90 @@
 
 namespace iosweep {
 
+namespace {
+
+BinLatency latency_of(const TimeSeries::BinCounts& counts, std::uint64_t max_ns) {
+  return {TimeSeries::percentile_ns(counts, 0.50, max_ns),
+          TimeSeries::percentile_ns(counts, 0.99, max_ns), static_cast<double>(max_ns)};
+}
+
+// One rank's samples of `values` (per-rank lengths `counts_of`) on the root.
+template <class T>
+std::vector<T> gather_bins(const std::vector<T>& mine, MPI_Datatype type,
+                           const std::vector<int>& counts_of, const std::vector<int>& displs,
+                           int all, MPI_Comm comm) {
+  std::vector<T> out(static_cast<std::size_t>(all));
+  MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), type, out.data(), counts_of.data(),
+              displs.data(), type, 0, comm);
+  return out;
+}
+
+// The time series: every rank's bins (bytes, ops, its own latency figures) gathered, and the
+// bins' latency histograms summed over the ranks into one per bin (exactly, as the phase's
+// histograms are), with the largest latency of each bin.
+void gather_series(MPI_Comm active, const TimeSeries& series, PointInput& in) {
+  int me = 0, k = 1;
+  MPI_Comm_rank(active, &me);
+  MPI_Comm_size(active, &k);
+  const bool root = me == 0;
+  int nbins = static_cast<int>(series.bytes().size()), max_bins = 0;
+  MPI_Allreduce(&nbins, &max_bins, 1, MPI_INT, MPI_MAX, active);
+  std::vector<int> counts_of(root ? static_cast<std::size_t>(k) : 0), displs(counts_of.size());
+  MPI_Gather(&nbins, 1, MPI_INT, counts_of.data(), 1, MPI_INT, 0, active);
+  int all_bins = 0;
+  for (std::size_t i = 0; i < counts_of.size(); ++i) {
+    displs[i] = all_bins;
+    all_bins += counts_of[i];
+  }
+  std::vector<double> mine_latency;  // p50, p99, max of each of this rank's bins
+  for (int b = 0; b < nbins; ++b) {
+    const auto u = static_cast<std::size_t>(b);
+    const BinLatency l = latency_of(series.latency()[u], series.max_ns()[u]);
+    mine_latency.insert(mine_latency.end(), {l.p50_ns, l.p99_ns, l.max_ns});
+  }
+  const auto bytes = gather_bins(series.bytes(), MPI_UINT64_T, counts_of, displs, all_bins, active);
+  const auto ops = gather_bins(series.ops(), MPI_UINT64_T, counts_of, displs, all_bins, active);
+  std::vector<int> counts3(counts_of.size()), displs3(counts_of.size());
+  for (std::size_t i = 0; i < counts_of.size(); ++i) {
+    counts3[i] = 3 * counts_of[i];
+    displs3[i] = 3 * displs[i];
+  }
+  const auto lat = gather_bins(mine_latency, MPI_DOUBLE, counts3, displs3, 3 * all_bins, active);
+  // The bins' histograms, padded to the longest series, summed; their maxima, maxed.
+  const auto width = static_cast<std::size_t>(max_bins);
+  std::vector<std::uint32_t> mine_counts(width * TimeSeries::kBinBuckets, 0), summed;
+  std::vector<std::uint64_t> mine_max(width, 0), maxed(root ? width : 0);
+  for (std::size_t b = 0; b < series.latency().size(); ++b) {
+    std::copy(series.latency()[b].begin(), series.latency()[b].end(),
+              mine_counts.begin() + static_cast<std::ptrdiff_t>(b * TimeSeries::kBinBuckets));
+    mine_max[b] = series.max_ns()[b];
+  }
+  if (root) summed.resize(mine_counts.size());
+  MPI_Reduce(mine_counts.data(), summed.data(), static_cast<int>(mine_counts.size()), MPI_UINT32_T,
+             MPI_SUM, 0, active);
+  MPI_Reduce(mine_max.data(), maxed.data(), max_bins, MPI_UINT64_T, MPI_MAX, 0, active);
+  if (!root) return;
+  for (std::size_t i = 0; i < counts_of.size(); ++i) {
+    const auto at = static_cast<std::ptrdiff_t>(displs[i]);
+    const int n = counts_of[i];
+    in.series_bytes.emplace_back(bytes.begin() + at, bytes.begin() + at + n);
+    in.series_ops.emplace_back(ops.begin() + at, ops.begin() + at + n);
+    auto& l = in.series_latency.emplace_back();
+    for (int b = 0; b < n; ++b) {
+      const auto j = static_cast<std::size_t>(3 * (displs[i] + b));
+      l.push_back({lat[j], lat[j + 1], lat[j + 2]});
+    }
+  }
+  for (std::size_t b = 0; b < width; ++b) {
+    TimeSeries::BinCounts c{};
+    std::copy_n(summed.begin() + static_cast<std::ptrdiff_t>(b * TimeSeries::kBinBuckets),
+                TimeSeries::kBinBuckets, c.begin());
+    in.merged_latency.push_back(latency_of(c, maxed[b]));
+  }
+}
+
+}  // namespace
+
 void gather_point(MPI_Comm active, const RankSample& mine, const LatencyHistogram& latency,
                   const TimeSeries& series, bool counts, PointInput& in) {
   int me = 0, k = 1;
@@ -23,32 +107,13 @@ void gather_point(MPI_Comm active, const RankSample& mine, const LatencyHistogra
   if (root) in.samples.resize(static_cast<std::size_t>(k));
   MPI_Gather(&mine, sizeof(RankSample), MPI_BYTE, in.samples.data(), sizeof(RankSample), MPI_BYTE,
              0, active);
-
-  int nbins = static_cast<int>(series.bytes().size());
-  std::vector<int> counts_of(root ? static_cast<std::size_t>(k) : 0), displs(counts_of.size());
-  MPI_Gather(&nbins, 1, MPI_INT, counts_of.data(), 1, MPI_INT, 0, active);
-  int all_bins = 0;
-  for (std::size_t i = 0; i < counts_of.size(); ++i) {
-    displs[i] = all_bins;
-    all_bins += counts_of[i];
-  }
-  std::vector<std::uint64_t> bytes(static_cast<std::size_t>(all_bins)), ops(bytes.size());
-  MPI_Gatherv(series.bytes().data(), nbins, MPI_UINT64_T, bytes.data(), counts_of.data(),
-              displs.data(), MPI_UINT64_T, 0, active);
-  MPI_Gatherv(series.ops().data(), nbins, MPI_UINT64_T, ops.data(), counts_of.data(), displs.data(),
-              MPI_UINT64_T, 0, active);
+  gather_series(active, series, in);
   if (!root) return;
-
   std::copy(lat_sum.begin(), lat_sum.end() - 1, in.latency.counts().begin());
   in.latency.sum_ns() = lat_sum.back();
   for (const auto& r : in.samples)
     in.latency.max_ns_ref() = std::max(in.latency.max_ns_ref(), r.latency_max_ns);
   in.total_matches = total;
-  for (std::size_t i = 0; i < counts_of.size(); ++i) {
-    const auto b = bytes.begin() + displs[i], o = ops.begin() + displs[i];
-    in.series_bytes.emplace_back(b, b + counts_of[i]);
-    in.series_ops.emplace_back(o, o + counts_of[i]);
-  }
 }
 
 }  // namespace iosweep

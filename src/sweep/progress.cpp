@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <string>
 
 #include "core/clock.hpp"
@@ -16,7 +17,7 @@ constexpr std::uint64_t kLogPeriodNs = 5'000'000'000ull;  // one line per 5 s in
 
 std::string hms(double s) {
   if (s < 0) s = 0;
-  const auto t = static_cast<long long>(s + 0.5);
+  const auto t = std::llround(s);
   char buf[32];
   std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", t / 3600, (t / 60) % 60, t % 60);
   return buf;

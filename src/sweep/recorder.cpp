@@ -39,7 +39,8 @@ bool PointRecorder::control_still_to_run(const PhaseDesc& subject) const {
   return false;
 }
 
-std::string PointRecorder::record(const PhaseRow& row, PointInput in, std::string engine_detail) {
+std::string PointRecorder::record(const PhaseRow& row, const PointInput& in,
+                                  std::string engine_detail) {
   PointResult p = reduce_point(in);
   p.engine_detail = std::move(engine_detail);
   done_.push_back(row.desc().id);

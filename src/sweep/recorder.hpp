@@ -27,7 +27,7 @@ class PointRecorder {
   // A new (ranks, repetition): the phases in the order they will run.
   void begin(std::vector<PhaseId> order);
   // Reduces, checks and writes (or holds) one point; returns why the run stops, or empty.
-  std::string record(const PhaseRow& row, PointInput in, std::string engine_detail);
+  std::string record(const PhaseRow& row, const PointInput& in, std::string engine_detail);
   // Writes a held point without its control (the run stops before the control ran).
   std::string flush();
 

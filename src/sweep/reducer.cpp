@@ -92,9 +92,45 @@ double bytes_by(const std::vector<std::uint64_t>& bins, double bin_s, double ela
   return total;
 }
 
-PointResult reduce_point(const PointInput& in) {
-  PointResult out;
-  SummaryRow& s = out.summary;
+namespace {
+
+// A rank's sample as its row of the `ranks` table.
+RankRow rank_row(const RankSample& r, std::uint32_t point) {
+  return {.point = point,
+          .rank = r.rank,
+          .position = r.position,
+          .node = r.node,
+          .file = r.file,
+          .stonewalled = static_cast<std::uint8_t>(r.stonewalled),
+          .bytes = r.bytes,
+          .ops = r.ops,
+          .elapsed_s = r.elapsed_s,
+          .open_s = r.open_s,
+          .io_s = r.io_s,
+          .sync_s = r.sync_s,
+          .close_s = r.close_s,
+          .rows = r.rows,
+          .matches = r.matches,
+          .expected_matches = r.expected_matches,
+          .io_wait_s = r.io_wait_s,
+          .compute_s = r.compute_s,
+          .verify_s = r.verify_s,
+          .bad_blocks = r.bad_blocks,
+          .wearout_bytes = r.wearout_bytes,
+          .wearout_ops = r.wearout_ops,
+          .wearout_s = r.wearout_s,
+          .latency_max_ns = r.latency_max_ns,
+          .cached_fraction = r.cached_fraction,
+          .unflushed_fraction = r.unflushed_fraction,
+          .cpu_s = r.cpu_s,
+          .rss_peak_bytes = r.rss_peak_bytes,
+          .private_bytes = r.private_bytes,
+          .mpi_bytes = r.mpi_bytes,
+          .mpi_remote_bytes = r.mpi_remote_bytes};
+}
+
+// What the point is: its phase, engine, ranks, depth, streams, nodes and repetition.
+void identify(const PointInput& in, SummaryRow& s) {
   s.point = in.point;
   s.phase = in.phase;
   s.engine = in.engine;
@@ -105,9 +141,13 @@ PointResult reduce_point(const PointInput& in) {
                               std::numeric_limits<std::uint32_t>::max()));
   s.nodes = static_cast<std::uint32_t>(in.nodes);
   s.repetition = static_cast<std::uint32_t>(in.repetition);
+  s.order_seed = in.order_seed;
+  s.overhead_s = in.overhead_s;
+}
 
-  std::vector<double> rates, times;
-  double io_wait = 0, compute = 0;
+// Sums and maxima over the ranks' samples; every rank's row.
+void sum_samples(const PointInput& in, PointResult& out) {
+  SummaryRow& s = out.summary;
   for (const auto& r : in.samples) {
     s.bytes += r.bytes;
     s.ops += r.ops;
@@ -119,54 +159,30 @@ PointResult reduce_point(const PointInput& in) {
     s.verify_max_s = std::max(s.verify_max_s, r.verify_s);
     s.bad_blocks += r.bad_blocks;
     s.lat_max_ns = std::max(s.lat_max_ns, static_cast<double>(r.latency_max_ns));
-    rates.push_back(safe_div(static_cast<double>(r.bytes), r.elapsed_s));
-    times.push_back(r.elapsed_s);
-    io_wait += r.io_wait_s;
-    compute += r.compute_s;
-    out.ranks.push_back({in.point,
-                         r.rank,
-                         r.position,
-                         r.node,
-                         r.file,
-                         static_cast<std::uint8_t>(r.stonewalled),
-                         r.bytes,
-                         r.ops,
-                         r.elapsed_s,
-                         r.open_s,
-                         r.io_s,
-                         r.sync_s,
-                         r.close_s,
-                         r.rows,
-                         r.matches,
-                         r.expected_matches,
-                         r.io_wait_s,
-                         r.compute_s,
-                         r.verify_s,
-                         r.bad_blocks,
-                         r.wearout_bytes,
-                         r.wearout_ops,
-                         r.wearout_s,
-                         r.latency_max_ns,
-                         r.cached_fraction,
-                         r.unflushed_fraction,
-                         r.cpu_s,
-                         r.rss_peak_bytes,
-                         r.private_bytes,
-                         r.mpi_bytes,
-                         r.mpi_remote_bytes});
     s.mpi_bytes += r.mpi_bytes;
     s.mpi_remote_bytes += r.mpi_remote_bytes;
     s.cpu_s += r.cpu_s;
     s.rss_peak_max_bytes = std::max(s.rss_peak_max_bytes, r.rss_peak_bytes);
     s.private_max_bytes = std::max(s.private_max_bytes, r.private_bytes);
+    out.ranks.push_back(rank_row(r, in.point));
   }
   s.matches = in.total_matches;
   s.t_start_unix_ns = in.samples.empty() ? 0 : in.samples.front().t_start_unix_ns;
   for (const auto& r : in.samples)
     s.t_start_unix_ns = std::min(s.t_start_unix_ns, r.t_start_unix_ns);
-  s.order_seed = in.order_seed;
-  s.overhead_s = in.overhead_s;
-  reduce_provenance(in, out);
+}
+
+// The window figures: wall (the slowest rank), IOR's bandwidth, IOzone's children, the spread
+// over ranks, filter-count's split of the loop.
+void reduce_timing(const PointInput& in, SummaryRow& s) {
+  std::vector<double> rates, times;
+  double io_wait = 0, compute = 0;
+  for (const auto& r : in.samples) {
+    rates.push_back(safe_div(static_cast<double>(r.bytes), r.elapsed_s));
+    times.push_back(r.elapsed_s);
+    io_wait += r.io_wait_s;
+    compute += r.compute_s;
+  }
   const auto n = static_cast<double>(in.samples.size());
   const Stats rs = stats_of(rates), ts = stats_of(times);
   s.wall_s = ts.max;
@@ -187,8 +203,10 @@ PointResult reduce_point(const PointInput& in) {
   s.last_done_Bps = safe_div(static_cast<double>(s.bytes), s.last_done_s);
   s.io_wait_mean_s = n > 0 ? io_wait / n : 0;
   s.compute_mean_s = n > 0 ? compute / n : 0;
+}
 
-  // What every rank had moved when the first rank finished.
+// What every rank had moved when the first rank finished (IOzone's stonewalled figure).
+void reduce_first_done(const PointInput& in, SummaryRow& s) {
   double moved_at_first = 0;
   const bool have_series = in.series_bytes.size() == in.samples.size();
   for (std::size_t i = 0; i < in.samples.size(); ++i) {
@@ -204,14 +222,19 @@ PointResult reduce_point(const PointInput& in) {
   }
   s.first_done_Bps = safe_div(moved_at_first, s.first_done_s);
   s.iozone_children_Bps = s.first_done_Bps;
+}
 
-  s.lat_mean_ns = in.latency.mean_ns();
-  s.lat_p50_ns = in.latency.percentile_ns(0.50);
-  s.lat_p90_ns = in.latency.percentile_ns(0.90);
-  s.lat_p99_ns = in.latency.percentile_ns(0.99);
-  s.lat_p999_ns = in.latency.percentile_ns(0.999);
-  s.lat_p9999_ns = in.latency.percentile_ns(0.9999);
+void reduce_latency(const LatencyHistogram& h, SummaryRow& s) {
+  s.lat_mean_ns = h.mean_ns();
+  s.lat_p50_ns = h.percentile_ns(0.50);
+  s.lat_p90_ns = h.percentile_ns(0.90);
+  s.lat_p99_ns = h.percentile_ns(0.99);
+  s.lat_p999_ns = h.percentile_ns(0.999);
+  s.lat_p9999_ns = h.percentile_ns(0.9999);
+}
 
+// One row per node used: its ranks' bytes over its slowest rank's time.
+void reduce_nodes(const PointInput& in, PointResult& out) {
   std::map<int, NodeRow> nodes;
   for (const auto& r : in.samples) {
     auto& row = nodes[r.node];
@@ -225,14 +248,55 @@ PointResult reduce_point(const PointInput& in) {
     row.bandwidth_Bps = safe_div(static_cast<double>(row.bytes), row.seconds);
     out.nodes.push_back(row);
   }
+}
 
-  if (have_series) {
-    for (std::size_t i = 0; i < in.samples.size(); ++i)
-      for (std::size_t b = 0; b < in.series_bytes[i].size(); ++b)
-        out.series.push_back({in.point, in.samples[i].rank, static_cast<std::uint32_t>(b),
-                              static_cast<double>(b) * in.bin_s, in.series_bytes[i][b],
-                              in.series_ops[i][b]});
-  }
+// Every rank's bins, then the merged bins (rank -1): bytes and ops summed over the ranks that
+// had the bin, latency from the merged bin histograms.
+void reduce_series(const PointInput& in, PointResult& out) {
+  if (in.series_bytes.size() != in.samples.size()) return;
+  const bool have_latency = in.series_latency.size() == in.samples.size();
+  std::vector<std::uint64_t> bytes(in.merged_latency.size()), ops(in.merged_latency.size());
+  for (std::size_t i = 0; i < in.samples.size(); ++i)
+    for (std::size_t b = 0; b < in.series_bytes[i].size(); ++b) {
+      const BinLatency lat = have_latency ? in.series_latency[i][b] : BinLatency{};
+      out.series.push_back({.point = in.point,
+                            .rank = in.samples[i].rank,
+                            .bin = static_cast<std::uint32_t>(b),
+                            .t_start_s = static_cast<double>(b) * in.bin_s,
+                            .bytes = in.series_bytes[i][b],
+                            .ops = in.series_ops[i][b],
+                            .lat_p50_ns = lat.p50_ns,
+                            .lat_p99_ns = lat.p99_ns,
+                            .lat_max_ns = lat.max_ns});
+      if (b < bytes.size()) {
+        bytes[b] += in.series_bytes[i][b];
+        ops[b] += in.series_ops[i][b];
+      }
+    }
+  for (std::size_t b = 0; b < in.merged_latency.size(); ++b)
+    out.series.push_back({.point = in.point,
+                          .rank = kAllRanks,
+                          .bin = static_cast<std::uint32_t>(b),
+                          .t_start_s = static_cast<double>(b) * in.bin_s,
+                          .bytes = bytes[b],
+                          .ops = ops[b],
+                          .lat_p50_ns = in.merged_latency[b].p50_ns,
+                          .lat_p99_ns = in.merged_latency[b].p99_ns,
+                          .lat_max_ns = in.merged_latency[b].max_ns});
+}
+
+}  // namespace
+
+PointResult reduce_point(const PointInput& in) {
+  PointResult out;
+  identify(in, out.summary);
+  sum_samples(in, out);
+  reduce_provenance(in, out);
+  reduce_timing(in, out.summary);
+  reduce_first_done(in, out.summary);
+  reduce_latency(in.latency, out.summary);
+  reduce_nodes(in, out);
+  reduce_series(in, out);
   return out;
 }
 

@@ -18,6 +18,11 @@
 
 namespace iosweep {
 
+// A time-series bin's latency figures, ns (NaN percentiles for an empty bin).
+struct BinLatency {
+  double p50_ns = 0, p99_ns = 0, max_ns = 0;
+};
+
 struct PointInput {
   std::uint32_t point = 0;
   PhaseId phase = 0;
@@ -30,6 +35,8 @@ struct PointInput {
   LatencyHistogram latency;                              // merged over ranks
   std::vector<std::vector<std::uint64_t>> series_bytes;  // per sample, per bin
   std::vector<std::vector<std::uint64_t>> series_ops;
+  std::vector<std::vector<BinLatency>> series_latency;  // per sample, per bin: its own figures
+  std::vector<BinLatency> merged_latency;               // per bin, every rank merged
   double bin_s = 0.1;
   std::uint64_t total_matches = 0;  // filter-count: the MPI_Reduce sum
   std::uint64_t order_seed = 0;

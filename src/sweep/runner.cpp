@@ -1,4 +1,5 @@
-// The sweep (see runner.hpp).
+// The sweep (see runner.hpp): the run and its points, its writers and its failures. One
+// phase of one point, step by step, is in sweep/phase_steps.cpp.
 #include "sweep/runner.hpp"
 
 #include <csignal>
@@ -10,89 +11,25 @@
 #include "core/errors.hpp"
 #include "core/file_ops.hpp"
 #include "core/process.hpp"
-#include "engines/registry.hpp"
 #include "mpi/gentle.hpp"
 #include "mpi/messages.hpp"
-#include "mpi/waiting.hpp"
 #include "output/console_writer.hpp"
 #include "output/hdf5_writer.hpp"
 #include "output/iozone_writer.hpp"
 #include "output/versions.hpp"
-#include "phases/io_phase.hpp"
-#include "phases/phase_table.hpp"
-#include "sweep/devices.hpp"
-#include "sweep/gather.hpp"
 #include "sweep/plan.hpp"
-#include "sweep/progress.hpp"
-#include "sweep/recorder.hpp"
-#include "sweep/reducer.hpp"
-#include "sweep/signals.hpp"
+#include "sweep/sweep_runner.hpp"
 
 namespace iosweep {
 
-namespace {
+std::string SweepRunner::who() const {
+  return "rank " + std::to_string(mpi_.rank()) + " (host " + mpi_.host() + ")";
+}
 
-class SweepRunner {
- public:
-  SweepRunner(const Config& cfg, const MpiSession& mpi, LocalPlace place,
-              std::vector<SweepPoint> points, std::string engine_detail)
-      : cfg_(cfg),
-        work_(cfg.work),
-        mpi_(mpi),
-        points_(std::move(points)),
-        rank0_(mpi.rank() == 0),
-        place_(std::move(place)),
-        engine_detail_(std::move(engine_detail)) {}
-  int run();
-
- private:
-  bool agree_world(const std::string& mine);
-  bool checkpoint(const std::string& mine);
-  void collect_failures(const std::string& mine, MPI_Comm comm);
-  bool run_point(std::size_t point_index, int k, MPI_Comm comm);
-  bool run_phase(const PhaseRow& row, std::size_t point_index, int k, int rep, MPI_Comm comm,
-                 int shift);
-  void note_usage(bool active);
-  std::string write_rank_usage();
-  int shift_for(int k, MPI_Comm comm);
-  std::vector<PhaseId> order_for(int rep) const;
-  std::uint64_t order_seed_for(std::uint64_t point_key, int rep) const;
-  std::string who() const {
-    return "rank " + std::to_string(mpi_.rank()) + " (host " + mpi_.host() + ")";
-  }
-  std::string where(const RankSample& r) const {
-    return "rank " + std::to_string(r.rank) + " (host " +
-           place_.full.hosts[static_cast<std::size_t>(r.node)] + ")";
-  }
-  bool start_writers();
-  int fail();
-
-  const Config& cfg_;
-  const Workload& work_;
-  const MpiSession& mpi_;
-  std::vector<SweepPoint> points_;
-  bool rank0_;
-  LocalPlace place_;
-  std::string engine_detail_;
-  std::string run_id_;
-  DataSpec spec_;
-  std::unique_ptr<FileSet> files_;
-  WriterList writers_;
-  Hdf5Writer* hdf5_ = nullptr;
-  std::unique_ptr<Progress> progress_;
-  std::unique_ptr<SignalWatcher> watcher_;
-  std::unique_ptr<DeviceSampler> devices_;
-  std::unique_ptr<PointRecorder> recorder_;  // rank 0
-  std::uint64_t order_base_ = 0;             // --order-seed, or this run's nonce
-  std::string failure_;                      // on rank 0: why the run stops
-  std::unique_ptr<Room> room_;               // where this machine's idle ranks wait
-  Gate* gate_ = nullptr;                     // the active ranks' agreement, during a point
-  MPI_Comm point_comm_ = MPI_COMM_NULL;      // the active ranks, during a point
-  AlignedBuffer handoff_;                    // buffers between a phase and its control
-  const PhaseDesc* previous_ = nullptr;      // the phase before, in this repetition
-  std::uint64_t private_peak_ = 0;           // this rank's largest private memory seen
-  std::uint64_t private_idle_peak_ = 0;      // the same, at the end of points it waited out
-};
+std::string SweepRunner::where(const RankSample& r) const {
+  return "rank " + std::to_string(r.rank) + " (host " +
+         place_.full.hosts[static_cast<std::size_t>(r.node)] + ")";
+}
 
 // On rank 0 of `comm`: the failure messages of every rank, in failure_.
 void SweepRunner::collect_failures(const std::string& mine, MPI_Comm comm) {
@@ -178,133 +115,6 @@ std::uint64_t SweepRunner::order_seed_for(std::uint64_t point_key, int rep) cons
   return mix64(order_base_ ^ mix64((point_key << 32) | static_cast<std::uint64_t>(rep)));
 }
 
-bool SweepRunner::run_phase(const PhaseRow& row, std::size_t point_index, int k, int rep,
-                            MPI_Comm comm, int shift) {
-  const PhaseDesc& desc = row.desc();
-  const int pos = place_.self.position;
-  const SweepPoint& point = points_[point_index];
-
-  std::unique_ptr<Phase> phase = row.make(desc);
-  std::unique_ptr<Engine> engine;
-  PhaseContext ctx(work_, cfg_.io, desc, spec_, *files_, place_.self, mpi_.host());
-  // Buffers pass only from a phase to its control or back, within one repetition.
-  if (previous_ == nullptr || !control_pair(*previous_, desc)) handoff_ = AlignedBuffer();
-  previous_ = &desc;
-  ctx.handoff = &handoff_;
-  ctx.active = comm;
-  ctx.k = k;
-  ctx.streams = point.per_rank;
-  ctx.repetition = rep;
-  ctx.read_shift = shift;
-  ctx.read_position = (pos + shift) % k;
-  ctx.series = TimeSeries(static_cast<std::uint64_t>(work_.timeseries_bin_s * 1e9));
-  ctx.stop = watcher_->stop_flag();
-  ctx.order_seed = order_seed_for(
-      cfg_.sweep.streams.empty() ? static_cast<std::uint64_t>(k) : point.streams(), rep);
-  RankSample s;
-  s.rank = mpi_.rank();
-  s.position = pos;
-  s.node = place_.self.node;
-  auto guarded = [&](auto&& step) -> std::string {
-    try {
-      step();
-      return {};
-    } catch (const std::exception& e) {
-      return who() + ": " + printable(e.what());
-    }
-  };
-
-  // Untimed: the one engine of this phase and rank, the rank's own file, and every reader
-  // knows how much of its file is valid.
-  if (!checkpoint(guarded([&] {
-        const EngineNeed need = phase->engine_need(work_, cfg_.io, point.per_rank);
-        EngineOptions io = cfg_.io;
-        io.iodepth = need.depth;
-        if (io.iodepth_batch > io.iodepth) io.iodepth_batch = io.iodepth;
-        engine = make_engine(io, need.use, comm);
-        ctx.engine = engine.get();
-      })))
-    return false;
-  // Apart: a shared file is made by the point's ranks together, all of them with an engine.
-  if (!desc.creates() && !checkpoint(guarded([&] { ensure_own_file(ctx); }))) return false;
-  {
-    std::uint64_t mine = files_->valid_bytes(), theirs = 0;
-    MPI_Sendrecv(&mine, 1, MPI_UINT64_T, (pos - shift % k + k) % k, 0, &theirs, 1, MPI_UINT64_T,
-                 ctx.read_position, 0, comm, MPI_STATUS_IGNORE);
-    ctx.read_valid_bytes = theirs;
-  }
-  if (!checkpoint(guarded([&] { phase->prepare(ctx); }))) return false;
-  // overhead_s: the harness's own time around the window, from here to the barrier's exit, and
-  // from the agreement that every rank has closed its file to the end of the results append
-  // (the HDF5 writer adds its share); waiting for slower ranks' preparation or windows is not
-  // counted, nor the untimed wear-out.
-  const std::uint64_t t_prepared = now_ns();
-
-  // Timed.
-  if (rank0_) {
-    progress_->begin_phase(static_cast<int>(point_index) + 1, static_cast<int>(points_.size()), k,
-                           desc.name, ctx.progress_total,
-                           desc.random() ? work_.record_bytes(desc.record) : 0);
-    ctx.progress_bytes = progress_->counter();
-  }
-  devices_->before();
-  MPI_Barrier(comm);
-  const std::uint64_t pre_window_ns = now_ns() - t_prepared;
-  std::string run_error;
-  try {
-    phase->run(ctx, s);
-  } catch (const std::exception& e) {
-    run_error = who() + ": " + printable(e.what());
-  }
-  if (rank0_) progress_->end_phase();
-  if (!checkpoint(run_error)) return false;
-  std::uint64_t t_closed = now_ns();
-  devices_->after();  // every rank of every node has closed its file
-  {
-    const std::uint64_t t0 = now_ns();
-    const std::string why = guarded([&] { phase->finish(ctx, s); });
-    t_closed += now_ns() - t0;  // the wear-out is the phase's, not the harness's
-    if (!checkpoint(why)) return false;
-  }
-
-  private_peak_ = std::max(private_peak_, s.private_bytes);
-  PointInput in;
-  in.devices = devices_->collect(comm);
-  gather_point(comm, s, ctx.latency, ctx.series, desc.counts(), in);
-  phase->cleanup(ctx);
-  std::string engine_detail;
-  if (rank0_)
-    engine_detail = std::string(engine->name()) + " depth " + std::to_string(engine->depth()) +
-                    ": " + engine->detail();
-  engine.reset();
-
-  // Rank 0: reduce, check, write; then everyone learns whether the run goes on.
-  std::string verdict;
-  if (rank0_) {
-    in.phase = desc.id;
-    in.engine = cfg_.io.engine;
-    in.ranks = k;
-    in.iodepth = point.per_rank.depth;
-    in.nodes = place_.full.nodes_used(k);
-    in.repetition = rep;
-    in.bin_s = work_.timeseries_bin_s;
-    in.order_seed = desc.random() ? ctx.order_seed : 0;
-    in.device_measured = devices_->measured();
-    in.writes = desc.writes();
-    in.overhead_s = ns_to_s(pre_window_ns + (now_ns() - t_closed));
-    for (auto& d : in.devices) {
-      d.phase = desc.id;
-      d.repetition = static_cast<std::uint32_t>(rep);
-    }
-    verdict = recorder_->record(row, std::move(in), engine_detail);
-  }
-  if (gate_->max(verdict.empty() ? 0 : 1) != 0) {
-    if (rank0_) failure_ = verdict;
-    return false;
-  }
-  return true;
-}
-
 // One point on its active ranks: the repetitions of every phase, over a Gate.
 bool SweepRunner::run_point(std::size_t point_index, int k, MPI_Comm comm) {
   Gate gate(comm);
@@ -340,13 +150,21 @@ std::string SweepRunner::write_rank_usage() {
                           private_idle_peak_, u.user_s,         u.sys_s};
   std::vector<RankUsageRow> all(rank0_ ? static_cast<std::size_t>(mpi_.size()) : 0);
   MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
-  if (!rank0_ || hdf5_ == nullptr) return {};
+  if (!rank0_) return {};
   try {
-    hdf5_->write_rank_usage(all);
+    writers_.append_usage(all);
   } catch (const std::exception& e) {
     return std::string("writing the results failed: ") + printable(e.what());
   }
   return {};
+}
+
+// Rank 0's writers, all of them before the signal watcher starts (it reads the list).
+void SweepRunner::make_writers() {
+  if (!rank0_) return;
+  writers_.add(std::make_unique<ConsoleWriter>(stdout));
+  if (cfg_.report.iozone_format) writers_.add(std::make_unique<IozoneWriter>(stdout));
+  writers_.add(std::make_unique<Hdf5Writer>(cfg_.report.output));
 }
 
 bool SweepRunner::start_writers() {
@@ -367,11 +185,6 @@ bool SweepRunner::start_writers() {
       rc.mount_type = fsops::fs_type(work_.dir);
       rc.device_note = devices_->measured() ? std::string() : devices_->why_not();
       rc.order_seed = order_base_;
-      writers_.add(std::make_unique<ConsoleWriter>(stdout));
-      if (cfg_.report.iozone_format) writers_.add(std::make_unique<IozoneWriter>(stdout));
-      auto h = std::make_unique<Hdf5Writer>(cfg_.report.output);
-      hdf5_ = h.get();
-      writers_.add(std::move(h));
       writers_.begin_run(rc);
       recorder_ = std::make_unique<PointRecorder>(
           writers_, [this](const RankSample& r) { return where(r); },
@@ -383,30 +196,29 @@ bool SweepRunner::start_writers() {
   return agree_world(err);
 }
 
-int SweepRunner::run() {
+// The run id and the nonce of the random orders, drawn on rank 0 and known to every rank.
+void SweepRunner::draw_run_identity() {
   char id[64] = {};
   if (rank0_) std::strncpy(id, make_run_id().c_str(), sizeof id - 1);
   MPI_Bcast(id, sizeof id, MPI_CHAR, 0, MPI_COMM_WORLD);
   run_id_ = id;
-  spec_ = {work_.seed, work_.filter_key, work_.filter_every, work_.file_size};
   std::uint64_t nonce = 0;
   if (rank0_) nonce = work_.order_seed_pinned ? work_.order_seed : random_u64();
   MPI_Bcast(&nonce, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   order_base_ = nonce;
-  devices_ = std::make_unique<DeviceSampler>(work_.dir, place_);
-  files_ = std::make_unique<FileSet>(work_.dir, run_id_,
-                                     work_.reuse_run.empty() ? run_id_ : work_.reuse_run,
-                                     place_.self.position, work_.shared());
-  // From here to the end of the run a signal is handled: rank 0 first marks the run aborted
-  // (mpirun sends SIGKILL about a second after SIGTERM unless odls_base_sigkill_timeout says
-  // otherwise, and removing large files can take that long), then every rank removes its files.
+}
+
+// From here to the end of the run a signal is handled: rank 0 first marks the run aborted
+// (mpirun sends SIGKILL about a second after SIGTERM unless odls_base_sigkill_timeout says
+// otherwise, and removing large files can take that long), then every rank removes its files.
+void SweepRunner::watch_signals() {
   watcher_ = std::make_unique<SignalWatcher>([this](int sig) {
     const char* name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
     if (rank0_) {
       const std::string msg = std::string("interrupted by ") + name;
       bool marked = false;
       try {
-        marked = hdf5_ != nullptr && hdf5_->abort_from_signal(msg);
+        marked = writers_.abort_from_signal(msg);
       } catch (...) {
       }
       std::fprintf(stderr, "\niosweep: %s; run %s %s%s\n", msg.c_str(), run_id_.c_str(),
@@ -417,14 +229,11 @@ int SweepRunner::run() {
     }
     if (!work_.keep) files_->remove_own();
   });
-  if (!start_writers()) return fail();
-  room_ = std::make_unique<Room>(MPI_COMM_WORLD);
+}
 
-  progress_ = std::make_unique<Progress>(rank0_ && !cfg_.report.quiet, stderr);
-  progress_->begin_run(planned_bytes_of_rank0(cfg_, points_));
-
-  // Every point: the active ranks run it; the others sleep in their machine's room until its
-  // keeper opens it with the verdict, which the keepers follow from rank 0.
+// Every point: the active ranks run it; the others sleep in their machine's room until its
+// keeper opens it with the verdict, which the keepers follow from rank 0.
+int SweepRunner::run_points() {
   for (std::size_t pi = 0; pi < points_.size(); ++pi) {
     const int k = points_[pi].ranks;
     const bool active = place_.self.position < k;
@@ -446,6 +255,11 @@ int SweepRunner::run() {
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
     if (stop != 0) return fail();
   }
+  return 0;
+}
+
+// After the last point: the run's files removed, every rank's usage stored, the run complete.
+int SweepRunner::finish() {
   progress_.reset();
   if (!work_.keep) files_->remove_own();
   if (failure_ = write_rank_usage(); !failure_.empty()) return fail();
@@ -461,7 +275,22 @@ int SweepRunner::run() {
   return 0;
 }
 
-}  // namespace
+int SweepRunner::run() {
+  draw_run_identity();
+  spec_ = {work_.seed, work_.filter_key, work_.filter_every, work_.file_size};
+  devices_ = std::make_unique<DeviceSampler>(work_.dir, place_);
+  files_ = std::make_unique<FileSet>(work_.dir, run_id_,
+                                     work_.reuse_run.empty() ? run_id_ : work_.reuse_run,
+                                     place_.self.position, work_.shared());
+  make_writers();
+  watch_signals();
+  if (!start_writers()) return fail();
+  room_ = std::make_unique<Room>(MPI_COMM_WORLD);
+  progress_ = std::make_unique<Progress>(rank0_ && !cfg_.report.quiet, stderr);
+  progress_->begin_run(planned_bytes_of_rank0(cfg_, points_));
+  if (const int status = run_points(); status != 0) return status;
+  return finish();
+}
 
 int run_sweep(const Config& cfg, const MpiSession& mpi, const LocalPlace& place,
               const std::vector<SweepPoint>& points, const std::string& engine_detail) {

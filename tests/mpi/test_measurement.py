@@ -11,6 +11,23 @@ from conftest import BIN, latest_run, mpi_env, run_iosweep
 from iosweep_common import phases
 
 
+def check_bin_latency(per_rank, merged):
+    """Per-bin latency: p50 <= p99 <= max in every bin with operations (NaN in an empty one); a
+    merged bin's max is the largest of its ranks', and its median lies between theirs (the median
+    of a union lies between the medians of its parts), up to half a bucket (1/32) above, where a
+    part's figure was its maximum inside a bucket whose midpoint is higher."""
+    for rows in (per_rank, merged):
+        busy, idle = rows[rows["ops"] > 0], rows[rows["ops"] == 0]
+        assert np.all(busy["lat_p50_ns"] <= busy["lat_p99_ns"])
+        assert np.all(busy["lat_p99_ns"] <= busy["lat_max_ns"])
+        assert np.all(np.isnan(idle["lat_p50_ns"]))
+    for m in merged[merged["ops"] > 0]:
+        parts = per_rank[(per_rank["bin"] == m["bin"]) & (per_rank["ops"] > 0)]
+        assert m["lat_max_ns"] == parts["lat_max_ns"].max()
+        low, high = parts["lat_p50_ns"].min(), parts["lat_p50_ns"].max()
+        assert low <= m["lat_p50_ns"] <= high * (1 + 1 / 32)
+
+
 def p_from_counts(lower, upper, counts, q, max_ns):
     """The percentile rule of results/README.md: midpoint of the bucket holding the q-quantile."""
     total = counts.sum()
@@ -56,9 +73,13 @@ def test_histograms_and_time_series_recompute_the_summary(tmp_path, workdir):
                     row[field]
                 )
             assert row["lat_p50_ns"] <= row["lat_p99_ns"] <= row["lat_max_ns"]
-            # The time-series bins of every rank sum to what the rank moved in the phase.
-            t = ts[ts["point"] == row["point"]]
+            # The time-series bins of every rank sum to what the rank moved in the phase, and so
+            # do the merged bins (rank -1).
+            t = ts[(ts["point"] == row["point"]) & (ts["rank"] >= 0)]
+            merged = ts[(ts["point"] == row["point"]) & (ts["rank"] == -1)]
             assert t["bytes"].sum() == row["bytes"] and t["ops"].sum() == row["ops"]
+            assert merged["bytes"].sum() == row["bytes"] and merged["ops"].sum() == row["ops"]
+            check_bin_latency(t, merged)
             r = ranks[ranks["point"] == row["point"]]
             for rank in r["rank"]:
                 assert t["bytes"][t["rank"] == rank].sum() == r["bytes"][r["rank"] == rank][0]
@@ -81,6 +102,31 @@ def test_histograms_and_time_series_recompute_the_summary(tmp_path, workdir):
             assert row["first_done_s"] == pytest.approx(first)
             assert row["first_done_Bps"] == pytest.approx(moved / first, rel=1e-6)
             assert row["last_done_Bps"] == pytest.approx(row["bytes"] / row["last_done_s"])
+
+
+def test_one_bin_holding_the_whole_phase_gives_the_phase_percentiles_within_the_stated_error(
+    tmp_path, workdir
+):
+    """With a bin longer than the phase, the merged bin holds every operation of the point: its
+    maximum is the phase's exactly, and its percentiles differ from the phase's by at most half
+    a coarse bucket (1/32 of the value, results/README.md), never more."""
+    out = tmp_path / "r.h5"
+    run_iosweep(
+        2,
+        ["run", "--dir", workdir, "--file-size", "8MiB", "--seq-record", "1MiB"]
+        + ["--timeseries-bin", "1h", "--output", out, "--quiet"],
+        check=0,
+    )
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        s, ts = g["summary"][()], g["timeseries"][()]
+    for row in s:
+        merged = ts[(ts["point"] == row["point"]) & (ts["rank"] == -1)]
+        assert len(merged) == 1 and merged["ops"][0] == row["ops"]
+        m = merged[0]
+        assert m["lat_max_ns"] == row["lat_max_ns"]
+        for field in ("lat_p50_ns", "lat_p99_ns"):
+            assert abs(m[field] - row[field]) <= row[field] / 32 + 1, (field, m[field], row[field])
 
 
 def test_single_rank_iozone_rate_equals_wall_rate(tmp_path, workdir):

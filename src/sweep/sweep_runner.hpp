@@ -1,0 +1,117 @@
+// The SweepRunner's own declaration, shared by its two source files: sweep/runner.cpp (the run,
+// its points, its writers, its failures) and sweep/phase_steps.cpp (one phase of one point, step
+// by step). Nothing outside the sweep layer includes this; the entry point is run_sweep
+// (sweep/runner.hpp).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/aligned_buffer.hpp"
+#include "core/pattern.hpp"
+#include "model/config.hpp"
+#include "mpi/session.hpp"
+#include "mpi/topology.hpp"
+#include "mpi/waiting.hpp"
+#include "output/writer.hpp"
+#include "phases/file_set.hpp"
+#include "phases/phase.hpp"
+#include "phases/phase_table.hpp"
+#include "sweep/devices.hpp"
+#include "sweep/progress.hpp"
+#include "sweep/recorder.hpp"
+#include "sweep/signals.hpp"
+
+namespace iosweep {
+
+// One phase of one point on this rank, as it goes through its steps: the phase object, its
+// engine, its context and the rank's sample, and the harness's own time around the window.
+struct PhaseRun {
+  PhaseRun(const PhaseRow& r, const SweepPoint& p, int repetition, PhaseContext c)
+      : row(r), desc(r.desc()), point(p), rep(repetition), ctx(std::move(c)) {}
+  const PhaseRow& row;
+  const PhaseDesc& desc;
+  const SweepPoint& point;
+  int rep;
+  std::unique_ptr<Phase> phase;
+  std::unique_ptr<Engine> engine;
+  PhaseContext ctx;
+  RankSample sample;
+  std::uint64_t t_prepared_ns = 0;  // preparation done: the harness's time starts
+  std::uint64_t pre_window_ns = 0;  // from then to the exit of the window's barrier
+  std::uint64_t t_closed_ns = 0;    // every rank closed its file: the harness's time again
+};
+
+class SweepRunner {
+ public:
+  SweepRunner(const Config& cfg, const MpiSession& mpi, LocalPlace place,
+              std::vector<SweepPoint> points, std::string engine_detail)
+      : cfg_(cfg),
+        work_(cfg.work),
+        mpi_(mpi),
+        points_(std::move(points)),
+        rank0_(mpi.rank() == 0),
+        place_(std::move(place)),
+        engine_detail_(std::move(engine_detail)) {}
+  int run();
+
+ private:
+  // runner.cpp
+  void draw_run_identity();
+  void make_writers();
+  bool start_writers();
+  void watch_signals();
+  int run_points();
+  int finish();
+  int fail();
+  bool agree_world(const std::string& mine);
+  bool checkpoint(const std::string& mine);
+  void collect_failures(const std::string& mine, MPI_Comm comm);
+  bool run_point(std::size_t point_index, int k, MPI_Comm comm);
+  void note_usage(bool active);
+  std::string write_rank_usage();
+  int shift_for(int k, MPI_Comm comm);
+  std::vector<PhaseId> order_for(int rep) const;
+  std::uint64_t order_seed_for(std::uint64_t point_key, int rep) const;
+  std::string who() const;
+  std::string where(const RankSample& r) const;
+  // phase_steps.cpp
+  bool run_phase(const PhaseRow& row, std::size_t point_index, int k, int rep, MPI_Comm comm,
+                 int shift);
+  PhaseContext context_for(const PhaseDesc& desc, std::size_t point_index, int k, int rep,
+                           MPI_Comm comm, int shift);
+  bool prepare_untimed(PhaseRun& r, MPI_Comm comm, int shift);
+  bool run_window(PhaseRun& r, std::size_t point_index, MPI_Comm comm);
+  bool finish_untimed(PhaseRun& r);
+  bool record_phase(PhaseRun& r, MPI_Comm comm);
+  std::string guarded(const std::function<void()>& step) const;
+
+  const Config& cfg_;
+  const Workload& work_;
+  const MpiSession& mpi_;
+  std::vector<SweepPoint> points_;
+  bool rank0_;
+  LocalPlace place_;
+  std::string engine_detail_;
+  std::string run_id_;
+  DataSpec spec_;
+  std::unique_ptr<FileSet> files_;
+  WriterList writers_;  // rank 0: complete before the signal watcher starts
+  std::unique_ptr<Progress> progress_;
+  std::unique_ptr<SignalWatcher> watcher_;
+  std::unique_ptr<DeviceSampler> devices_;
+  std::unique_ptr<PointRecorder> recorder_;  // rank 0
+  std::uint64_t order_base_ = 0;             // --order-seed, or this run's nonce
+  std::string failure_;                      // on rank 0: why the run stops
+  std::unique_ptr<Room> room_;               // where this machine's idle ranks wait
+  Gate* gate_ = nullptr;                     // the active ranks' agreement, during a point
+  MPI_Comm point_comm_ = MPI_COMM_NULL;      // the active ranks, during a point
+  AlignedBuffer handoff_;                    // buffers between a phase and its control
+  const PhaseDesc* previous_ = nullptr;      // the phase before, in this repetition
+  std::uint64_t private_peak_ = 0;           // this rank's largest private memory seen
+  std::uint64_t private_idle_peak_ = 0;      // the same, at the end of points it waited out
+};
+
+}  // namespace iosweep
