@@ -16,10 +16,12 @@ export every table (iosweep_export).
 import sys
 
 import numpy as np
-import pandas as pd
 
 import iosweep_cli as cli
 import iosweep_common as common
+
+# pandas is imported where DataFrames are made: the command's checks and exports start without
+# it.
 
 # The one way every script opens a results file and picks a run (iosweep_common).
 NotAResultsFile = common.ResultsError
@@ -43,6 +45,8 @@ def _attrs(group):
 
 
 def _table(ds):
+    import pandas as pd
+
     df = pd.DataFrame.from_records(ds[()])
     for col in df.columns:
         if df[col].dtype == object:
@@ -74,6 +78,8 @@ def _decode(members, values, what, path, run_id):
 
 
 def _load(path):
+    import pandas as pd
+
     with _open(path) as f:
         index = _table(f["run_index"]) if "run_index" in f else pd.DataFrame()
         run_rows, frames = [], []
@@ -212,6 +218,8 @@ def main(argv):
     except NotAResultsFile as e:
         common.fail(str(e))
     runs = runs[runs["run_id"].isin([r.id for r in checked])]
+    import pandas as pd
+
     pd.set_option("display.width", 200)
     pd.set_option("display.max_columns", 20)
     for _, r in runs.iterrows():
