@@ -152,6 +152,9 @@ def nodes(path, run_id=None):
 
 
 def timeseries(path, run_id=None):
+    """The timeseries table as stored. In files of newer iosweep versions, rows with rank == -1
+    are the merge of all ranks of a bin: sum bytes over rank >= 0 or rank == -1, never both
+    (iosweep_timeseries.cluster_bins does)."""
     with _open(path) as f:
         return _table(_run_group(f, run_id)["timeseries"])
 
