@@ -10,7 +10,9 @@ not state is None ("?"). A file that cannot be parsed raises ParseError naming t
 and what was expected.
 """
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass
 
 from iosweep_common import is_control, is_random, record_bytes, size_text, sweep_axis
@@ -556,9 +558,20 @@ def parse_ior(path, text=None):
     return results
 
 
+MAX_OUTPUT_BYTES = 256 << 20  # an IOzone or IOR output larger than this is not one
+
+
 def parse_any(path):
+    """The Results of an IOzone or IOR output, recognised by its content. Only a regular file of
+    at most MAX_OUTPUT_BYTES is read (a FIFO or /dev/zero would never end)."""
     try:
-        text = open(path, errors="replace").read()
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            raise ParseError(path, 0, "a regular file (an IOzone or IOR output)")
+        if st.st_size > MAX_OUTPUT_BYTES:
+            raise ParseError(path, 0, f"an output of at most {MAX_OUTPUT_BYTES >> 20} MiB")
+        with open(path, errors="replace") as fh:
+            text = fh.read(MAX_OUTPUT_BYTES + 1)
     except OSError as e:
         raise ParseError(path, 0, f"a readable file ({e.strerror})") from None
     if looks_like_ior(text):

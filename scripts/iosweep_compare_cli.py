@@ -1,7 +1,18 @@
-"""iosweep-compare: an iosweep run beside IOzone and IOR results, in one table.
+"""iosweep-compare: an iosweep run beside IOzone and IOR results, in one table; or one iosweep
+run against another.
 
     scripts/iosweep-compare results/iosweep.h5 iozone-t*.txt ior-sweep.txt [--run ID]
         [--csv out.csv] [--loose]
+    scripts/iosweep-compare A.h5[:RUN_ID] B.h5[:RUN_ID] [--fail-below R] [--csv out.csv]
+        [--loose] [--resamples N] [--seed S]
+
+Run against run (both arguments iosweep results files; a `:RUN_ID` suffix shaped
+YYYYMMDDTHHMMSS.mmmZ-xxxxxxxx names the run, the latest otherwise): every (phase, point) both
+runs measured with the same settings, B / A of the mean headline figure with a bootstrap 95%
+interval over repetitions, and a verdict (faster, slower, within noise). Settings that differ
+are listed and their rows not compared unless --loose. --fail-below R exits with 1 when a
+compared row's whole interval lies below R (0 otherwise): a regression gate
+(scripts/iosweep_runcompare.py says how the interval is made).
 
 Rows are matched by (phase, threads, record size): every source's figure for a phase and a
 thread count is shown beside iosweep's with its record size, file size (the file one thread or
@@ -29,11 +40,13 @@ that occur several times for one row (repetitions, several files) are averaged. 
 """
 import argparse
 import csv
+import io
 import sys
 
 import iosweep_compare as ic
-import iosweep_load
+import iosweep_cli as cli
 import iosweep_common as common
+import iosweep_runcompare_cli
 from iosweep_common import fail, phases, size_text, sweep_axis
 
 SETTINGS = ("record_bytes", "file_bytes", "direct", "stonewall", "shared")
@@ -68,24 +81,66 @@ def yes_no(v):
     return "?" if v is None else ("yes" if v else "no")
 
 
-def main():
-    ap = argparse.ArgumentParser(
+RUN_ONLY = ("--fail-below", "--resamples", "--seed")
+
+
+def parser():
+    ap = cli.one_line_parser(
         description=__doc__.split("\n\n")[0],
         epilog=__doc__.split("\n\n", 2)[2],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("results", help="iosweep HDF5 results file")
-    ap.add_argument("outputs", nargs="*", help="IOzone or IOR output files (recognised by content)")
+    ap.add_argument("results", help="iosweep HDF5 results file (A.h5[:RUN_ID] against B)")
+    ap.add_argument(
+        "outputs",
+        nargs="*",
+        help="IOzone or IOR output files (recognised by content), or B.h5[:RUN_ID]",
+    )
     ap.add_argument("--run", help="run id (default: the run appended last)")
-    ap.add_argument("--csv", help="also write the table to this CSV file")
+    ap.add_argument("--csv", help="also write the table to this CSV file (.csv)")
     ap.add_argument(
         "--loose",
         action="store_true",
         help=(
-            "give the ratio even where record size, file size or O_DIRECT differ or are not stated"
+            "give the ratio even where record size, file size or O_DIRECT differ or are not"
+            " stated (run against run: compare rows whose settings differ)"
         ),
     )
-    args = ap.parse_args()
+    ap.add_argument(
+        "--fail-below",
+        metavar="R",
+        help="run against run: exit with 1 when a compared row's 95%% interval lies below R",
+    )
+    ap.add_argument(
+        "--resamples",
+        metavar="N",
+        help="run against run: bootstrap resamples (default 2000, 100 to 100000)",
+    )
+    ap.add_argument("--seed", metavar="S", help="run against run: the bootstrap's seed")
+    return ap
+
+
+def run_against_run(args):
+    """True when both positional arguments are iosweep results files (with or without a
+    :RUN_ID suffix)."""
+    if len(args.outputs) != 1:
+        return False
+    return all(cli.looks_like_results(cli.split_run(a)[0]) for a in (args.results, args.outputs[0]))
+
+
+def main():
+    args = parser().parse_intermixed_args()
+    if run_against_run(args):
+        return iosweep_runcompare_cli.main(args)
+    for opt in RUN_ONLY:
+        if getattr(args, opt[2:].replace("-", "_")) is not None:
+            fail(f"{opt}: only when comparing two iosweep runs (A.h5[:RUN] B.h5[:RUN])")
+    if args.csv:
+        why = cli.output_problem(args.csv, exts=(".csv",), inputs=[args.results, *args.outputs])
+        if why:
+            fail(f"--csv: {why}")
+    import iosweep_load  # pandas: only this form needs it
+
     try:
         run, summary = iosweep_load.load_run(args.results, args.run)
     except common.NoSuchRun as e:
@@ -164,11 +219,15 @@ def main():
             )
         print(line.rstrip())
     if args.csv:
-        with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=CSV_KEYS, extrasaction="ignore")
-            w.writeheader()
-            for r in table:
-                w.writerow({k: "" if r[k] is None else r[k] for k in CSV_KEYS})
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=CSV_KEYS, extrasaction="ignore")
+        w.writeheader()
+        for r in table:
+            w.writerow({k: "" if r[k] is None else r[k] for k in CSV_KEYS})
+        try:
+            cli.write_atomically(args.csv, buf.getvalue())
+        except OSError as e:
+            fail(f"--csv: '{args.csv}': {e.strerror}")
         print(f"written: {args.csv}")
     return 0
 

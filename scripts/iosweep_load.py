@@ -9,13 +9,19 @@ used (`record_bytes`) and the phase and engine enums decoded to their names (rea
 types in the file, so new phases and engines appear as they are added). `ranks(path, run_id)`,
 `latency(path, run_id)` and `nodes(path, run_id)` give the per-rank rows, the latency histograms
 and the per-node rows of one run.
+
+The command: `iosweep-load FILE` prints every run; `--run ID` one; `--csv DIR` and `--json FILE`
+export every table (iosweep_export).
 """
 import sys
 
 import numpy as np
-import pandas as pd
 
+import iosweep_cli as cli
 import iosweep_common as common
+
+# pandas is imported where DataFrames are made: the command's checks and exports start without
+# it.
 
 # The one way every script opens a results file and picks a run (iosweep_common).
 NotAResultsFile = common.ResultsError
@@ -39,6 +45,8 @@ def _attrs(group):
 
 
 def _table(ds):
+    import pandas as pd
+
     df = pd.DataFrame.from_records(ds[()])
     for col in df.columns:
         if df[col].dtype == object:
@@ -47,7 +55,31 @@ def _table(ds):
 
 
 def load(path):
-    """Returns (runs, summary) DataFrames for every run in the file."""
+    """Returns (runs, summary) DataFrames for every run in the file. Raises NotAResultsFile (one
+    line naming the file) for a file whose runs cannot be read."""
+    try:
+        return _load(path)
+    except (KeyError, ValueError, TypeError, IndexError, OSError, AttributeError) as e:
+        raise NotAResultsFile(
+            f"'{path}' cannot be read as iosweep results ({type(e).__name__}: {e})"
+        ) from None
+
+
+def _decode(members, values, what, path, run_id):
+    out = []
+    for i, v in enumerate(values):
+        if int(v) not in members:
+            raise NotAResultsFile(
+                f"'{path}' run {run_id}: summary row {i}: {what} value {int(v)} is not in the"
+                f" file's {what} enum"
+            )
+        out.append(members[int(v)])
+    return out
+
+
+def _load(path):
+    import pandas as pd
+
     with _open(path) as f:
         index = _table(f["run_index"]) if "run_index" in f else pd.DataFrame()
         run_rows, frames = [], []
@@ -62,8 +94,8 @@ def load(path):
                 s.insert(0, "run_id", run_id)
                 phase_of = common.by_value(common.phases(g))
                 engine_of = common.by_value(common.engines(g))
-                s.insert(2, "phase_name", [phase_of[int(p)] for p in s["phase"]])
-                s["engine_name"] = [engine_of[int(e)] for e in s["engine"]]
+                s.insert(2, "phase_name", _decode(phase_of, s["phase"], "phase", path, run_id))
+                s["engine_name"] = _decode(engine_of, s["engine"], "engine", path, run_id)
                 for k in (
                     "label",
                     "file_size_bytes",
@@ -120,6 +152,9 @@ def nodes(path, run_id=None):
 
 
 def timeseries(path, run_id=None):
+    """The timeseries table as stored. In files of newer iosweep versions, rows with rank == -1
+    are the merge of all ranks of a bin: sum bytes over rank >= 0 or rank == -1, never both
+    (iosweep_timeseries.cluster_bins does)."""
     with _open(path) as f:
         return _table(_run_group(f, run_id)["timeseries"])
 
@@ -131,15 +166,63 @@ def latency(path, run_id=None):
         return g["bucket_lower_ns"][()], g["bucket_upper_ns"][()], g["counts"][()]
 
 
+def parser():
+    ap = cli.one_line_parser(
+        prog="iosweep-load",
+        description=(
+            "Print the runs of an iosweep results file, or export every table as CSV files"
+            " (--csv DIR) or one JSON file (--json FILE); scripts/iosweep_export.py describes"
+            " the formats (units in column names, NaN as nan in CSV and null in JSON)."
+        ),
+    )
+    ap.add_argument("results", help="iosweep HDF5 results file")
+    ap.add_argument("--run", help="only this run (default: every run)")
+    ap.add_argument("--csv", metavar="DIR", help="write one CSV file per table into DIR")
+    ap.add_argument("--json", metavar="FILE", help="write every table into FILE (.json)")
+    return ap
+
+
 def main(argv):
-    if len(argv) != 2 or argv[1] in ("-h", "--help"):
-        print("usage: iosweep-load FILE.h5   (prints every run and its summary)", file=sys.stderr)
-        return 2
+    args = parser().parse_args(argv[1:])
+    import iosweep_export
+    import iosweep_run
+
+    if args.csv is not None:
+        why = iosweep_export.check_folder(args.csv)
+        if why:
+            common.fail(f"--csv: {why}")
+    if args.json is not None:
+        why = cli.output_problem(args.json, exts=(".json",), inputs=[args.results])
+        if why:
+            common.fail(f"--json: {why}")
+    if args.run is not None and not cli.RUN_ID_SHAPE.fullmatch(args.run):
+        common.fail(
+            f"--run: '{args.run}' is not shaped like a run id (YYYYMMDDTHHMMSS.mmmZ-xxxxxxxx)"
+        )
+    try:  # every run read and checked whole before anything is printed or written
+        checked = iosweep_run.read_all(args.results, None if args.run is None else [args.run])
+    except common.NoSuchRun as e:
+        common.fail(f"--run: {e}")
+    except common.ResultsError as e:
+        common.fail(str(e))
+    if args.csv is not None or args.json is not None:
+        runs = checked
+        try:
+            if args.csv is not None:
+                for path in iosweep_export.write_csv(runs, args.csv):
+                    print(f"written: {path}")
+            if args.json is not None:
+                print(f"written: {iosweep_export.write_json(runs, args.json, args.results)}")
+        except OSError as e:
+            common.fail(f"{'--csv' if args.json is None else '--json'}: {e.strerror}")
+        return 0
     try:
-        runs, summary = load(argv[1])
+        runs, summary = load(args.results)
     except NotAResultsFile as e:
-        print(f"iosweep-load: {e}", file=sys.stderr)
-        return 2
+        common.fail(str(e))
+    runs = runs[runs["run_id"].isin([r.id for r in checked])]
+    import pandas as pd
+
     pd.set_option("display.width", 200)
     pd.set_option("display.max_columns", 20)
     for _, r in runs.iterrows():

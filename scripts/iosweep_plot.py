@@ -284,6 +284,31 @@ def draw(
     return fig
 
 
+def draw_latency_over_time(run, width=12.0, height=4.0):
+    """Latency p50, p99 and max over time, all ranks merged (the timeseries rows of rank -1), one
+    panel per phase at its largest point (`run`: an iosweep_run.Run); None when the file does
+    not record latency over time."""
+    import iosweep_timeseries
+
+    series = iosweep_timeseries.latency_series(run)
+    if not series:
+        return None
+    fig, axes = plt.subplots(1, len(series), figsize=(width, height), dpi=100, squeeze=False)
+    for ax, (phase, d) in zip(axes[0], series.items()):
+        for key in ("p50", "p99", "max"):
+            ax.plot(d["times"], [v / 1e3 for v in d[key]], drawstyle="steps-post", label=key)
+        ax.set_yscale("log")
+        ax.set_title(f"{phase}, point {d['point']}", fontsize=9)
+        ax.set_xlabel("time from the barrier (s)")
+        ax.legend(fontsize=7)
+    axes[0][0].set_ylabel("latency per bin, all ranks merged (µs)")
+    fig.suptitle(
+        f"iosweep run {run.id}: latency over time ({run.attrs.get('timeseries_bin_s')} s bins)"
+    )
+    fig.tight_layout()
+    return fig
+
+
 def main():
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
@@ -310,6 +335,11 @@ def main():
         help="folder of published figures as CSV (default results/baselines; '' for none)",
     )
     ap.add_argument("--controls", action="store_true", help="also draw control phases (scan_only)")
+    ap.add_argument(
+        "--latency-over-time",
+        metavar="IMAGE",
+        help="also draw latency p50/p99/max over time, all ranks merged, into IMAGE",
+    )
     ap.add_argument("--width", type=float, default=12.0, help="inches (100 dpi; default 12)")
     ap.add_argument("--height", type=float, default=5.0, help="inches (default 5)")
     args = ap.parse_args()
@@ -338,8 +368,18 @@ def main():
         width=args.width,
         height=args.height,
     )
+    lat = None
+    if args.latency_over_time:
+        import iosweep_run
+
+        lat = draw_latency_over_time(iosweep_run.read(args.results, run_id), width=args.width)
+        if lat is None:
+            fail("--latency-over-time: not recorded in this file (no timeseries latency)")
     fig.savefig(args.output, dpi=100)
     print(f"written: {args.output}")
+    if lat is not None:
+        lat.savefig(args.latency_over_time, dpi=100)
+        print(f"written: {args.latency_over_time}")
     return 0
 
 

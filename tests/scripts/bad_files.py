@@ -1,0 +1,77 @@
+"""Results files broken in the ways the scripts must refuse in one line, built from a real one.
+
+    files = bad_files.make(tmp, good)   # {name: path}
+"""
+import os
+import shutil
+
+import h5py
+import numpy as np
+
+from conftest import latest_run
+
+
+def _copy(good, path, change):
+    shutil.copy(good, path)
+    with h5py.File(path, "r+") as f:
+        change(f, latest_run(f))
+    return path
+
+
+def _rewrite(g, name, data, dtype):
+    attrs = dict(g[name].attrs)
+    del g[name]
+    ds = g.create_dataset(name, data=np.array(data, dtype=dtype), maxshape=(None,), chunks=True)
+    for k, v in attrs.items():
+        ds.attrs[k] = v
+
+
+def _bad_phase(f, g):
+    s = g["summary"][()]
+    s["phase"][0] = 99  # no such member: the enum types are the same, so it is stored as is
+    _rewrite(g, "summary", s, s.dtype)
+
+
+def _text_ranks(f, g):
+    s = g["summary"][()]
+    names = list(s.dtype.names)
+    dt = np.dtype([(n, "S8" if n == "ranks" else s.dtype[n]) for n in names])
+    out = np.zeros(len(s), dtype=dt)
+    for n in names:
+        out[n] = s[n].astype("S8") if n == "ranks" else s[n]
+    _rewrite(g, "summary", out, dt)
+
+
+def _float_index(f, g):
+    del f["run_index"]
+    f.create_dataset("run_index", data=np.array([1.5, 2.5]))
+
+
+def _empty_index(f, g):
+    idx = f["run_index"]
+    dt = idx.dtype
+    del f["run_index"]
+    f.create_dataset("run_index", shape=(0,), dtype=dt, maxshape=(None,), chunks=True)
+
+
+def make(tmp, good):
+    """Files under `tmp` that are not usable results, each a different way."""
+    out = {}
+    out["text"] = tmp / "notes.txt"
+    out["text"].write_text("a text file, not HDF5\n")
+    out["missing"] = tmp / "missing.h5"
+    out["folder"] = tmp / "folder.h5"
+    out["folder"].mkdir()
+    out["fifo"] = tmp / "fifo.h5"
+    os.mkfifo(out["fifo"])
+    out["dev-zero"] = "/dev/zero"
+    with h5py.File(tmp / "other.h5", "w") as f:
+        f.attrs["schema"] = "someone.else"
+    out["other-schema"] = tmp / "other.h5"
+    out["float-index"] = _copy(good, tmp / "float-index.h5", _float_index)
+    out["empty-index"] = _copy(good, tmp / "empty-index.h5", _empty_index)
+    out["bad-phase"] = _copy(good, tmp / "bad-phase.h5", _bad_phase)
+    out["text-ranks"] = _copy(good, tmp / "text-ranks.h5", _text_ranks)
+    out["no-summary"] = _copy(good, tmp / "no-summary.h5", lambda f, g: g.__delitem__("summary"))
+    out["no-runs"] = _copy(good, tmp / "no-runs.h5", lambda f, g: f.__delitem__("runs"))
+    return out

@@ -1,0 +1,163 @@
+"""scripts/iosweep-load --csv DIR and --json FILE: every table of real runs round-trips with h5py
+value for value (NaN as nan in CSV, null in JSON), units in the column names where the names
+lack them, the latency histogram rebuilt exactly from its rows, one run or all."""
+import csv
+import json
+import math
+import subprocess
+
+import h5py
+import numpy as np
+import pytest
+
+import iosweep_common as common
+import iosweep_export
+from conftest import SOURCE_DIR, run_ids, run_iosweep
+
+LOAD = SOURCE_DIR / "scripts" / "iosweep-load"
+TABLES = ("rank_map", "summary", "ranks", "nodes", "device", "timeseries", "rank_usage")
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("export")
+    work = tmp / "w"
+    work.mkdir()
+    out = tmp / "r.h5"
+    for label in ("one", "two"):
+        run_iosweep(
+            2,
+            ["run", "--dir", work, "--file-size", "2m", "--seq-record", "1m", "--output", out]
+            + ["--timeseries-bin", "1ms", "--label", label, "--quiet"],
+            check=0,
+        )
+    return tmp, out
+
+
+def load(*args):
+    return subprocess.run([str(LOAD), *map(str, args)], capture_output=True, text=True)
+
+
+def field_of(column):
+    return column.split(" (")[0]
+
+
+def same(stored, exported, nan):
+    """A stored value and what the export holds for it (`nan`: how NaN is written)."""
+    if isinstance(stored, bytes):
+        return exported == stored.decode()
+    if isinstance(stored, (float, np.floating)):
+        if math.isnan(stored):
+            return exported == nan
+        return float(exported) == float(stored)
+    return int(exported) == int(stored)
+
+
+def enum_names(ds):
+    return {
+        f: {v: k for k, v in m.items()}
+        for f in ds.dtype.names
+        if (m := h5py.check_enum_dtype(ds.dtype[f])) is not None
+    }
+
+
+def check_table(f, name, columns, rows, nan, run_col=True):
+    """Every row of every run's table `name` is in `rows` in order, every value equal."""
+    at = 0
+    for rid in run_ids(f):
+        ds = f["runs"][rid][name]
+        data, enums = ds[()], enum_names(ds)
+        for i in range(len(data)):
+            row = rows[at]
+            at += 1
+            cells = row[1:] if run_col else row
+            if run_col:
+                assert row[0] == rid
+            for col, v in zip(columns[1:] if run_col else columns, cells):
+                fld = field_of(col)
+                stored = data[fld][i]
+                if fld in enums:
+                    assert v == enums[fld][int(stored)], (name, fld)
+                else:
+                    assert same(stored, v, nan), (name, i, fld, stored, v)
+    assert at == len(rows)
+
+
+def test_csv_round_trips_every_table(results, tmp_path):
+    _, out = results
+    d = tmp_path / "csv"
+    p = load(out, "--csv", d)
+    assert p.returncode == 0, p.stderr
+    names = sorted(x.name for x in d.iterdir())
+    assert names == sorted(f"{t}.csv" for t in TABLES + ("latency", "runs"))
+    with h5py.File(out, "r") as f:
+        for t in TABLES:
+            r = list(csv.reader(open(d / f"{t}.csv")))
+            check_table(f, t, r[0], r[1:], "nan")
+        # Units in names only where the name lacks them.
+        head = next(csv.reader(open(d / "summary.csv")))
+        assert {"wall_s", "bandwidth_Bps", "lat_p99_ns", "bytes", "ops", "iops"} <= set(head)
+        assert {"matches (rows)", "iodepth (requests)", "expected_matches (rows)"} <= set(head)
+        assert "point" in head and "phase" in head
+        nan_cells = [r for r in csv.DictReader(open(d / "summary.csv")) if r["device_fraction"]]
+        assert any(r["cached_fraction_mean"] == "nan" for r in nan_cells)
+        # The histogram: every nonzero bucket one row; rebuilt, the counts are the file's.
+        for rid in run_ids(f):
+            g = f["runs"][rid]["latency"]
+            counts = np.zeros_like(g["counts"][()])
+            for r in csv.DictReader(open(d / "latency.csv")):
+                if r["run_id"] == rid:
+                    b = int(r["bucket"])
+                    assert int(r["bucket_lower_ns"]) == g["bucket_lower_ns"][b]
+                    assert int(r["bucket_upper_ns"]) == g["bucket_upper_ns"][b]
+                    counts[int(r["point"]), b] = int(r["count (ops)"])
+            assert (counts == g["counts"][()]).all()
+        runs = list(csv.DictReader(open(d / "runs.csv")))
+        assert [r["run_id"] for r in runs] == run_ids(f)
+        g = f["runs"][run_ids(f)[0]]
+        assert runs[0]["config"] == g.attrs["config"]
+        assert json.loads(runs[0]["points"]) == g.attrs["points"].tolist()
+        assert int(runs[0]["file_size_bytes"]) == g.attrs["file_size_bytes"]
+
+
+def test_json_round_trips_every_table_with_null_for_nan(results, tmp_path):
+    _, out = results
+    path = tmp_path / "r.json"
+    p = load(out, "--json", path)
+    assert p.returncode == 0, p.stderr
+    text = path.read_text()
+    assert "NaN" not in text  # JSON has none: null stands for it
+    doc = json.loads(text)
+    assert doc["format"] == "iosweep-export" and doc["source"] == str(out)
+    with h5py.File(out, "r") as f:
+        assert [r["run_id"] for r in doc["runs"]] == run_ids(f)
+        for t in TABLES:
+            cols = doc["runs"][0]["tables"][t]["columns"]
+            rows = [[r["run_id"]] + row for r in doc["runs"] for row in r["tables"][t]["rows"]]
+            check_table(f, t, ["run_id"] + cols, rows, None)
+        for r in doc["runs"]:
+            g = f["runs"][r["run_id"]]
+            assert r["hosts"] == [common.text(h) for h in g["hosts"][()]]
+            assert r["attributes"]["argv"] == g.attrs["argv"]
+            assert r["attributes"]["filter_key"] == int(g.attrs["filter_key"])  # uint64, exact
+
+
+def test_one_run_only(results, tmp_path):
+    _, out = results
+    with h5py.File(out, "r") as f:
+        second = run_ids(f)[1]
+        n = len(f["runs"][second]["summary"])
+    p = load(out, "--run", second, "--csv", tmp_path / "one", "--json", tmp_path / "one.json")
+    assert p.returncode == 0, p.stderr
+    rows = list(csv.DictReader(open(tmp_path / "one" / "summary.csv")))
+    assert len(rows) == n and {r["run_id"] for r in rows} == {second}
+    doc = json.loads((tmp_path / "one.json").read_text())
+    assert [r["run_id"] for r in doc["runs"]] == [second]
+
+
+def test_column_names_follow_the_documented_convention():
+    c = iosweep_export.column_name
+    assert c("wall_s", "s") == "wall_s" and c("lat_p50_ns", "ns") == "lat_p50_ns"
+    assert c("bandwidth_Bps", "bytes/s") == "bandwidth_Bps" and c("iops", "ops/s") == "iops"
+    assert c("bytes", "bytes") == "bytes" and c("point", "1") == "point"
+    assert c("matches", "rows") == "matches (rows)" and c("seconds", "s") == "seconds (s)"

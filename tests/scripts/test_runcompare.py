@@ -1,0 +1,156 @@
+"""scripts/iosweep-compare A.h5[:RUN] B.h5[:RUN]: two real runs of 3 repetitions compared point by
+point with bootstrap intervals (reproducible), the gate's exit statuses, settings that differ
+listed and their rows left uncompared unless --loose, a one-repetition side said to be
+degenerate, and the CSV."""
+import csv
+import re
+import subprocess
+
+import h5py
+import numpy as np
+import pytest
+
+import iosweep_run
+import iosweep_runcompare as rc
+from conftest import SOURCE_DIR, run_ids, run_iosweep
+
+COMPARE = SOURCE_DIR / "scripts" / "iosweep-compare"
+INTERVAL = re.compile(
+    r"^(\w+) +(\d+) +(\d+) +3/3 .* (\d+\.\d{3}) +\[(\d+\.\d{3}), (\d+\.\d{3})\] +(.+)$"
+)
+
+
+def sweep(work, out, *extra, reps="3"):
+    run_iosweep(
+        2,
+        ["run", "--dir", work, "--file-size", "4m", "--seq-record", "1m", "--repetitions", reps]
+        + ["--phases", "seq-write,seq-read,rand-read", "--output", out, "--quiet", *extra],
+        check=0,
+    )
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """A and B: the same settings, 3 repetitions each, in two files; C: 8 MiB files (3
+    repetitions); D: one repetition of seq-write."""
+    tmp = tmp_path_factory.mktemp("runcompare")
+    work = tmp / "w"
+    work.mkdir()
+    a, b, c, d = (tmp / f"{x}.h5" for x in "abcd")
+    sweep(work, a)
+    sweep(work, b)
+    run_iosweep(
+        2,
+        ["run", "--dir", work, "--file-size", "8m", "--seq-record", "1m", "--repetitions", "3"]
+        + ["--phases", "seq-write,seq-read,rand-read", "--output", c, "--quiet"],
+        check=0,
+    )
+    run_iosweep(
+        2,
+        ["run", "--dir", work, "--file-size", "4m", "--seq-record", "1m", "--phases", "seq-write"]
+        + ["--output", d, "--quiet"],
+        check=0,
+    )
+    return tmp, a, b, c, d
+
+
+def compare(*args):
+    return subprocess.run([str(COMPARE), *map(str, args)], capture_output=True, text=True)
+
+
+def headline(path):
+    """{(phase name, ranks): [bandwidth or iops per repetition]} read with h5py."""
+    with h5py.File(path, "r") as f:
+        g = f["runs"][run_ids(f)[-1]]
+        s = g["summary"][()]
+        name = {v: k for k, v in h5py.check_enum_dtype(s.dtype["phase"]).items()}
+    out = {}
+    for row in s:
+        phase = name[int(row["phase"])]
+        fld = "iops" if phase.startswith("rand") else "bandwidth_Bps"
+        out.setdefault((phase, int(row["ranks"])), []).append(float(row[fld]))
+    return out
+
+
+def test_two_runs_compare_with_intervals_reproducibly(runs, tmp_path):
+    _, a, b, _, _ = runs
+    p = compare(a, b, "--csv", tmp_path / "t.csv")
+    assert p.returncode == 0, p.stderr
+    assert "settings that differ: none" in p.stdout
+    rows = [m.groups() for m in map(INTERVAL.match, p.stdout.splitlines()) if m]
+    assert len(rows) == 3 * 2  # 3 phases x (1, 2 ranks)
+    ha, hb = headline(a), headline(b)
+    for phase, k, depth, ratio, lo, hi, verdict in rows:
+        assert depth == "1"
+        want = np.mean(hb[(phase, int(k))]) / np.mean(ha[(phase, int(k))])
+        assert float(ratio) == pytest.approx(want, abs=5e-4)
+        assert float(lo) <= float(ratio) <= float(hi)
+        expected = "faster" if float(lo) > 1 else "slower" if float(hi) < 1 else "within noise"
+        assert verdict == expected
+    table = list(csv.DictReader(open(tmp_path / "t.csv")))
+    assert len(table) == 6 and all(r["compared"] == "1" for r in table)
+    r0 = table[0]
+    assert float(r0["mean_a"]) == np.mean(ha[(r0["phase"], int(r0["ranks"]))])
+    assert float(r0["ci_low"]) <= float(r0["ratio"]) <= float(r0["ci_high"])
+    # The same files give the same intervals; another seed gives others.
+    assert compare(a, b).stdout == p.stdout.replace(f"written: {tmp_path / 't.csv'}\n", "")
+    assert compare(a, b, "--seed", "7").stdout != compare(a, b).stdout
+
+
+def test_the_gate_fails_an_impossible_speed_up_and_passes_a_tiny_one(runs):
+    _, a, b, _, _ = runs
+    p = compare(a, b, "--fail-below", "1000")
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert re.search(r"gate: 6 of 6 compared row\(s\) lie wholly below 1000", p.stdout)
+    p = compare(a, b, "--fail-below", "0.001")
+    assert p.returncode == 0 and "gate: no compared row (6) lies wholly below 0.001" in p.stdout
+
+
+def test_runs_named_by_suffix_in_one_file(runs, tmp_path):
+    _, a, b, _, _ = runs
+    both = tmp_path / "both.h5"
+    sweep(tmp_path, both)
+    sweep(tmp_path, both)
+    with h5py.File(both, "r") as f:
+        first, second = run_ids(f)
+    p = compare(f"{both}:{first}", f"{both}:{second}")
+    assert p.returncode == 0, p.stderr
+    assert f"A: '{both}' run {first}" in p.stdout and f"B: '{both}' run {second}" in p.stdout
+
+
+def test_differing_settings_are_listed_and_not_compared_unless_loose(runs):
+    _, a, _, c, _ = runs
+    p = compare(a, c, "--fail-below", "1000")
+    assert p.returncode == 0, p.stdout  # nothing compared: nothing below the gate
+    assert "file size: A 4 MiB, B 8 MiB (every row)" in p.stdout
+    table = [ln for ln in p.stdout.splitlines() if ln.startswith(("seq_", "rand_"))]
+    assert len(table) == 6 and all("not compared: file size differs" in ln for ln in table)
+    assert "gate: no compared row (0)" in p.stdout
+    p = compare(a, c, "--loose")
+    assert p.returncode == 0
+    assert len([m for m in map(INTERVAL.match, p.stdout.splitlines()) if m]) == 6
+
+
+def test_one_repetition_makes_the_interval_degenerate_and_says_so(runs):
+    _, a, _, _, d = runs
+    p = compare(a, d)
+    assert p.returncode == 0, p.stderr
+    line = next(ln for ln in p.stdout.splitlines() if ln.startswith("seq_write") and " 1 " in ln)
+    assert "degenerate on B's side: 1 repetition" in line
+    assert "only in A: seq_read at 1 ranks x depth 1" in p.stdout
+
+
+def test_bootstrap_of_equal_figures_and_of_shifted_ones():
+    rng = np.random.default_rng(1)
+    assert rc.bootstrap([5.0, 5.0, 5.0], [5.0, 5.0, 5.0], 500, rng) == (1.0, 1.0, 1.0)
+    ratio, lo, hi = rc.bootstrap([1.0, 1.1, 0.9], [2.0, 2.2, 1.8], 2000, rng)
+    assert ratio == pytest.approx(2.0) and 1.6 < lo <= ratio <= hi < 2.5
+    assert rc.bootstrap([3.0], [6.0], 2000, rng) == (2.0, 2.0, 2.0)
+
+
+def test_the_comparison_reads_the_file_not_a_copy(runs):
+    _, a, b, _, _ = runs
+    cmp = rc.compare(iosweep_run.read(a), iosweep_run.read(b))
+    ha = headline(a)
+    for r in cmp.rows:
+        assert r.a == ha[(r.phase, r.ranks)]
