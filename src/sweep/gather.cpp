@@ -76,7 +76,7 @@ void gather_series(MPI_Comm active, const TimeSeries& series, PointInput& in) {
     in.series_ops.emplace_back(ops.begin() + at, ops.begin() + at + n);
     auto& l = in.series_latency.emplace_back();
     for (int b = 0; b < n; ++b) {
-      const auto j = static_cast<std::size_t>(3 * (displs[i] + b));
+      const std::size_t j = 3 * (static_cast<std::size_t>(displs[i]) + static_cast<std::size_t>(b));
       l.push_back({lat[j], lat[j + 1], lat[j + 2]});
     }
   }

@@ -84,6 +84,7 @@ int SweepRunner::shift_for(int k, MPI_Comm comm) {
   int shift = 0;
   if (rank0_) {
     std::vector<int> nodes;
+    nodes.reserve(static_cast<std::size_t>(k));
     for (int p = 0; p < k; ++p)
       nodes.push_back(place_.full.node_at(p));
     bool all_remote = false;
