@@ -5,6 +5,7 @@
         --dir /mnt/iosweep-dfs ...
     scripts/dfs-bed node node1 -- fincore /mnt/iosweep-dfs/FILE
     scripts/dfs-bed status [--json]
+    scripts/dfs-bed revive      # restart brick daemons killed by a test
     scripts/dfs-bed down
 
 What `up` builds (all of it under the bed's folder /run/NAME, NAME = --name, iosweep-dfs):
@@ -551,6 +552,38 @@ class Bed:
         self.hostfile.write_text("".join(f"{n} slots={slots}\n" for n in self.state["nodes"]))
         self.note("phase", "up")
 
+    def clients_connected(self):
+        """{node: number of bricks its client is connected to}, from the client's own view
+        (.meta/graphs/active/VOLUME-client-K/private of its mount, through /proc/PID/root)."""
+        out = {}
+        for node in self.nodes():
+            pid = read_pid(self.root / "clients" / f"{node}.pid")
+            active = f"/proc/{pid}/root{self.mount}/.meta/graphs/active"
+            n = 0
+            for k in range(len(self.state.get("bricks", []))):
+                try:
+                    text = Path(f"{active}/{self.name}-client-{k}/private").read_text()
+                except OSError:
+                    continue
+                n += "connected = 1" in text
+            out[node] = n
+        return out
+
+    def revive(self, timeout=60.0):
+        """Restarts brick daemons that are gone (a brick killed in a test) and waits until every
+        node's client is connected to every brick again."""
+        end = time.monotonic() + timeout
+        while True:
+            bricks = self.info()["bricks"]
+            if not all(b["online"] for b in bricks):
+                # glusterd restarts only bricks it has seen go down: ask until it has.
+                self.gluster("volume", "start", self.name, "force", check=False)
+            elif all(n == len(bricks) for n in self.clients_connected().values()):
+                return
+            if time.monotonic() > end:
+                raise Fail(f"bricks or clients not back after {timeout:g} s: {self.info()}")
+            time.sleep(0.2)
+
     # -------------------------------------------------------------------------- down
 
     def down(self):
@@ -729,7 +762,9 @@ def parse_args(argv):
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("--name", default="iosweep-dfs", help="the bed's name (default iosweep-dfs)")
-    sub = ap.add_subparsers(dest="cmd", metavar="up|down|status|exec|node", parser_class=Parser)
+    sub = ap.add_subparsers(
+        dest="cmd", metavar="up|down|status|exec|node|revive", parser_class=Parser
+    )
     sub.required = True
     up = sub.add_parser("up", help="bring the bed up")
     up.add_argument("--nodes", default="2", help="emulated client nodes (default 2)")
@@ -745,6 +780,7 @@ def parse_args(argv):
         help="a volume option, after the bed's own (repeatable)",
     )
     sub.add_parser("down", help="take the bed down completely (idempotent)")
+    sub.add_parser("revive", help="restart killed brick daemons; wait for every client")
     st = sub.add_parser("status", help="print the bed; exit 0 when it is up and whole")
     st.add_argument("--json", action="store_true", help="as JSON")
     ex = sub.add_parser("exec", help="run a command in the head namespace with mpirun's setup")
@@ -815,6 +851,16 @@ def main(argv=None):
     why = can_run()
     if why:
         common.fail(f"{a.cmd}: {why}", 1)
+    if a.cmd == "revive":
+        if bed.state.get("phase") != "up":
+            common.fail(f"revive: bed {a.name} is not up (scripts/dfs-bed up)", 1)
+        t0 = time.monotonic()
+        try:
+            bed.revive()
+        except Fail as e:
+            common.fail(f"revive: {e}", 1)
+        print(f"dfs-bed: every brick of {a.name} is back ({time.monotonic() - t0:.1f} s)")
+        return 0
     if a.cmd == "down":
         t0 = time.monotonic()
         try:
