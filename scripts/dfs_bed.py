@@ -905,6 +905,7 @@ def exec_cmd(argv, env):
 
 
 def status(bed, as_json):
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output, not a traceback
     info = bed.info()
     whole = (
         info["phase"] == "up"

@@ -579,3 +579,45 @@ def test_a_second_bed_beside_the_first_and_down_after_a_partial_up(bed):
     assert (sorted(os.listdir("/var/lib/glusterd")), sorted(os.listdir("/var/log/glusterfs"))) == (
         host_state
     )
+
+
+# ---------------------------------------------------------------------- scripts/dfs-vs-ior
+
+DFS_VS_IOR = str(SOURCE_DIR / "scripts" / "dfs-vs-ior")
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        ([], "dfs-vs-ior: the following arguments are required: --ior"),
+        (["--ior", "/nonexistent/ior"], "dfs-vs-ior: --ior: /nonexistent/ior is not an executable"),
+        (["--ior", "/bin/true", "--size", "10m"],
+         "dfs-vs-ior: --size: must be a multiple of 16m, the sequential transfer (found 10m)"),
+        (["--ior", "/bin/true", "--pairs", "0"],
+         "dfs-vs-ior: --pairs: must be a whole number from 1 to 100 (found '0')"),
+        (["--ior", "/bin/true", "--ranks", "3"],
+         "dfs-vs-ior: --ranks: must be even, half on each of the 2 nodes (found 3)"),
+    ],
+)  # fmt: skip
+def test_dfs_vs_ior_refuses_bad_arguments(args, said):
+    p = subprocess.run([DFS_VS_IOR] + args, capture_output=True, text=True, timeout=60)
+    assert (p.returncode, p.stderr.strip(), p.stdout) == (2, said, "")
+
+
+def test_dfs_vs_ior_smoke(bed):
+    """One pair of the sequential N-to-N workload against a real IOR, when one is given
+    ($IOSWEEP_IOR: IOR is built outside this repository); the table has both phases."""
+    ior = os.environ.get("IOSWEEP_IOR")
+    if not ior or not os.access(ior, os.X_OK):
+        pytest.skip("no IOR binary: set IOSWEEP_IOR to one to run iosweep and IOR side by side")
+    p = subprocess.run(
+        [DFS_VS_IOR, "--ior", ior, "--name", NAME, "--pairs", "1", "--size", "16m", "--only",
+         "seq, N-to-N"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    rows = [ln.split() for ln in p.stdout.splitlines() if ln.startswith("16 MiB seq, N-to-N")]
+    assert [r[4] for r in rows] == ["seq-write", "seq-read"], p.stdout
+    for r in rows:
+        assert float(r[6]) > 0 and float(r[7]) > 0  # IOR's and iosweep's MiB/s
+        assert 0.9 < float(r[-1]) < 1.2 and 0.9 < float(r[-2]) < 1.2  # both went to the servers
