@@ -63,6 +63,7 @@ NAME_RE = re.compile(r"[a-z][a-z0-9-]{0,23}")
 # glusterd and its brick daemons write to these fixed paths whatever their options say (sockets,
 # brick logs, geo-replication folders): inside the servers' mount namespace they are the bed's
 # own folders, so the host's stay untouched.
+MADE_MARK = ".made-by-iosweep-dfs-bed"  # in a bind target a bed had to make
 SERVER_BINDS = {"glusterd": "/var/lib/glusterd", "log": "/var/log/glusterfs", "run": "/run/gluster"}
 
 # Volume options the bed sets, with why (measured on this bed, docs/dfs.md has the figures):
@@ -402,11 +403,12 @@ class Bed:
             self.note("made_mount_dir", True)
             os.makedirs(self.mount)
         # The bind targets of glusterd's fixed paths (the packages make the first two): empty
-        # folders of the host when they are missing, removed again by down.
+        # folders of the host when they are missing, marked as made by a bed, so that the last
+        # bed to go down removes them whichever bed made them.
         for d in SERVER_BINDS.values():
             if not Path(d).exists():
-                self.note("made_dirs", self.state.get("made_dirs", []) + [d])
                 os.makedirs(d)
+                (Path(d) / MADE_MARK).touch()
 
         # The head: a network namespace with the bridge the servers listen on.
         self.note("netns", [self.head])
@@ -630,8 +632,9 @@ class Bed:
         if self.state.get("made_mount_dir"):
             step(f"remove {self.mount}", _rmdir_if_empty, self.mount)
         if not other_beds(self.name):
-            for d in reversed(self.state.get("made_dirs", [])):
-                step(f"remove {d}", _rmdir_if_empty, d)
+            for d in SERVER_BINDS.values():
+                if (Path(d) / MADE_MARK).exists():
+                    step(f"remove {d}", _remove_made_dir, d)
         left = self.our_loops() or self.ns_mounts() or self.our_netns()
         if not problems and not left and self.root.exists():
             step(f"remove {self.root}", shutil.rmtree, self.root)
@@ -677,16 +680,17 @@ class Bed:
         return out
 
     def _pids_in_namespaces(self):
-        inodes = set()
+        """Pids of processes in any of the bed's namespaces, compared as readlink shows them
+        ("net:[4026532411]"): a stat of /proc/PID/ns/net of some busy processes took seconds."""
+        names = set()
         for ns in self.our_netns():
             try:
-                inodes.add(("net", os.stat(f"/run/netns/{ns}").st_ino))
+                names.add(f"net:[{os.stat(f'/run/netns/{ns}').st_ino}]")
             except OSError:
                 pass
         for m in self.ns_mounts():
             try:
-                kind = "mnt" if m.endswith(".mnt") else "uts"
-                inodes.add((kind, os.stat(m).st_ino))
+                names.add(f"{'mnt' if m.endswith('.mnt') else 'uts'}:[{os.stat(m).st_ino}]")
             except OSError:
                 pass
         pids = []
@@ -696,12 +700,17 @@ class Bed:
                 continue
             for kind in ("net", "mnt", "uts"):
                 try:
-                    if (kind, os.stat(d / "ns" / kind).st_ino) in inodes:
+                    if os.readlink(d / "ns" / kind) in names:
                         pids.append(int(d.name))
                         break
                 except OSError:
                     break
         return [p for p in pids if alive(p)]
+
+
+def _remove_made_dir(path):
+    os.unlink(Path(path) / MADE_MARK)
+    _rmdir_if_empty(path)
 
 
 def _rmdir_if_empty(path):
