@@ -739,17 +739,27 @@ def other_beds(name):
 # ----------------------------------------------------------------------------- checks
 
 
-def can_run():
-    """None when this machine can hold a bed, else why not (one line)."""
+def can_run(to_start=True):
+    """None when this machine can hold a bed, else why not (one line). Without `to_start`, only
+    what taking one down needs (root and the tools): no free loop device is no reason to leave
+    a bed up."""
     if os.geteuid() != 0:
         return "the bed needs root (namespaces, loop devices, FUSE mounts)"
     for t in TOOLS:
         if shutil.which(t) is None:
             return f"{t} is not installed (scripts/install-deps installs GlusterFS and its tools)"
+    if not to_start:
+        return None
     if not os.path.exists("/dev/fuse"):
         return "/dev/fuse does not exist (no FUSE in this kernel or container)"
+    try:
+        os.close(os.open("/dev/fuse", os.O_RDWR))
+    except OSError as e:
+        return f"/dev/fuse cannot be opened ({e.strerror})"
     if not os.path.exists("/dev/loop-control"):
         return "/dev/loop-control does not exist (no loop devices here)"
+    if subprocess.run(["losetup", "--find"], capture_output=True).returncode != 0:
+        return "no free loop device (losetup --find fails)"
     probe = subprocess.run(["unshare", "--net", "--mount", "--uts", "true"], capture_output=True)
     if probe.returncode != 0:
         return "this machine refuses new network, mount or UTS namespaces"
@@ -857,7 +867,7 @@ def main(argv=None):
                 f"node: '{a.node}' is not a node of bed {a.name} ({', '.join(bed.nodes())})"
             )
         return exec_cmd(bed.node_cmd(a.node, a.command), None)
-    why = can_run()
+    why = can_run(to_start=a.cmd == "up")
     if why:
         common.fail(f"{a.cmd}: {why}", 1)
     if a.cmd == "revive":

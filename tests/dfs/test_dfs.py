@@ -347,18 +347,27 @@ def test_mpiio(bed, voldir, tmp_path, collective):
     assert fc["matches"][0] == fc["expected_matches"][0] > 0
 
 
+def bricks_written(bed):
+    """Bytes the bricks' block devices have written since boot (/sys/block/loopN/stat)."""
+    total = 0
+    for b in bed.info["bricks"]:
+        total += int(Path(b["stat"]).read_text().split()[6]) * 512
+    return total
+
+
 def test_direct_runs_and_every_byte_crosses_the_wire(bed, voldir, tmp_path):
     """O_DIRECT works through this FUSE client (direct-io-mode auto: an O_DIRECT open gets
-    FUSE's direct I/O), so --direct runs; nothing is cached on the nodes and every byte read and
-    written crosses their wires (strict-o-direct: write-behind does not hold them)."""
+    FUSE's direct I/O), so --direct runs; nothing is cached on the nodes, every byte read and
+    written crosses their wires (strict-o-direct: write-behind does not hold them), and every
+    byte written reaches the bricks' block devices."""
     out = tmp_path / "r.h5"
-    before = bed.wire_all()
+    before, dev0 = bed.wire_all(), bricks_written(bed)
     p = bed.mpirun(
         4,
         ["run", "--dir", voldir, "--file-size", "8MiB", "--seq-record", "1MiB", "--ranks", "4"]
         + ["--direct", "--verify", "--output", out, "--quiet"],
     )
-    after = bed.wire_all()
+    after, dev1 = bed.wire_all(), bricks_written(bed)
     assert p.returncode == 0, p.stdout + p.stderr
     attrs, s, r, rm, hosts, status, phases = summary(out)
     assert status == "complete" and bool(attrs["direct"])
@@ -369,6 +378,8 @@ def test_direct_runs_and_every_byte_crosses_the_wire(bed, voldir, tmp_path):
     write_bytes = int(s["bytes"][[ph in writes for ph in s["phase"]]].sum())
     rx, tx = wire_delta(before, after)
     assert rx >= read_bytes and tx >= write_bytes, (rx, read_bytes, tx, write_bytes)
+    # ... and reached the servers' own block devices (the bricks' loop devices).
+    assert dev1 - dev0 >= write_bytes, (dev1 - dev0, write_bytes)
     for name in ("seq_read", "rand_read", "filter_count"):
         assert rows_of(s, phases, name)["cached_fraction_max"][0] == 0.0, name
 
