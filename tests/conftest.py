@@ -1,4 +1,4 @@
-"""Shared helpers for iosweep's Python test layers (mpi, scripts, cluster).
+"""Shared helpers for iosweep's Python test layers (mpi, scripts, cluster, dfs).
 
 Tests run the real binary under the real mpiexec and read the real HDF5 file with h5py.
 The binary comes from $IOSWEEP_BIN (set by CTest), else build/iosweep. Phase and engine names

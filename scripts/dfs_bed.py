@@ -1,0 +1,963 @@
+"""A real distributed file system on one machine: a GlusterFS volume and emulated client nodes.
+
+    scripts/dfs-bed up [--nodes 2] [--bricks 2] [--brick-size 1g] [--slots 2] [--option K=V]...
+    scripts/dfs-bed exec -- mpirun -np 4 --hostfile /run/iosweep-dfs/hostfile build/iosweep run \\
+        --dir /mnt/iosweep-dfs ...
+    scripts/dfs-bed node node1 -- fincore /mnt/iosweep-dfs/FILE
+    scripts/dfs-bed status [--json]
+    scripts/dfs-bed revive      # restart brick daemons killed by a test
+    scripts/dfs-bed down
+
+What `up` builds (all of it under the bed's folder /run/NAME, NAME = --name, iosweep-dfs):
+- a head network namespace NAME-head holding a bridge br0 at 198.18.0.1/24: the servers and
+  mpirun live there. The addresses exist only inside the bed's namespaces;
+- the servers: glusterd (started in the foreground, -N, so its pid is the one started) and one
+  glusterfsd per brick, in NAME-head and in a mount namespace of their own (/run/NAME/ns/
+  server.mnt) where every brick is an ext4 file system on its own loop device (a sparse file in
+  /run/NAME/bricks, attached with losetup), so the servers' block devices have counters of their
+  own (/sys/block/loopN/stat). glusterd's state, logs and sockets stay in /run/NAME/srv, bound
+  over /var/lib/glusterd, /var/log/glusterfs and /run/gluster inside that mount namespace only;
+- one distributed volume NAME over the bricks (each file on one brick), with the options of
+  VOLUME_OPTIONS below (and --option), so that what a client measures is the servers;
+- per node nodeI (I = 1..N): a network namespace NAME-nodeI whose eth0 (198.18.0.(10+I)/24) is a
+  veth to the bridge, and a mount and a UTS namespace (/run/NAME/ns/nodeI.mnt, .uts, host name
+  nodeI) in which the volume's own client (a glusterfs process, pid in /run/NAME/clients)
+  mounts it at --mount (/mnt/NAME) as on every other node. Each node has its own client and so its
+  own page cache, and its storage traffic crosses its own eth0 (/proc/PID/net/dev of its client).
+  The namespaces persist between launches: nsfs bind mounts on files of a private mount of
+  /run/NAME/ns, and the ip netns names.
+
+`exec` runs a command in the head namespace (the host's file systems, NAME-head's network) with
+what makes mpirun start one orted per node of /run/NAME/hostfile inside that node's namespaces
+(scripts/dfs/emu-rsh as its rsh agent) and keeps Open MPI's TCP to the bed's subnet. `node` runs
+a command inside one node. `down` removes everything `up` made, by pid and by path, in reverse
+order: it works after a partial `up`, on a bed that is already gone, and twice in a row.
+
+Bad arguments are refused in one line before anything starts (exit 2); a failure during `up`
+takes down what was made so far and exits 1 with one line naming what failed.
+"""
+import argparse
+import ipaddress
+import json
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import iosweep_common as common
+
+HERE = Path(__file__).resolve().parent
+AGENT = HERE / "dfs" / "emu-rsh"
+
+SUBNET = ipaddress.ip_network("198.18.0.0/24")
+SERVER_IP = "198.18.0.1"
+MAX_NODES = 200  # addresses 198.18.0.11 .. 198.18.0.210
+MAX_BRICKS = 16
+MIN_BRICK = 64 << 20  # mkfs.ext4 and the tests' files need room
+NAME_RE = re.compile(r"[a-z][a-z0-9-]{0,23}")
+# glusterd and its brick daemons write to these fixed paths whatever their options say (sockets,
+# brick logs, geo-replication folders): inside the servers' mount namespace they are the bed's
+# own folders, so the host's stay untouched.
+MADE_MARK = ".made-by-iosweep-dfs-bed"  # in a bind target a bed had to make
+SERVER_BINDS = {"glusterd": "/var/lib/glusterd", "log": "/var/log/glusterfs", "run": "/run/gluster"}
+
+# Volume options the bed sets, with why (measured on this bed, docs/dfs.md has the figures):
+VOLUME_OPTIONS = [
+    # io-cache keeps file data in the client process: after posix_fadvise(DONTNEED) the page
+    # cache shows 0% resident, yet a re-read of 32 MiB moved 114 bytes over the node's wire.
+    ("performance.io-cache", "off"),
+    # read-ahead prefetches into the client process (more bytes on the wire than asked for,
+    # served later from the process, invisible to mincore).
+    ("performance.read-ahead", "off"),
+    # quick-read serves whole small files (up to 64 KiB) from the client process.
+    ("performance.quick-read", "off"),
+    # O_DIRECT passes write-behind (which would acknowledge a write before any server has it)
+    # and the other performance translators: --direct measures the servers.
+    ("performance.strict-o-direct", "on"),
+    # md-cache caches file sizes in the client process. With strict-o-direct on, a 16 MiB
+    # O_DIRECT write goes out as 128 KiB requests in flight together, md-cache kept the size of
+    # a reply that came back early (16 MiB - 128 KiB), and an O_DIRECT read right after came
+    # back short (6 reads in 10); FUSE then takes the short read for the end of the file
+    # (iosweep: ENODATA, short read). Off, every stat goes to the servers and no read was short.
+    ("performance.stat-prefetch", "off"),
+]
+
+# What the packages must provide.
+TOOLS = ("glusterd", "gluster", "glusterfs", "glusterfsd", "losetup", "mkfs.ext4", "nsenter",
+         "unshare", "ip", "mount", "umount")  # fmt: skip
+
+
+class Fail(Exception):
+    """A step of up or down that failed; str() is one line."""
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        common.fail(message)
+
+
+# ----------------------------------------------------------------------------- running
+
+
+def run(argv, timeout=60, check=True, what=None, **kw):
+    """Runs argv (no shell), bounded; raises Fail naming `what` (or the command) on failure."""
+    try:
+        p = subprocess.run(
+            [str(a) for a in argv],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            **kw,
+        )
+    except subprocess.TimeoutExpired:
+        raise Fail(f"{what or argv[0]}: no answer after {timeout} s") from None
+    except OSError as e:
+        raise Fail(f"{what or argv[0]}: {e.strerror}") from None
+    if check and p.returncode != 0:
+        said = " ".join((p.stderr.strip() or p.stdout.strip()).split())[:300]
+        raise Fail(f"{what or ' '.join(map(str, argv[:3]))} failed (exit {p.returncode}): {said}")
+    return p
+
+
+def alive(pid):
+    """True when `pid` is a process that has not exited (zombies count as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def cmdline(pid):
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return []
+
+
+def stop_pid(pid, marker, grace=10.0):
+    """Ends process `pid` (SIGTERM, then SIGKILL after `grace` s) when its command line holds
+    `marker` (a path of this bed): a pid reused by another process is left alone."""
+    if not alive(pid) or not any(marker.encode() in a for a in cmdline(pid)):
+        return
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            return
+        end = time.monotonic() + wait
+        while time.monotonic() < end:
+            if not alive(pid):
+                return
+            time.sleep(0.05)
+    raise Fail(f"process {pid} did not end after SIGKILL")
+
+
+def read_pid(path):
+    try:
+        return int(Path(path).read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def mountinfo(pid="self"):
+    """[(mount point, fs type, source)] of a process's mount namespace."""
+    out = []
+    try:
+        lines = Path(f"/proc/{pid}/mountinfo").read_text().splitlines()
+    except OSError:
+        return out
+    for ln in lines:
+        left, _, right = ln.partition(" - ")
+        f, r = left.split(), right.split()
+        if len(f) >= 5 and len(r) >= 2:
+            out.append((f[4].replace("\\040", " "), r[0], r[1]))
+    return out
+
+
+def netdev(pid, iface="eth0"):
+    """(rx_bytes, tx_bytes) of `iface` in the network namespace of process `pid`
+    (/proc/PID/net/dev always shows the process's own namespace; /sys/class/net shows the one of
+    whoever mounted /sys)."""
+    for ln in Path(f"/proc/{pid}/net/dev").read_text().splitlines():
+        name, _, rest = ln.partition(":")
+        if name.strip() == iface:
+            f = rest.split()
+            return int(f[0]), int(f[8])
+    raise Fail(f"no interface {iface} in the network namespace of process {pid}")
+
+
+# ------------------------------------------------------------------------------- the bed
+
+
+class Bed:
+    """Paths and names of one bed; `state` (state.json) records what up made, step by step."""
+
+    def __init__(self, name="iosweep-dfs", mount=None):
+        self.name = name
+        self.root = Path("/run") / name
+        self.state_file = self.root / "state.json"
+        self.state = self.load() or {}
+        self.mount = self.state.get("mount") or mount or f"/mnt/{name}"
+        self.ns = self.root / "ns"
+        self.srv = self.root / "srv"
+        self.head = f"{name}-head"
+        self.sock = self.root / "glusterd.socket"
+        self.hostfile = self.root / "hostfile"
+
+    # state ----------------------------------------------------------------------------
+
+    def load(self):
+        try:
+            return json.loads(self.state_file.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def save(self):
+        tmp = self.state_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.state, indent=1, sort_keys=True) + "\n")
+        os.replace(tmp, self.state_file)
+
+    def note(self, key, value):
+        self.state[key] = value
+        self.save()
+
+    # names ----------------------------------------------------------------------------
+
+    def netns(self, node):
+        return f"{self.name}-{node}"
+
+    def node_ip(self, i):
+        return str(SUBNET.network_address + 10 + i)
+
+    def nodes(self):
+        return list(self.state.get("nodes", {}))
+
+    def node_cmd(self, node, argv):
+        """argv run inside node `node`'s network, mount and UTS namespaces."""
+        return [
+            "nsenter",
+            f"--net=/run/netns/{self.netns(node)}",
+            f"--mount={self.ns / (node + '.mnt')}",
+            f"--uts={self.ns / (node + '.uts')}",
+            "--",
+        ] + [str(a) for a in argv]
+
+    def server_cmd(self, argv):
+        return [
+            "nsenter",
+            f"--net=/run/netns/{self.head}",
+            f"--mount={self.ns / 'server.mnt'}",
+            "--",
+        ] + [str(a) for a in argv]
+
+    def gluster(self, *args, timeout=60, check=True):
+        # In the servers' mount namespace: the CLI too writes under /var/lib/glusterd.
+        return run(
+            self.server_cmd(
+                [
+                    "gluster",
+                    f"--glusterd-sock={self.sock}",
+                    f"--log-file={self.root / 'log' / 'cli.log'}",
+                    "--mode=script",
+                    *args,
+                ]
+            ),
+            timeout=timeout,
+            check=check,
+            what=f"gluster {' '.join(args[:2])}",
+        )
+
+    def mpi_env(self, base=None):
+        """The launch environment (scripts/iosweep-env.sh) with what runs each node's orted in
+        its namespaces and keeps Open MPI's TCP on the bed's subnet. Tree spawn stays off: an
+        orted inside one node cannot enter another node's mount namespace (nsfs files of mount
+        namespaces are not copied into new mount namespaces)."""
+        env = common.launch_env(base)
+        env.update(
+            {
+                "OMPI_MCA_plm_rsh_agent": str(AGENT),
+                "OMPI_MCA_plm_rsh_no_tree_spawn": "1",
+                "OMPI_MCA_oob_tcp_if_include": str(SUBNET),
+                "OMPI_MCA_btl_tcp_if_include": str(SUBNET),
+                "IOSWEEP_DFS_ROOT": str(self.root),
+                "IOSWEEP_DFS_NAME": self.name,
+                "IOSWEEP_DFS_MOUNT": self.mount,
+                "IOSWEEP_DFS_HOSTFILE": str(self.hostfile),
+            }
+        )
+        return env
+
+    def head_cmd(self, argv):
+        """argv run in the head's network namespace with the host's file systems (nsenter, not
+        `ip netns exec`, whose new mount namespace would hide the nodes' namespace files)."""
+        return ["nsenter", f"--net=/run/netns/{self.head}", "--"] + [str(a) for a in argv]
+
+    # what is there --------------------------------------------------------------------
+
+    def brick_pids(self):
+        d = self.srv / "run" / "vols" / self.name
+        pids = {}
+        for pf in sorted(d.glob("*.pid")) if d.is_dir() else []:
+            pid = read_pid(pf)
+            if pid:
+                pids[pf.name] = pid
+        return pids
+
+    def our_netns(self):
+        try:
+            names = [ln.split()[0] for ln in run(["ip", "netns", "list"]).stdout.splitlines()]
+        except Fail:
+            return []
+        mine = {self.head} | {self.netns(n) for n in self.nodes()}
+        pattern = re.compile(re.escape(self.name) + r"-(head|node\d+)")
+        return [n for n in names if n in mine or pattern.fullmatch(n)]
+
+    def our_loops(self):
+        """[(loop device, backing file)] of the loop devices backed by this bed's brick files."""
+        out = []
+        bricks = str(self.root / "bricks") + "/"
+        for bf in sorted(Path("/sys/block").glob("loop*/loop/backing_file")):
+            try:
+                backing = bf.read_text().strip()
+            except OSError:
+                continue
+            if backing.startswith(bricks):
+                out.append(("/dev/" + bf.parent.parent.name, backing))
+        return out
+
+    def ns_mounts(self):
+        """Namespace files of this bed that are bound (nsfs mounts under /run/NAME/ns)."""
+        prefix = str(self.ns) + "/"
+        return [m for m, fstype, _ in mountinfo() if fstype == "nsfs" and m.startswith(prefix)]
+
+    def info(self):
+        """What a caller needs about the bed (status --json)."""
+        s = self.state
+        nodes = {}
+        for n, v in s.get("nodes", {}).items():
+            pid = read_pid(self.root / "clients" / f"{n}.pid")
+            mounted = (
+                bool(pid)
+                and alive(pid)
+                and any(m == self.mount and t == "fuse.glusterfs" for m, t, _ in mountinfo(pid))
+            )
+            nodes[n] = dict(v, client_pid=pid, mounted=mounted, netns=self.netns(n))
+        bricks = []
+        pids = self.brick_pids()
+        for b in s.get("bricks", []):
+            pidfile = f"{SERVER_IP}-{b['path'].strip('/').replace('/', '-')}.pid"
+            dev = b.get("dev")
+            bricks.append(
+                dict(
+                    b,
+                    pid=pids.get(pidfile),
+                    online=bool(pids.get(pidfile)) and alive(pids[pidfile]),
+                    stat=f"/sys/block/{os.path.basename(dev)}/stat" if dev else None,
+                )
+            )
+        gd = s.get("glusterd_pid")
+        return {
+            "name": self.name,
+            "root": str(self.root),
+            "volume": self.name,
+            "mount": self.mount,
+            "server_ip": SERVER_IP,
+            "subnet": str(SUBNET),
+            "head_netns": self.head,
+            "hostfile": str(self.hostfile),
+            "agent": str(AGENT),
+            "phase": s.get("phase", "down"),
+            "glusterd_pid": gd,
+            "glusterd_alive": bool(gd) and alive(gd),
+            "options": s.get("options", []),
+            "bricks": bricks,
+            "nodes": nodes,
+        }
+
+    # ---------------------------------------------------------------------------- up
+
+    def up(self, nodes, bricks, brick_size, slots, options):
+        self.state = {
+            "name": self.name,
+            "mount": self.mount,
+            "phase": "starting",
+            "started": time.time(),
+        }
+        self.root.mkdir(parents=True)
+        for d in ("ns", "srv/glusterd", "srv/log", "srv/run", "log", "bricks", "clients"):
+            (self.root / d).mkdir(parents=True, exist_ok=True)
+        self.save()
+        # Namespace files must sit on a private mount (a mount namespace bound on a shared one
+        # could end up inside itself).
+        run(["mount", "--bind", self.ns, self.ns])
+        self.note("ns_bound", True)
+        run(["mount", "--make-private", self.ns])
+        if not Path(self.mount).exists():
+            self.note("made_mount_dir", True)
+            os.makedirs(self.mount)
+        # The bind targets of glusterd's fixed paths (the packages make the first two): empty
+        # folders of the host when they are missing, marked as made by a bed, so that the last
+        # bed to go down removes them whichever bed made them.
+        for d in SERVER_BINDS.values():
+            if not Path(d).exists():
+                os.makedirs(d)
+                (Path(d) / MADE_MARK).touch()
+
+        # The head: a network namespace with the bridge the servers listen on.
+        self.note("netns", [self.head])
+        run(["ip", "netns", "add", self.head])
+        ipn = ["ip", "-n", self.head]
+        run(ipn + ["link", "set", "lo", "up"])
+        run(ipn + ["link", "add", "br0", "type", "bridge"])
+        run(ipn + ["addr", "add", f"{SERVER_IP}/{SUBNET.prefixlen}", "dev", "br0"])
+        run(ipn + ["link", "set", "br0", "up"])
+
+        # The servers' mount namespace: bricks and glusterd's fixed paths, private to it.
+        (self.ns / "server.mnt").touch()
+        binds = " && ".join(
+            f"mount --bind {shlex.quote(str(self.srv / src))} {dst}"
+            for src, dst in SERVER_BINDS.items()
+        )
+        run(
+            [
+                "nsenter",
+                f"--net=/run/netns/{self.head}",
+                "unshare",
+                f"--mount={self.ns / 'server.mnt'}",
+                "--propagation",
+                "private",
+                "/bin/sh",
+                "-c",
+                binds,
+            ],
+            what="the servers' mount namespace",
+        )
+
+        # Bricks: a sparse file, a loop device, ext4, mounted for the servers only.
+        self.state["bricks"] = []
+        for i in range(1, bricks + 1):
+            img = self.root / "bricks" / f"b{i}.img"
+            mnt = self.root / "bricks" / f"b{i}"
+            mnt.mkdir()
+            with open(img, "wb") as f:
+                f.truncate(brick_size)
+            dev = run(["losetup", "--find", "--show", img], what=f"losetup {img}").stdout.strip()
+            self.state["bricks"].append({"image": str(img), "dev": dev, "path": f"{mnt}/brick"})
+            self.save()
+            run(["mkfs.ext4", "-q", "-F", "-E", "nodiscard", dev], what=f"mkfs.ext4 {dev}")
+            run(self.server_cmd(["mount", "-o", "noatime", dev, mnt]), what=f"mount {dev}")
+            run(self.server_cmd(["mkdir", f"{mnt}/brick"]))
+
+        # glusterd in the foreground (-N): the pid started is glusterd's own.
+        log = open(self.root / "log" / "glusterd.out", "ab")
+        gd = subprocess.Popen(
+            self.server_cmd(
+                [
+                    "glusterd",
+                    "-N",
+                    "--log-level=WARNING",
+                    f"--log-file={self.root / 'log' / 'glusterd.log'}",
+                    f"--xlator-option=management.working-directory={self.srv / 'glusterd'}",
+                    f"--xlator-option=management.run-directory={self.srv / 'run'}",
+                    f"--xlator-option=management.glusterd-sockfile={self.sock}",
+                    f"--xlator-option=management.transport.socket.bind-address={SERVER_IP}",
+                ]
+            ),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            cwd="/",
+        )
+        log.close()
+        self.note("glusterd_pid", gd.pid)
+        end = time.monotonic() + 30
+        while True:
+            if gd.poll() is not None:
+                raise Fail(f"glusterd exited with {gd.returncode}: see {self.root}/log")
+            if self.sock.exists() and self.gluster("volume", "list", check=False).returncode == 0:
+                break
+            if time.monotonic() > end:
+                raise Fail("glusterd did not answer within 30 s")
+            time.sleep(0.1)
+
+        brick_args = [f"{SERVER_IP}:{b['path']}" for b in self.state["bricks"]]
+        self.note("volume_created", True)
+        self.gluster("volume", "create", self.name, *brick_args)
+        self.note("options", [f"{k}={v}" for k, v in options])
+        for k, v in options:
+            self.gluster("volume", "set", self.name, k, v)
+        self.note("volume_started", True)
+        self.gluster("volume", "start", self.name)
+        end = time.monotonic() + 30
+        while len(self.brick_pids()) < bricks or not all(map(alive, self.brick_pids().values())):
+            if time.monotonic() > end:
+                raise Fail(f"{bricks} brick daemons did not start within 30 s")
+            time.sleep(0.1)
+
+        # Nodes: network, mount and UTS namespaces, and the volume's own client in them.
+        self.state["nodes"] = {}
+        for i in range(1, nodes + 1):
+            node = f"node{i}"
+            self.state["netns"].append(self.netns(node))
+            self.state["nodes"][node] = {"ip": self.node_ip(i), "veth": f"v{i}"}
+            self.save()
+            run(["ip", "netns", "add", self.netns(node)])
+            run(ipn + ["link", "add", f"v{i}", "type", "veth", "peer", "name", "eth0", "netns",
+                       self.netns(node)])  # fmt: skip
+            run(ipn + ["link", "set", f"v{i}", "master", "br0", "up"])
+            ipc = ["ip", "-n", self.netns(node)]
+            run(ipc + ["addr", "add", f"{self.node_ip(i)}/{SUBNET.prefixlen}", "dev", "eth0"])
+            run(ipc + ["link", "set", "eth0", "up"])
+            run(ipc + ["link", "set", "lo", "up"])
+            for kind in ("mnt", "uts"):
+                (self.ns / f"{node}.{kind}").touch()
+            pidfile = self.root / "clients" / f"{node}.pid"
+            client = [
+                "glusterfs",
+                "--process-name",
+                "fuse",
+                f"--volfile-server={SERVER_IP}",
+                f"--volfile-id={self.name}",
+                f"--log-file={self.root / 'log' / ('client-' + node + '.log')}",
+                "--log-level=WARNING",
+                f"--pid-file={pidfile}",
+                self.mount,
+            ]
+            run(
+                [
+                    "nsenter",
+                    f"--net=/run/netns/{self.netns(node)}",
+                    "unshare",
+                    f"--mount={self.ns / (node + '.mnt')}",
+                    f"--uts={self.ns / (node + '.uts')}",
+                    "--propagation",
+                    "private",
+                    "/bin/sh",
+                    "-c",
+                    f"hostname {node} && exec {shlex.join(client)}",
+                ],
+                what=f"mounting the volume on {node}",
+            )
+            pid = read_pid(pidfile)
+            if not pid or not any(
+                m == self.mount and t == "fuse.glusterfs" for m, t, _ in mountinfo(pid)
+            ):
+                raise Fail(f"{node}: the client did not mount {self.mount}")
+        self.hostfile.write_text("".join(f"{n} slots={slots}\n" for n in self.state["nodes"]))
+        self.note("phase", "up")
+
+    def clients_connected(self):
+        """{node: number of bricks its client is connected to}, from the client's own view
+        (.meta/graphs/active/VOLUME-client-K/private of its mount, through /proc/PID/root)."""
+        out = {}
+        for node in self.nodes():
+            pid = read_pid(self.root / "clients" / f"{node}.pid")
+            active = f"/proc/{pid}/root{self.mount}/.meta/graphs/active"
+            n = 0
+            for k in range(len(self.state.get("bricks", []))):
+                try:
+                    text = Path(f"{active}/{self.name}-client-{k}/private").read_text()
+                except OSError:
+                    continue
+                n += "connected = 1" in text
+            out[node] = n
+        return out
+
+    def revive(self, timeout=60.0):
+        """Restarts brick daemons that are gone (a brick killed in a test) and waits until every
+        node's client is connected to every brick again."""
+        end = time.monotonic() + timeout
+        while True:
+            bricks = self.info()["bricks"]
+            if not all(b["online"] for b in bricks):
+                # glusterd restarts only bricks it has seen go down: ask until it has.
+                self.gluster("volume", "start", self.name, "force", check=False)
+            elif all(n == len(bricks) for n in self.clients_connected().values()):
+                return
+            if time.monotonic() > end:
+                raise Fail(f"bricks or clients not back after {timeout:g} s: {self.info()}")
+            time.sleep(0.2)
+
+    # -------------------------------------------------------------------------- down
+
+    def down(self):
+        """Removes everything of this bed that exists; each step skips what is already gone.
+        Collects failures and reports them together after trying every step."""
+        problems = []
+
+        def step(what, fn, *a):
+            try:
+                fn(*a)
+            except (Fail, OSError) as e:
+                problems.append(f"{what}: {e}")
+
+        marker = str(self.root)
+        node_names = set(self.nodes())
+        node_names |= {p.stem for p in self.ns.glob("node*.mnt")} if self.ns.is_dir() else set()
+        for node in sorted(node_names):
+            step(f"{node}'s client", self._down_client, node, marker)
+        gd = self.state.get("glusterd_pid")
+        if gd and alive(gd) and self.state.get("volume_created"):
+            # Stopping the volume ends the brick daemons; deleting it leaves glusterd clean.
+            self.gluster("volume", "stop", self.name, "force", check=False, timeout=60)
+            self.gluster("volume", "delete", self.name, check=False, timeout=60)
+        for pid in self.brick_pids().values():
+            step(f"brick daemon {pid}", stop_pid, pid, marker)
+        if gd:
+            step(f"glusterd {gd}", stop_pid, gd, marker)
+        # Anything else still inside the bed's namespaces (a rank left on a node, say) would keep
+        # them alive: found by namespace, ended by pid.
+        for pid in self._pids_in_namespaces():
+            step(f"process {pid} in the bed's namespaces", stop_pid, pid, "")
+        server = self.ns / "server.mnt"
+        if str(server) in self.ns_mounts():
+            for m, t, _ in reversed(self._server_mounts()):
+                step(f"unmount {m}", run, self.server_cmd(["umount", m]))
+        for dev, _ in self.our_loops():
+            step(f"detach {dev}", run, ["losetup", "-d", dev])
+        for m in reversed(self.ns_mounts()):
+            step(f"unmount {m}", run, ["umount", m])
+        if self.ns.is_dir() and any(m == str(self.ns) for m, _, _ in mountinfo()):
+            step(f"unmount {self.ns}", run, ["umount", self.ns])
+        for ns in reversed(self.our_netns()):
+            step(f"delete netns {ns}", run, ["ip", "netns", "delete", ns])
+        if self.state.get("made_mount_dir"):
+            step(f"remove {self.mount}", _rmdir_if_empty, self.mount)
+        if not other_beds(self.name):
+            for d in SERVER_BINDS.values():
+                if (Path(d) / MADE_MARK).exists():
+                    step(f"remove {d}", _remove_made_dir, d)
+        left = self.our_loops() or self.ns_mounts() or self.our_netns()
+        if not problems and not left and self.root.exists():
+            step(f"remove {self.root}", shutil.rmtree, self.root)
+        if left and not problems:
+            problems.append(f"still there: {left}")
+        if problems:
+            raise Fail("; ".join(problems))
+
+    def _down_client(self, node, marker):
+        mnt_ns = self.ns / f"{node}.mnt"
+        pid = read_pid(self.root / "clients" / f"{node}.pid")
+        if str(mnt_ns) in self.ns_mounts():
+            inside = ["nsenter", f"--mount={mnt_ns}", "--"]
+            mounted = run(inside + ["findmnt", "-n", self.mount], check=False).returncode == 0
+            if mounted and run(inside + ["umount", self.mount], check=False).returncode != 0:
+                # Busy (a process of a node still has a file open): detach it; the client ends
+                # below.
+                run(inside + ["umount", "-l", self.mount], what=f"umount -l on {node}")
+        if pid:
+            end = time.monotonic() + 10  # the client exits by itself once unmounted
+            while alive(pid) and time.monotonic() < end:
+                time.sleep(0.05)
+            stop_pid(pid, marker)
+
+    def _server_mounts(self):
+        pid = None
+        for p in self.brick_pids().values():
+            if alive(p):
+                pid = p
+        if pid is None:
+            # No process in the servers' namespace: look at it through a short-lived one.
+            lines = run(
+                ["nsenter", f"--mount={self.ns / 'server.mnt'}", "cat", "/proc/self/mountinfo"]
+            ).stdout.splitlines()
+        else:
+            lines = Path(f"/proc/{pid}/mountinfo").read_text().splitlines()
+        out = []
+        prefix = str(self.root) + "/bricks/"
+        for ln in lines:
+            f = ln.split(" - ")[0].split()
+            if len(f) >= 5 and f[4].startswith(prefix):
+                out.append((f[4], "", ""))
+        return out
+
+    def _pids_in_namespaces(self):
+        """Pids of processes in any of the bed's namespaces, compared as readlink shows them
+        ("net:[4026532411]"): a stat of /proc/PID/ns/net of some busy processes took seconds."""
+        names = set()
+        for ns in self.our_netns():
+            try:
+                names.add(f"net:[{os.stat(f'/run/netns/{ns}').st_ino}]")
+            except OSError:
+                pass
+        for m in self.ns_mounts():
+            try:
+                names.add(f"{'mnt' if m.endswith('.mnt') else 'uts'}:[{os.stat(m).st_ino}]")
+            except OSError:
+                pass
+        pids = []
+        me = os.getpid()
+        for d in Path("/proc").iterdir():
+            if not d.name.isdigit() or int(d.name) == me:
+                continue
+            for kind in ("net", "mnt", "uts"):
+                try:
+                    if os.readlink(d / "ns" / kind) in names:
+                        pids.append(int(d.name))
+                        break
+                except OSError:
+                    break
+        return [p for p in pids if alive(p)]
+
+
+def _remove_made_dir(path):
+    os.unlink(Path(path) / MADE_MARK)
+    _rmdir_if_empty(path)
+
+
+def _rmdir_if_empty(path):
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        pass
+    except OSError as e:
+        if e.errno != 39:  # ENOTEMPTY: something of someone else's is in it
+            raise
+
+
+def other_beds(name):
+    """Names of other beds that are up on this machine (their state files in /run)."""
+    out = []
+    for st in Path("/run").glob("*/state.json"):
+        if st.parent.name != name:
+            try:
+                if json.loads(st.read_text()).get("name") == st.parent.name:
+                    out.append(st.parent.name)
+            except (OSError, ValueError):
+                continue
+    return out
+
+
+# ----------------------------------------------------------------------------- checks
+
+
+def can_run(to_start=True):
+    """None when this machine can hold a bed, else why not (one line). Without `to_start`, only
+    what taking one down needs (root and the tools): no free loop device is no reason to leave
+    a bed up."""
+    if os.geteuid() != 0:
+        return "the bed needs root (namespaces, loop devices, FUSE mounts)"
+    for t in TOOLS:
+        if shutil.which(t) is None:
+            return f"{t} is not installed (scripts/install-deps installs GlusterFS and its tools)"
+    if not to_start:
+        return None
+    if not os.path.exists("/dev/fuse"):
+        return "/dev/fuse does not exist (no FUSE in this kernel or container)"
+    try:
+        os.close(os.open("/dev/fuse", os.O_RDWR))
+    except OSError as e:
+        return f"/dev/fuse cannot be opened ({e.strerror})"
+    if not os.path.exists("/dev/loop-control"):
+        return "/dev/loop-control does not exist (no loop devices here)"
+    if subprocess.run(["losetup", "--find"], capture_output=True).returncode != 0:
+        return "no free loop device (losetup --find fails)"
+    probe = subprocess.run(["unshare", "--net", "--mount", "--uts", "true"], capture_output=True)
+    if probe.returncode != 0:
+        return "this machine refuses new network, mount or UTS namespaces"
+    return None
+
+
+def parse_size(text):
+    m = re.fullmatch(r"(\d+)([kmgt]?)(i?b)?", text.strip().lower())
+    if not m:
+        return None
+    return int(m.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30, "t": 40}[m.group(2)]
+
+
+def parse_args(argv):
+    ap = Parser(
+        prog="dfs-bed",
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("--name", default="iosweep-dfs", help="the bed's name (default iosweep-dfs)")
+    sub = ap.add_subparsers(
+        dest="cmd", metavar="up|down|status|exec|node|revive", parser_class=Parser
+    )
+    sub.required = True
+    up = sub.add_parser("up", help="bring the bed up")
+    up.add_argument("--nodes", default="2", help="emulated client nodes (default 2)")
+    up.add_argument("--bricks", default="2", help="bricks of the volume (default 2)")
+    up.add_argument("--brick-size", default="1g", help="size of each brick's device (default 1g)")
+    up.add_argument("--slots", default="2", help="slots per node in the host file (default 2)")
+    up.add_argument("--mount", help="where every node mounts the volume (default /mnt/NAME)")
+    up.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a volume option, after the bed's own (repeatable)",
+    )
+    sub.add_parser("down", help="take the bed down completely (idempotent)")
+    sub.add_parser("revive", help="restart killed brick daemons; wait for every client")
+    st = sub.add_parser("status", help="print the bed; exit 0 when it is up and whole")
+    st.add_argument("--json", action="store_true", help="as JSON")
+    ex = sub.add_parser("exec", help="run a command in the head namespace with mpirun's setup")
+    ex.add_argument("command", nargs=argparse.REMAINDER)
+    nd = sub.add_parser("node", help="run a command inside one node")
+    nd.add_argument("node")
+    nd.add_argument("command", nargs=argparse.REMAINDER)
+    a = ap.parse_args(argv)
+    if not NAME_RE.fullmatch(a.name):
+        common.fail(f"--name: '{a.name}' must be a lowercase letter then letters, digits or '-'"
+                    " (at most 24)")  # fmt: skip
+    if a.cmd in ("exec", "node"):
+        if a.command[:1] == ["--"]:
+            a.command = a.command[1:]
+        if not a.command:
+            common.fail(f"{a.cmd}: give the command to run after --")
+    if a.cmd != "up":
+        return a
+    for opt, lo, hi in (("nodes", 1, MAX_NODES), ("bricks", 1, MAX_BRICKS), ("slots", 1, 1024)):
+        v = getattr(a, opt)
+        if not v.isdigit() or not lo <= int(v) <= hi:
+            common.fail(f"--{opt}: must be a whole number from {lo} to {hi} (found '{v}')")
+        setattr(a, opt, int(v))
+    size = parse_size(a.brick_size)
+    if size is None:
+        common.fail(f"--brick-size: '{a.brick_size}' is not a size (512m, 1g)")
+    if size < MIN_BRICK:
+        common.fail(f"--brick-size: must be at least 64m (found '{a.brick_size}')")
+    a.brick_size = size
+    if a.mount is None:
+        a.mount = f"/mnt/{a.name}"
+    else:
+        if not a.mount.startswith("/") or a.mount.rstrip("/") in ("", "/run") or ".." in a.mount:
+            common.fail(f"--mount: '{a.mount}' must be an absolute path of a folder")
+        a.mount = os.path.normpath(a.mount)
+    if os.path.exists(a.mount) and (not os.path.isdir(a.mount) or os.listdir(a.mount)):
+        common.fail(f"--mount: '{a.mount}' exists and is not an empty folder")
+    opts = list(VOLUME_OPTIONS)
+    for o in a.option:
+        k, eq, v = o.partition("=")
+        if not eq or not re.fullmatch(r"[a-z][a-z0-9.-]*\.[a-z0-9.-]+", k) or not v or " " in v:
+            common.fail(f"--option: '{o}' is not KEY=VALUE (performance.io-cache=on)")
+        opts = [(ok, ov) for ok, ov in opts if ok != k] + [(k, v)]
+    a.options = opts
+    return a
+
+
+# ------------------------------------------------------------------------------- main
+
+
+def main(argv=None):
+    a = parse_args(sys.argv[1:] if argv is None else argv)
+    bed = Bed(a.name, getattr(a, "mount", None))
+    if a.cmd == "status":
+        return status(bed, a.json)
+    if a.cmd == "exec":
+        if bed.state.get("phase") != "up":
+            common.fail(f"exec: bed {a.name} is not up (scripts/dfs-bed up)", 1)
+        return exec_cmd(bed.head_cmd(a.command), bed.mpi_env())
+    if a.cmd == "node":
+        if bed.state.get("phase") != "up":
+            common.fail(f"node: bed {a.name} is not up (scripts/dfs-bed up)", 1)
+        if a.node not in bed.nodes():
+            common.fail(
+                f"node: '{a.node}' is not a node of bed {a.name} ({', '.join(bed.nodes())})"
+            )
+        return exec_cmd(bed.node_cmd(a.node, a.command), None)
+    why = can_run(to_start=a.cmd == "up")
+    if why:
+        common.fail(f"{a.cmd}: {why}", 1)
+    if a.cmd == "revive":
+        if bed.state.get("phase") != "up":
+            common.fail(f"revive: bed {a.name} is not up (scripts/dfs-bed up)", 1)
+        t0 = time.monotonic()
+        try:
+            bed.revive()
+        except Fail as e:
+            common.fail(f"revive: {e}", 1)
+        print(f"dfs-bed: every brick of {a.name} is back ({time.monotonic() - t0:.1f} s)")
+        return 0
+    if a.cmd == "down":
+        t0 = time.monotonic()
+        try:
+            bed.down()
+        except Fail as e:
+            common.fail(f"down: {e}", 1)
+        print(f"dfs-bed: {a.name} is down ({time.monotonic() - t0:.1f} s)")
+        return 0
+    # up
+    if bed.root.exists() or bed.our_netns():
+        common.fail(f"up: bed {a.name} exists already (scripts/dfs-bed --name {a.name} down)", 1)
+    t0 = time.monotonic()
+    old = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        bed.up(a.nodes, a.bricks, a.brick_size, a.slots, a.options)
+    except (Fail, OSError, KeyboardInterrupt) as e:
+        why = "interrupted" if isinstance(e, KeyboardInterrupt) else str(e)
+        try:
+            bed.down()
+        except Fail as e2:
+            why += f"; taking it down again also failed: {e2}"
+        common.fail(f"up: {why}", 1)
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    print(
+        f"dfs-bed: {a.name} is up in {time.monotonic() - t0:.1f} s: volume {a.name} on "
+        f"{a.bricks} brick(s), {a.nodes} node(s) mounting it at {bed.mount}; host file "
+        f"{bed.hostfile}"
+    )
+    return 0
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def exec_cmd(argv, env):
+    try:
+        os.execvpe(argv[0], argv, env if env is not None else os.environ)
+    except OSError as e:
+        common.fail(f"{argv[0]}: {e.strerror}", 1)
+
+
+def status(bed, as_json):
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output, not a traceback
+    info = bed.info()
+    whole = (
+        info["phase"] == "up"
+        and info["glusterd_alive"]
+        and all(b["online"] for b in info["bricks"])
+        and all(n["mounted"] for n in info["nodes"].values())
+    )
+    info["whole"] = whole
+    if as_json:
+        print(json.dumps(info, indent=1))
+        return 0 if whole else 1
+    if info["phase"] == "down" and not bed.root.exists():
+        print(f"dfs-bed: {bed.name} is down")
+        return 1
+    print(f"dfs-bed: {bed.name}: {info['phase']}{'' if whole else ' (not whole)'}")
+    print(
+        f"  servers  netns {info['head_netns']} bridge br0 {SERVER_IP}/{SUBNET.prefixlen}, "
+        f"glusterd pid {info['glusterd_pid']} ({'alive' if info['glusterd_alive'] else 'gone'})"
+    )
+    for b in info["bricks"]:
+        print(
+            f"  brick    {b['path']} on {b['dev']} ({b['stat']}), glusterfsd pid {b['pid']} "
+            f"({'online' if b['online'] else 'offline'})"
+        )
+    for n, v in info["nodes"].items():
+        print(
+            f"  node     {n} {v['ip']} netns {v['netns']}, client pid {v['client_pid']}, "
+            f"{info['mount']} {'mounted' if v['mounted'] else 'NOT mounted'}"
+        )
+    print(f"  options  {', '.join(info['options'])}")
+    print(f"  run      scripts/dfs-bed --name {bed.name} exec -- mpirun --hostfile {bed.hostfile}")
+    return 0 if whole else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
