@@ -14,6 +14,7 @@
 #include "core/errors.hpp"
 #include "core/file_ops.hpp"
 #include "core/units.hpp"
+#include "core/wire.hpp"
 #include "engines/registry.hpp"
 #include "mpi/messages.hpp"
 #include "output/hdf5_file.hpp"
@@ -103,6 +104,10 @@ std::string local_checks(Config& cfg, const LocalPlace& place, int min_k, int ma
     if (auto why = row.make(row.desc())->validate(w, cfg.io); !why.empty()) return why;
   }
   if (auto why = probe_engine(cfg.io, engine_detail); !why.empty()) return why;
+  if (!w.wire_off && !w.wire_interfaces.empty())
+    if (auto why = check_wire(choose_wire(mount_of(w.dir), w.wire_interfaces)); !why.empty())
+      return "--wire-interface: host " +
+             place.full.hosts[static_cast<std::size_t>(place.self.node)] + ": " + why;
   if (!w.reuse_run.empty() && place.self.position < max_k)
     if (auto why = reuse_check(w, place.self.position, min_k, max_k); !why.empty()) return why;
   return {};

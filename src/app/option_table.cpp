@@ -356,6 +356,35 @@ const OptionRow kOptions[] = {
          },
      .record = [](const Config& c,
                   R a) { a.text("cache", c.work.cache == CacheMode::drop ? "drop" : "keep"); }},
+    {.name = "wire-interface",
+     .metavar = "auto|none|IF[,IF]",
+     .help = "Interfaces whose byte counters say whether a phase's bytes crossed the wire to the "
+             "storage servers (the wire table, wire N% in the notes): auto: the interface of "
+             "each node's route to the server its mount names (every InfiniBand port for "
+             "Lustre over o2ib; none for a file system on a local device); or network "
+             "interfaces by name and InfiniBand ports as ib:DEVICE:PORT; none: do not sample",
+     .fallback = "auto",
+     .form = OptionForm::list,
+     .set =
+         [](V v, Config& c) {
+           const std::vector<std::string> names = v.list();
+           c.work.wire_off = names == std::vector<std::string>{"none"};
+           c.work.wire_interfaces.clear();
+           if (c.work.wire_off || names == std::vector<std::string>{"auto"}) return;
+           for (const auto& n : names) {
+             if (n == "auto" || n == "none") v.refuse("auto and none stand alone, not in a list");
+             if (n.size() > 63 || n.find_first_of("/ \t\n=") != std::string::npos)
+               v.refuse("'" + printable(n) + "' is not an interface name");
+             c.work.wire_interfaces.push_back(n);
+           }
+         },
+     .record =
+         [](const Config& c, R a) {
+           std::string s;
+           for (const auto& n : c.work.wire_interfaces)
+             s += (s.empty() ? "" : ",") + n;
+           a.text("wire_interface", c.work.wire_off ? "none" : s.empty() ? "auto" : s);
+         }},
     {.name = "read-shift",
      .metavar = "K|auto",
      .help = "Reading phases: position i reads the file of position (i+K) mod k, as IOR -C; auto: "

@@ -77,6 +77,10 @@ std::string show_text(const RunRecord& run, const std::string& path) {
     s += "# placement: node " + std::to_string(node) + " host " + host + " ranks " + join(ranks) +
          "\n";
   }
+  for (const auto& m : run.mounts)
+    s += "# file system: node " + std::to_string(m.node) + " " + printable(m.fs_type) + " " +
+         printable(m.source) + " at " + printable(m.mount_point) + "; wire " + printable(m.wire) +
+         "\n";
   s += "# as a preset: iosweep run --config FILE; or iosweep run --rerun " + printable(path) + ":" +
        run.run_id + "\n";
   s += run.config_toml;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "core/file_ops.hpp"
+#include "core/mountinfo.hpp"
 #include "core/text_file.hpp"
 
 namespace iosweep {
@@ -32,7 +33,7 @@ BlockDevice BlockDevice::of(const std::string& dir) {
   }
   const unsigned maj = major(st.st_dev), min = minor(st.st_dev);
   if (maj == 0) {
-    d.why_ = dir + " is on " + fsops::fs_type(dir) +
+    d.why_ = dir + " is on " + mount_of(dir).fs_type +
              ", which has no block device (device 0:" + std::to_string(min) + ")";
     return d;
   }

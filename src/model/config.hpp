@@ -62,6 +62,10 @@ struct Workload {
   FilterKernel filter_kernel = FilterKernel::automatic;
 
   CacheMode cache = CacheMode::drop;
+  // The interfaces whose byte counters say what crossed the wire: named (netdev names, or
+  // ib:DEVICE:PORT), or chosen from the mount's server when empty; none at all with wire_off.
+  std::vector<std::string> wire_interfaces;
+  bool wire_off = false;
   int read_shift = 0;  // reading phases read the file of position (i + shift) mod k
   bool read_shift_auto = false;
   std::uint64_t direct_alignment = 4096;  // found by probing --dir when --direct

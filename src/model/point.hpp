@@ -18,6 +18,7 @@ struct PointResult {
   std::vector<NodeRow> nodes;
   std::vector<TimeSeriesRow> series;
   std::vector<DeviceRow> devices;
+  std::vector<WireRow> wire;
   // The engine rank 0 ran this phase on, as built: "uring depth 8: setup flags ...".
   std::string engine_detail;
 };

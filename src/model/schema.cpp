@@ -154,6 +154,56 @@ const FieldDesc kSummary[] = {
          "requests each rank keeps in flight at this point: --iodepth, or streams / ranks with "
          "--streams (random phases: over one file; sequential phases with --streams: one per "
          "region streamed side by side; filter-count's engine keeps more, see engine_detail)"},
+    {FIELD(SummaryRow, wire_rx_bytes), .type = FieldType::f64, .unit = "bytes",
+     .reduction = "bytes the storage interfaces of the nodes received during the phase (the wire "
+                  "table), summed over nodes, each network namespace once; NaN where none was "
+                  "sampled"},
+    {FIELD(SummaryRow, wire_tx_bytes), .type = FieldType::f64, .unit = "bytes",
+     .reduction = "bytes the storage interfaces sent during the phase, summed as wire_rx_bytes"},
+    {FIELD(SummaryRow, wire_fraction), .type = FieldType::f64, .unit = "1",
+     .reduction = "wire bytes in the phase's direction (received for reads, sent for writes) / "
+                  "bytes; NaN where no interface was sampled"},
+};
+
+const FieldDesc kWire[] = {
+    {FIELD(WireRow, point), .type = FieldType::u32, .unit = "1", .reduction = "summary row"},
+    {FIELD(WireRow, phase), .type = FieldType::phase_enum, .unit = "enum",
+     .reduction = "the phase"},
+    {FIELD(WireRow, repetition), .type = FieldType::u32, .unit = "1",
+     .reduction = "repetition index"},
+    {FIELD(WireRow, node), .type = FieldType::i32, .unit = "1", .reduction = "node id"},
+    {FIELD(WireRow, interfaces), .type = FieldType::str64, .unit = "text",
+     .reduction = "the interfaces sampled on that node (--wire-interface, or the route to the "
+                  "mount's server; ib:DEVICE:PORT for an InfiniBand port)"},
+    {FIELD(WireRow, counted), .type = FieldType::u8, .unit = "bool",
+     .reduction = "1 when this row is in the summary's wire sums; 0 when another node shares "
+                  "the same network namespace (emulated nodes)"},
+    {FIELD(WireRow, rx_bytes), .type = FieldType::u64, .unit = "bytes",
+     .reduction = "received, between the sample before the phase's barrier and after the last "
+                  "close (InfiniBand: port_rcv_data x 4)"},
+    {FIELD(WireRow, tx_bytes), .type = FieldType::u64, .unit = "bytes",
+     .reduction = "sent, same window (InfiniBand: port_xmit_data x 4)"},
+    {FIELD(WireRow, client_read_bytes), .type = FieldType::f64, .unit = "bytes",
+     .reduction = "NFS: bytes READ brought from the server for this mount (/proc/self/mountstats), "
+                  "same window; NaN for other file systems"},
+    {FIELD(WireRow, client_write_bytes), .type = FieldType::f64, .unit = "bytes",
+     .reduction = "NFS: bytes WRITE sent to the server for this mount, same window; NaN for other "
+                  "file systems"},
+};
+
+const FieldDesc kMounts[] = {
+    {FIELD(MountRow, node), .type = FieldType::i32, .unit = "1", .reduction = "node id"},
+    {FIELD(MountRow, fs_type), .type = FieldType::str64, .unit = "text",
+     .reduction = "the file system type of the mount holding --dir on that node "
+                  "(/proc/self/mountinfo: ext4, fuse.glusterfs, nfs4, lustre, gpfs ...)"},
+    {FIELD(MountRow, source), .type = FieldType::str256, .unit = "text",
+     .reduction = "its source: the device, or the server and export"},
+    {FIELD(MountRow, mount_point), .type = FieldType::str256, .unit = "text",
+     .reduction = "its mount point"},
+    {FIELD(MountRow, options), .type = FieldType::str256, .unit = "text",
+     .reduction = "the mount's options, then the super block's (cut at 255 bytes)"},
+    {FIELD(MountRow, wire), .type = FieldType::str256, .unit = "text",
+     .reduction = "the interfaces sampled for the wire table, or why none was"},
 };
 
 const FieldDesc kRanks[] = {
@@ -363,8 +413,18 @@ const TableDesc kRankUsageT{
     .row_bytes = sizeof(RankUsageRow),
     .fields = kRankUsage,
     .description = "one row per world rank: memory and CPU over the whole run"};
-const TableDesc* const kAll[] = {&kRunIndexT, &kRankMapT,    &kSummaryT, &kRanksT,
-                                 &kNodesT,    &kTimeSeriesT, &kDeviceT,  &kRankUsageT};
+const TableDesc kWireT{
+    .name = "wire",
+    .row_bytes = sizeof(WireRow),
+    .fields = kWire,
+    .description =
+        "one row per (summary point, node sampled): the storage interfaces' byte counters"};
+const TableDesc kMountsT{.name = "mounts",
+                         .row_bytes = sizeof(MountRow),
+                         .fields = kMounts,
+                         .description = "one row per node: the file system holding --dir there"};
+const TableDesc* const kAll[] = {&kRunIndexT,   &kRankMapT, &kSummaryT,   &kRanksT, &kNodesT,
+                                 &kTimeSeriesT, &kDeviceT,  &kRankUsageT, &kWireT,  &kMountsT};
 
 const EnumMember kStatus[] = {{.name = "running", .value = 0},
                               {.name = "complete", .value = 1},
@@ -400,6 +460,12 @@ const TableDesc& device_table() {
 }
 const TableDesc& rank_usage_table() {
   return kRankUsageT;
+}
+const TableDesc& wire_table() {
+  return kWireT;
+}
+const TableDesc& mounts_table() {
+  return kMountsT;
 }
 std::span<const TableDesc* const> all_tables() {
   return kAll;

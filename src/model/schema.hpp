@@ -25,7 +25,18 @@ struct EnumMember {
 // The members of the results file's `status` enum.
 std::span<const EnumMember> status_members();
 
-enum class FieldType { u8, i32, u32, u64, f64, phase_enum, status_enum, engine_enum, str64 };
+enum class FieldType {
+  u8,
+  i32,
+  u32,
+  u64,
+  f64,
+  phase_enum,
+  status_enum,
+  engine_enum,
+  str64,
+  str256
+};
 
 struct FieldDesc {
   const char* name;
@@ -106,6 +117,9 @@ struct SummaryRow {
   double filter_vs_ship;
   std::uint32_t streams;  // ranks x iodepth
   std::uint32_t iodepth;  // requests in flight per rank at this point
+  double wire_rx_bytes;   // NaN where no storage interface was sampled
+  double wire_tx_bytes;
+  double wire_fraction;
 };
 
 // One row per (point, active rank): the raw per-rank sample.
@@ -196,6 +210,31 @@ struct DeviceRow {
   std::uint64_t write_ops;
 };
 
+// One row per (point, node sampled): the byte counters of the interfaces that carry the node's
+// storage traffic around one phase, and the client's own counters where its kernel keeps them.
+struct WireRow {
+  std::uint32_t point;
+  std::uint8_t phase;
+  std::uint32_t repetition;
+  std::int32_t node;
+  char interfaces[64];
+  std::uint8_t counted;  // 0: another node shares the same network namespace (emulated nodes)
+  std::uint64_t rx_bytes;
+  std::uint64_t tx_bytes;
+  double client_read_bytes;   // NFS: bytes the server sent (mountstats); NaN elsewhere
+  double client_write_bytes;  // NFS: bytes sent to the server
+};
+
+// One row per node: the file system holding --dir there, from its mount table.
+struct MountRow {
+  std::int32_t node;
+  char fs_type[64];
+  char source[256];
+  char mount_point[256];
+  char options[256];
+  char wire[256];  // the interfaces sampled, or why none
+};
+
 // One row per (point, rank, time bin), and one per (point, bin) with rank -1: every rank's
 // bin merged.
 struct TimeSeriesRow {
@@ -221,6 +260,8 @@ const TableDesc& nodes_table();
 const TableDesc& timeseries_table();
 const TableDesc& device_table();
 const TableDesc& rank_usage_table();
+const TableDesc& wire_table();
+const TableDesc& mounts_table();
 std::span<const TableDesc* const> all_tables();
 
 }  // namespace iosweep

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "core/errors.hpp"
 #include "core/units.hpp"
@@ -20,6 +21,40 @@ double mib(double bps) {
 
 }  // namespace
 
+// The file system under --dir and what can tell where the bytes came from: one line when every
+// node agrees, a line per node when they differ.
+void ConsoleWriter::print_storage(const RunContext& ctx) {
+  std::set<std::string> kinds, wires;
+  for (const auto& m : ctx.mounts) {
+    kinds.insert(std::string(m.fs_type) + " " + m.source + " at " + m.mount_point);
+    wires.insert(m.wire);
+  }
+  for (const auto& m : ctx.mounts) {
+    if (kinds.size() <= 1 && m.node != 0) break;
+    std::fprintf(out_, "  file system%s: %s %s at %s%s\n",
+                 kinds.size() > 1 ? (" of node " + std::to_string(m.node)).c_str() : "",
+                 printable(m.fs_type).c_str(), printable(m.source).c_str(),
+                 printable(m.mount_point).c_str(),
+                 ctx.mounts.size() > 1 && kinds.size() == 1 ? " (every node)" : "");
+  }
+  std::fprintf(out_, "  device counters: %s\n",
+               ctx.device_note.empty() ? "measured around every phase"
+                                       : ("not measured: " + printable(ctx.device_note)).c_str());
+  std::string wire;
+  if (!ctx.wire_note.empty()) {
+    wire = "not measured: " + printable(ctx.wire_note);
+  } else if (wires.size() == 1) {
+    wire = printable(*wires.begin()) + (ctx.mounts.size() > 1 ? " on every node" : "") +
+           ", around every phase";
+  } else {
+    for (const auto& m : ctx.mounts)
+      wire +=
+          (wire.empty() ? "" : ", ") + ("node " + std::to_string(m.node) + " ") + printable(m.wire);
+    wire += ", around every phase";
+  }
+  std::fprintf(out_, "  wire counters: %s\n", wire.c_str());
+}
+
 void ConsoleWriter::begin_run(const RunContext& ctx) {
   ctx_ = ctx;
   const Config& cfg = *ctx.cfg;
@@ -29,7 +64,7 @@ void ConsoleWriter::begin_run(const RunContext& ctx) {
   std::fprintf(out_, "  %d ranks on %zu node(s); engine %s (%s)%s; %s per rank in %s (%s)\n",
                ctx.world_size, ctx.topology.hosts.size(), engine_desc(cfg.io.engine).name,
                ctx.engine_detail.c_str(), cfg.io.direct ? ", O_DIRECT" : "",
-               format_size(w.file_size).c_str(), w.dir.c_str(), ctx.mount_type.c_str());
+               format_size(w.file_size).c_str(), w.dir.c_str(), ctx.fs_type().c_str());
   const std::string fsync = phase_list(w.fsync_phases);
   std::fprintf(out_, "  records: seq %s, rand %s, scan %s; cache %s; fsync %s; filter kernel %s\n",
                format_size(w.seq_record).c_str(), format_size(w.rand_record).c_str(),
@@ -43,9 +78,7 @@ void ConsoleWriter::begin_run(const RunContext& ctx) {
                  "  streams: each point runs ranks x depth of them; random phases keep depth "
                  "requests in flight, sequential phases stream depth regions of each file side by "
                  "side\n");
-  std::fprintf(out_, "  device counters: %s\n",
-               ctx.device_note.empty() ? "measured around every phase"
-                                       : ("not measured: " + ctx.device_note).c_str());
+  print_storage(ctx);
   std::fprintf(out_, "placement (%s):\n",
                cfg.sweep.placement == Placement::spread ? "spread" : "block");
   std::map<int, std::vector<int>> by_node;

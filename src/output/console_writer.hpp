@@ -21,6 +21,7 @@ class ConsoleWriter final : public ResultWriter {
  private:
   bool by_streams() const;  // the run sweeps --streams: the table has a streams column
   void print_header();
+  void print_storage(const RunContext& ctx);
   void print_final_math();
   void print_shipped(const SummaryRow& filter);
 

@@ -94,6 +94,8 @@ Handle field_type(FieldType t) {
       return engine_enum_type();
     case FieldType::str64:
       return string_type(64);
+    case FieldType::str256:
+      return string_type(256);
   }
   throw std::logic_error("unknown field type");
 }

@@ -96,7 +96,7 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
   set_attr(g, "n_nodes", static_cast<std::int64_t>(ctx.topology.hosts.size()));
   write_recorded(g, c.recorded);
   // What the run found or drew itself, beside its configuration.
-  set_attr(g, "fs_type", ctx.mount_type);
+  set_attr(g, "fs_type", ctx.fs_type());
   h5::set_attr_u64(g, "pattern_bytes", kPatternBytes);
   set_attr(g, "phase_table", phase_table_toml());
   std::vector<std::int64_t> points, depths;
@@ -111,6 +111,7 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
   set_attr(g, "engines_compiled", compiled_engines());
   h5::set_attr_u64(g, "order_seed", ctx.order_seed);
   set_attr(g, "device_note", ctx.device_note);
+  set_attr(g, "wire_note", ctx.wire_note);
   set_attr(g, "page_cache_probe", fsops::cache_probe_method());
   // Who writes this run: a later run marks it `interrupted` when this process is gone.
   const ProcessIdentity me = self_identity();
@@ -201,6 +202,9 @@ void Hdf5Writer::begin_locked(const RunContext& ctx, bool was_empty) {
   h5::create_table(g.get(), timeseries_table(), 4096);
   h5::create_table(g.get(), device_table(), 256);
   h5::create_table(g.get(), rank_usage_table(), 1024);
+  h5::create_table(g.get(), wire_table(), 256);
+  h5::create_table(g.get(), mounts_table(), 64);
+  h5::append_rows(g.get(), mounts_table(), ctx.mounts.data(), ctx.mounts.size());
   h5::Handle lat = h5::check(H5Gcreate2(g.get(), "latency", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                              H5Gclose, "latency group");
   std::vector<std::uint64_t> lower, upper;
@@ -245,6 +249,7 @@ void Hdf5Writer::append_point(const PointResult& p, const LatencyHistogram& late
   h5::append_rows(g.get(), nodes_table(), p.nodes.data(), p.nodes.size());
   h5::append_rows(g.get(), timeseries_table(), p.series.data(), p.series.size());
   h5::append_rows(g.get(), device_table(), p.devices.data(), p.devices.size());
+  h5::append_rows(g.get(), wire_table(), p.wire.data(), p.wire.size());
   h5::Handle lat = h5::check(H5Gopen2(g.get(), "latency", H5P_DEFAULT), H5Gclose, "latency");
   std::vector<std::uint64_t> counts(latency.counts().begin(), latency.counts().end());
   h5::append_matrix_u64(lat.get(), "counts", counts);

@@ -10,6 +10,7 @@ namespace {
 constexpr double kCachedNote = 0.05;     // a read that started this cached is marked
 constexpr double kUnflushedNote = 0.05;  // a write that left this much dirty is marked
 constexpr double kDeviceNote = 0.90;     // a phase whose device saw less than this is marked
+constexpr double kWireNote = 0.90;       // a phase whose wire carried less than this is marked
 
 std::string percent(const char* what, double fraction) {
   char b[48];
@@ -28,6 +29,11 @@ std::string provenance_notes(const SummaryRow& s) {
     add(percent("unflushed", s.unflushed_fraction));
   if (!std::isnan(s.device_fraction) && s.device_fraction < kDeviceNote)
     add(percent("device", s.device_fraction));
+  if (!std::isnan(s.wire_fraction) && s.wire_fraction < kWireNote)
+    add(percent("wire", s.wire_fraction));
+  // Neither the device nor the wire counted this row's bytes: nothing says whether they reached
+  // the storage, so a blank note can only mean checked and fine.
+  if (std::isnan(s.device_fraction) && std::isnan(s.wire_fraction)) add("unverified");
   return n;
 }
 

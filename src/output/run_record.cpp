@@ -35,6 +35,16 @@ std::vector<std::string> read_strings(hid_t parent, const char* name) {
   return out;
 }
 
+// The rows of table `t` of a run group, when it has one.
+template <class Row>
+void read_table(hid_t g, const TableDesc& t, std::vector<Row>& out) {
+  if (H5Lexists(g, t.name, H5P_DEFAULT) <= 0) return;
+  hsize_t n = 0;
+  const std::vector<std::byte> rows = h5::read_rows(g, t, n);
+  out.resize(static_cast<std::size_t>(n));
+  if (n > 0) std::memcpy(out.data(), rows.data(), rows.size());
+}
+
 std::string status_name(std::uint8_t value) {
   for (const auto& m : status_members())
     if (m.value == value) return m.name;
@@ -68,12 +78,8 @@ std::string read_run(hid_t f, const std::string& q, const RunIndexRow& row, RunR
   h5::read_attr(g.get(), "label", out.label);
   h5::read_attr(g.get(), "rerun_of", out.rerun_of);
   if (H5Lexists(g.get(), "hosts", H5P_DEFAULT) > 0) out.hosts = read_strings(g.get(), "hosts");
-  if (H5Lexists(g.get(), rank_map_table().name, H5P_DEFAULT) > 0) {
-    hsize_t n = 0;
-    const std::vector<std::byte> rows = h5::read_rows(g.get(), rank_map_table(), n);
-    out.rank_map.resize(static_cast<std::size_t>(n));
-    if (n > 0) std::memcpy(out.rank_map.data(), rows.data(), rows.size());
-  }
+  read_table(g.get(), rank_map_table(), out.rank_map);
+  read_table(g.get(), mounts_table(), out.mounts);
   return {};
 }
 

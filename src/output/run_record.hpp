@@ -22,6 +22,7 @@ struct RunRecord {
   int n_nodes = 0;
   std::vector<std::string> hosts;  // index = node id
   std::vector<RankMapRow> rank_map;
+  std::vector<MountRow> mounts;  // the file system under --dir on each node (newer runs)
 };
 
 // Reads run `run_id` of the results file `path`, or its latest run (the last row of /run_index)

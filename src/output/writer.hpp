@@ -28,9 +28,17 @@ struct RunContext {
   std::string engine_detail;
   std::string versions_toml;  // iosweep, git, MPI, HDF5, liburing, kernel
   std::string slurm_job_id, slurm_nodelist;
-  std::string mount_type;
+  std::vector<MountRow> mounts;  // every node's file system under --dir (node 0: rank 0's)
   std::string device_note;       // why the device counters are NaN; empty when measured
+  std::string wire_note;         // why the wire counters are NaN; empty when measured
   std::uint64_t order_seed = 0;  // --order-seed, or the run's nonce
+
+  // The file system type under --dir on rank 0's node (node 0), from its mount table.
+  std::string fs_type() const {
+    for (const auto& m : mounts)
+      if (m.node == 0) return m.fs_type;
+    return "unknown";
+  }
 };
 
 class ResultWriter {

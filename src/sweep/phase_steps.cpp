@@ -81,7 +81,7 @@ bool SweepRunner::run_window(PhaseRun& r, std::size_t point_index, MPI_Comm comm
                            r.desc.random() ? work_.record_bytes(r.desc.record) : 0);
     r.ctx.progress_bytes = progress_->counter();
   }
-  devices_->before();
+  counters_->before();
   MPI_Barrier(comm);
   r.pre_window_ns = now_ns() - r.t_prepared_ns;
   std::string run_error;
@@ -93,7 +93,7 @@ bool SweepRunner::run_window(PhaseRun& r, std::size_t point_index, MPI_Comm comm
   if (rank0_) progress_->end_phase();
   if (!checkpoint(run_error)) return false;
   r.t_closed_ns = now_ns();
-  devices_->after();
+  counters_->after();
   return true;
 }
 
@@ -110,7 +110,9 @@ bool SweepRunner::finish_untimed(PhaseRun& r) {
 bool SweepRunner::record_phase(PhaseRun& r, MPI_Comm comm) {
   private_peak_ = std::max(private_peak_, r.sample.private_bytes);
   PointInput in;
-  in.devices = devices_->collect(comm);
+  NodeCounters::Rows counted = counters_->collect(comm);
+  in.devices = std::move(counted.devices);
+  in.wire = std::move(counted.wire);
   gather_point(comm, r.sample, r.ctx.latency, r.ctx.series, r.desc.counts(), in);
   r.phase->cleanup(r.ctx);
   std::string engine_detail;
@@ -128,12 +130,17 @@ bool SweepRunner::record_phase(PhaseRun& r, MPI_Comm comm) {
     in.repetition = r.rep;
     in.bin_s = work_.timeseries_bin_s;
     in.order_seed = r.desc.random() ? r.ctx.order_seed : 0;
-    in.device_measured = devices_->measured();
+    in.device_measured = counters_->device_measured();
+    in.wire_measured = counters_->wire_measured();
     in.writes = r.desc.writes();
     in.overhead_s = ns_to_s(r.pre_window_ns + (now_ns() - r.t_closed_ns));
     for (auto& d : in.devices) {
       d.phase = r.desc.id;
       d.repetition = static_cast<std::uint32_t>(r.rep);
+    }
+    for (auto& w : in.wire) {
+      w.phase = r.desc.id;
+      w.repetition = static_cast<std::uint32_t>(r.rep);
     }
     verdict = recorder_->record(r.row, in, engine_detail);
   }

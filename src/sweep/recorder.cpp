@@ -20,6 +20,8 @@ void renumber(PointResult& p, std::uint32_t point) {
     r.point = point;
   for (auto& r : p.devices)
     r.point = point;
+  for (auto& r : p.wire)
+    r.point = point;
 }
 
 }  // namespace

@@ -57,6 +57,21 @@ void reduce_provenance(const PointInput& in, PointResult& out) {
   out.devices = in.devices;
   for (auto& d : out.devices)
     d.point = in.point;
+  s.wire_rx_bytes = s.wire_tx_bytes = s.wire_fraction = kNaN;
+  if (in.wire_measured) {
+    double rx = 0, tx = 0;
+    for (const auto& w : in.wire)
+      if (w.counted) {
+        rx += static_cast<double>(w.rx_bytes);
+        tx += static_cast<double>(w.tx_bytes);
+      }
+    s.wire_rx_bytes = rx;
+    s.wire_tx_bytes = tx;
+    if (s.bytes > 0) s.wire_fraction = (in.writes ? tx : rx) / static_cast<double>(s.bytes);
+  }
+  out.wire = in.wire;
+  for (auto& w : out.wire)
+    w.point = in.point;
   double cached_sum = 0, cached_max = kNaN, unflushed = 0, written = 0;
   int cached_n = 0;
   bool any_unflushed = false;

@@ -42,6 +42,8 @@ struct PointInput {
   std::uint64_t order_seed = 0;
   std::vector<DeviceRow> devices;  // one per node sampled, `counted` already decided
   bool device_measured = false;    // false: no block device (NaN in the summary)
+  std::vector<WireRow> wire;       // one per node sampled, `counted` already decided
+  bool wire_measured = false;      // false: no storage interface sampled (NaN in the summary)
   bool writes = false;             // the phase's direction, for device_fraction
   double overhead_s = 0;           // rank 0's time outside the windows and its preparation
 };

@@ -183,8 +183,9 @@ bool SweepRunner::start_writers() {
       rc.versions_toml = versions_toml();
       if (const char* j = std::getenv("SLURM_JOB_ID")) rc.slurm_job_id = j;
       if (const char* n = std::getenv("SLURM_JOB_NODELIST")) rc.slurm_nodelist = n;
-      rc.mount_type = fsops::fs_type(work_.dir);
-      rc.device_note = devices_->measured() ? std::string() : devices_->why_not();
+      rc.mounts = counters_->mounts();
+      rc.device_note = counters_->device_measured() ? std::string() : counters_->device_why_not();
+      rc.wire_note = counters_->wire_measured() ? std::string() : counters_->wire_why_not();
       rc.order_seed = order_base_;
       writers_.begin_run(rc);
       recorder_ = std::make_unique<PointRecorder>(
@@ -279,7 +280,7 @@ int SweepRunner::finish() {
 int SweepRunner::run() {
   draw_run_identity();
   spec_ = {work_.seed, work_.filter_key, work_.filter_every, work_.file_size};
-  devices_ = std::make_unique<DeviceSampler>(work_.dir, place_);
+  counters_ = std::make_unique<NodeCounters>(work_, place_);
   files_ = std::make_unique<FileSet>(work_.dir, run_id_,
                                      work_.reuse_run.empty() ? run_id_ : work_.reuse_run,
                                      place_.self.position, work_.shared());

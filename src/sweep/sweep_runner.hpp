@@ -19,7 +19,7 @@
 #include "phases/file_set.hpp"
 #include "phases/phase.hpp"
 #include "phases/phase_table.hpp"
-#include "sweep/devices.hpp"
+#include "sweep/node_counters.hpp"
 #include "sweep/progress.hpp"
 #include "sweep/recorder.hpp"
 #include "sweep/signals.hpp"
@@ -101,7 +101,7 @@ class SweepRunner {
   WriterList writers_;  // rank 0: complete before the signal watcher starts
   std::unique_ptr<Progress> progress_;
   std::unique_ptr<SignalWatcher> watcher_;
-  std::unique_ptr<DeviceSampler> devices_;
+  std::unique_ptr<NodeCounters> counters_;   // device, wire and client counters per node
   std::unique_ptr<PointRecorder> recorder_;  // rank 0
   std::uint64_t order_base_ = 0;             // --order-seed, or this run's nonce
   std::string failure_;                      // on rank 0: why the run stops

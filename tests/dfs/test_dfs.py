@@ -286,7 +286,19 @@ def test_the_sweep_over_all_phases(bed, voldir, tmp_path, n):
     attrs, s, r, rm, hosts, status, phases = summary(out)
     assert status == "complete"
     assert sorted(hosts) == ["node1", "node2"]
-    assert common.text(attrs["fs_type"]) != ""
+    # The file system named for what it is, not FUSE's statfs magic, on every node.
+    assert common.text(attrs["fs_type"]) == "fuse.glusterfs"
+    assert "0x65735546" not in p.stdout
+    assert "file system: fuse.glusterfs 198.18.0.1:" in p.stdout, p.stdout
+    with h5py.File(out, "r") as f:
+        mounts = latest_run(f)["mounts"][()]
+    assert sorted(int(m["node"]) for m in mounts) == [0, 1]
+    for m in mounts:
+        assert m["fs_type"] == b"fuse.glusterfs" and m["source"].startswith(b"198.18.0.1:")
+        assert m["mount_point"] == bed.mount.encode() and m["wire"] == b"eth0"
+    # Every row's bytes were checked by the wire: none is unverified.
+    assert "unverified" not in p.stdout
+    assert all(s["wire_fraction"] >= 0.9), s["wire_fraction"]
     points = [1, 2] if n == 2 else [1, 2, 4]
     ran = {name for name, v in phases.items() if len(s[s["phase"] == v])}
     assert ran == set(phases) - {"ship_count"}  # every default phase, scan-only included
@@ -402,8 +414,10 @@ def test_read_shift_auto_reads_a_file_another_node_wrote(bed, voldir, tmp_path):
     for row in reads:  # every reader on another node than the file's writer
         assert node_of[int(row["file"])] != int(row["node"]), row
     read_rows = rows_of(s, phases, "seq_read")
-    # Another node's file is in this node's page cache only if this node read it before.
+    # Another node's file is in this node's page cache only if this node read it before, so
+    # without any drop its bytes come over the wire.
     assert read_rows["cached_fraction_max"][0] < 0.05
+    assert read_rows["wire_fraction"][0] >= 0.95, read_rows["wire_fraction"]
     assert all(read_rows["bad_blocks"] == 0)
 
 
@@ -422,15 +436,22 @@ def test_cache_drop_and_keep(bed, voldir, tmp_path, cache):
     assert p.returncode == 0, p.stdout + p.stderr
     attrs, s, r, rm, hosts, status, phases = summary(out)
     assert status == "complete" and common.text(attrs["cache"]) == cache
-    read = rows_of(s, phases, "seq_read")[0]
+    read, write = rows_of(s, phases, "seq_read")[0], rows_of(s, phases, "seq_write")[0]
     rx, tx = wire_delta(before, after)
     assert tx >= 64 * MiB  # the writes went out either way
+    # iosweep's own wire figures agree with the nodes' counters read around the whole job.
+    assert write["wire_fraction"] >= 0.95 and write["wire_tx_bytes"] <= tx
+    assert read["wire_rx_bytes"] <= rx
     if cache == "drop":
         assert read["cached_fraction_max"] == 0.0
         assert rx >= read["bytes"] == 64 * MiB
+        assert read["wire_fraction"] >= 0.95
     else:
         assert read["cached_fraction_mean"] >= 0.95
         assert rx < read["bytes"] // 10, f"{rx} bytes received for a cached read"
+        # A read served by the client's cache says so in the notes: its bytes did not cross.
+        assert read["wire_fraction"] <= 0.05
+        assert re.search(r"seq-read .*cached 100%; wire [0-5]%", p.stdout), p.stdout
 
 
 # ------------------------------------------------------------------- a brick killed mid-phase

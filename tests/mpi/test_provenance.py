@@ -194,6 +194,39 @@ def test_orders_differ_per_run_and_repetition_unless_pinned(workdir, tmp_path):
     assert seeds[2] == seeds[3]  # --order-seed pins them
 
 
+def mount_type(path):
+    """The type of the mount holding `path`, from /proc/self/mountinfo (as iosweep reads it)."""
+    real, best, kind = os.path.realpath(path), "", None
+    for line in open("/proc/self/mountinfo"):
+        f = line.split()
+        mnt, fstype = f[4], f[f.index("-") + 1]
+        if (real == mnt or real.startswith(mnt.rstrip("/") + "/")) and len(mnt) >= len(best):
+            best, kind = mnt, fstype
+    return kind
+
+
+def test_a_local_disk_is_named_from_the_mount_table_and_its_rows_are_verified(workdir, tmp_path):
+    """On a file system with a block device the device counts every row: no row is
+    unverified, and no wire is sampled (the mount names a device, not a server)."""
+    if fs_type(workdir) not in ("ext2/ext3", "ext4", "xfs"):
+        pytest.skip(f"{workdir} is on {fs_type(workdir)}, not a disk file system")
+    out = tmp_path / "r.h5"
+    p = run_iosweep(
+        1,
+        ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB"]
+        + ["--phases", "seq-write,seq-read", "--output", out, "--quiet"],
+        check=0,
+    )
+    s, _, attrs, dev = summary_of(out)
+    kind = mount_type(workdir)
+    assert attrs["fs_type"] == kind and f"file system: {kind} " in p.stdout
+    assert all(np.isfinite(s["device_fraction"])) and "unverified" not in p.stdout
+    assert all(np.isnan(s["wire_fraction"])) and "a device, not a server" in attrs["wire_note"]
+    with h5py.File(out, "r") as f:
+        mounts = latest_run(f)["mounts"][()]
+    assert len(mounts) == 1 and mounts[0]["fs_type"].decode() == kind
+
+
 def test_no_block_device_is_nan_with_the_reason(tmp_path):
     shm = "/dev/shm"
     if fs_type(shm) != "tmpfs":
@@ -225,6 +258,11 @@ def test_no_block_device_is_nan_with_the_reason(tmp_path):
         assert len(dev) == 0
         assert "tmpfs" in attrs["device_note"] and "no block device" in attrs["device_note"]
         assert "not measured" in p.stdout
+        # Nothing counted these bytes, neither a device nor a wire: every row says so, so that
+        # a blank note can only mean checked.
+        assert all(np.isnan(s["wire_fraction"])) and "names no server" in attrs["wire_note"]
+        table = [ln for ln in p.stdout.splitlines() if ln.startswith(("seq-write", "seq-read"))]
+        assert len(table) == len(s) and all(ln.rstrip().endswith("unverified") for ln in table)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -73,13 +73,16 @@ def with_mounts_and_wire(src, dst):
             hosts = g["hosts"][()]
             mdt = np.dtype([("node", "<i4"), ("fs_type", "S32"), ("mount_point", "S64")])
             m = np.array([(i, b"fuse.glusterfs", b"/mnt/gv0") for i in range(len(hosts))], mdt)
+            if "mounts" in g:  # files that have one: replaced by the made-up client mount
+                del g["mounts"]
             ds = g.create_dataset("mounts", data=m)
             ds.attrs["node.unit"], ds.attrs["fs_type.unit"] = "1", "text"
             ds.attrs["mount_point.unit"] = "text"
             old = g["summary"]
             s, attrs = old[()], dict(old.attrs)
             wire = ("wire_fraction", "wire_rx_bytes", "wire_tx_bytes")
-            dt = np.dtype([(n, old.dtype[n]) for n in old.dtype.names] + [(n, "<f8") for n in wire])
+            added = [(n, "<f8") for n in wire if n not in old.dtype.names]
+            dt = np.dtype([(n, old.dtype[n]) for n in old.dtype.names] + added)
             out = np.zeros(len(s), dtype=dt)
             for n in old.dtype.names:
                 out[n] = s[n]

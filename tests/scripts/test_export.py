@@ -15,7 +15,17 @@ import iosweep_export
 from conftest import SOURCE_DIR, run_ids, run_iosweep
 
 LOAD = SOURCE_DIR / "scripts" / "iosweep-load"
-TABLES = ("rank_map", "summary", "ranks", "nodes", "device", "timeseries", "rank_usage")
+TABLES = (
+    "rank_map",
+    "summary",
+    "ranks",
+    "nodes",
+    "device",
+    "timeseries",
+    "rank_usage",
+    "wire",
+    "mounts",
+)
 
 
 @pytest.fixture(scope="module")

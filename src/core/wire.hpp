@@ -1,0 +1,56 @@
+// The byte counters of the interfaces that carry a node's storage traffic, so that a figure can
+// say whether its bytes crossed the wire to the servers or came from a cache on the client.
+//
+//   network interfaces   /proc/self/net/dev (the calling process's own network namespace, which
+//                        /sys/class/net is not: it shows the namespace /sys was mounted in)
+//   InfiniBand ports     /sys/class/infiniband/DEV/ports/PORT/counters/port_rcv_data and
+//                        port_xmit_data, in units of 4 bytes (Lustre over o2ib, GPFS verbs)
+//
+// Which interfaces: named (`eth0`, `ib:mlx5_0:1` for port 1 of mlx5_0), or chosen from the
+// mount: the interface of this node's route to the server its source names (an IPv4 address
+// or a host name: 198.18.0.1:/vol, server:/export, 10.0.0.1@tcp:/fs), every InfiniBand port for
+// a Lustre network of o2ib. A file system with a block device of its own, or whose source names
+// no server (GPFS names its device), has none chosen; the reason is kept.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/mountinfo.hpp"
+
+namespace iosweep {
+
+struct WireCounters {
+  std::uint64_t rx_bytes = 0, tx_bytes = 0;
+};
+WireCounters operator-(const WireCounters& after, const WireCounters& before);
+
+struct WireChoice {
+  std::vector<std::string> interfaces;  // empty: nothing to sample (see why)
+  std::string why;
+  std::string joined() const;  // "eth0,ib:mlx5_0:1"
+};
+
+// The counters of network interface `name` in the text of /proc/self/net/dev; false when it
+// is not there.
+bool net_dev_counters(std::string_view net_dev, std::string_view name, WireCounters& out);
+// The interface this node routes IPv4 address `addr` (host byte order) through, from the text
+// of /proc/self/net/route: the longest matching prefix, then the lowest metric; "lo" for an
+// address of this node itself (`local`), empty when there is no route.
+std::string route_interface(std::string_view route_text, std::uint32_t addr, bool local);
+// The IPv4 address of the server a mount source names ("198.18.0.1:/v", "srv:/e",
+// "10.0.0.1@tcp:/fs"), resolved when it is a host name; false when it names none.
+bool server_of(const std::string& source, std::uint32_t& addr, std::string& why);
+
+// The interfaces to sample for the file system of `mount`: `named` when given, else chosen.
+WireChoice choose_wire(const MountEntry& mount, const std::vector<std::string>& named);
+// Empty when every interface of `choice` can be read on this node, else which cannot.
+std::string check_wire(const WireChoice& choice);
+// The sum of the counters of every interface of `choice`, now.
+WireCounters sample_wire(const WireChoice& choice);
+// An identity of this node's network namespace: equal for emulated nodes that share one.
+std::uint64_t network_identity();
+
+}  // namespace iosweep
