@@ -44,6 +44,17 @@ std::string errno_name(int err) {
     IOSWEEP_ERRNO(ESTALE)
     IOSWEEP_ERRNO(EDQUOT)
     IOSWEEP_ERRNO(ECANCELED)
+    // What network file systems return: a server gone, a connection cut.
+    IOSWEEP_ERRNO(ENOTCONN)
+    IOSWEEP_ERRNO(ECONNRESET)
+    IOSWEEP_ERRNO(ECONNREFUSED)
+    IOSWEEP_ERRNO(ECONNABORTED)
+    IOSWEEP_ERRNO(EHOSTUNREACH)
+    IOSWEEP_ERRNO(ENETUNREACH)
+    IOSWEEP_ERRNO(ESHUTDOWN)
+    IOSWEEP_ERRNO(EREMOTEIO)
+    IOSWEEP_ERRNO(ENOLINK)
+    IOSWEEP_ERRNO(EPIPE)
 #undef IOSWEEP_ERRNO
     default:
       return "errno " + std::to_string(err);

@@ -71,6 +71,13 @@ ProcessIdentity self_identity() {
   return p;
 }
 
+Liveness liveness_here(const std::string& boot_id, std::int64_t pid, std::uint64_t start_ticks) {
+  if (boot_id.empty() || boot_id != first_line_of("/proc/sys/kernel/random/boot_id"))
+    return Liveness::unknown;
+  const std::uint64_t ticks = start_ticks_of(pid);
+  return ticks != 0 && ticks == start_ticks ? Liveness::alive : Liveness::gone;
+}
+
 Liveness liveness_of(const ProcessIdentity& p) {
   const ProcessIdentity me = self_identity();
   if (p.host.empty() || p.boot_id.empty() || p.host != me.host) return Liveness::unknown;

@@ -33,5 +33,8 @@ std::uint64_t private_bytes();
 enum class Liveness { alive, gone, unknown };
 // unknown: another host or another boot's records cannot be decided from here.
 Liveness liveness_of(const ProcessIdentity& p);
+// The same for a process of this job on this kernel (the same boot), whatever host name it has:
+// emulated nodes share one kernel and its pids under their own names.
+Liveness liveness_here(const std::string& boot_id, std::int64_t pid, std::uint64_t start_ticks);
 
 }  // namespace iosweep

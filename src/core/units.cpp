@@ -108,39 +108,75 @@ std::string parse_size(std::string_view text, std::uint64_t& out) {
   return {};
 }
 
-std::string parse_rate(std::string_view text, double& bytes_per_s) {
-  std::string_view number;
-  std::string unit;
-  if (auto why = check_spelling(text, "5.2GB/s or 800MiB/s"); !why.empty()) return why;
-  if (!split_number(text, number, unit))
-    return "'" + std::string(text) + "' is not a rate; expected e.g. 5.2GB/s, 800MiB/s";
-  if (unit.ends_with("/s")) unit.resize(unit.size() - 2);
-  if (unit.ends_with("ps")) unit.resize(unit.size() - 2);
+// A rate's unit: an optional decimal (k, M, G, T) or binary (Ki, Mi, Gi, Ti) prefix, B for
+// bytes or b (bit) for bits as networking writes them, then /s or ps. The prefix may be written
+// in either case; B and b are told apart. Returns the bytes per second of one unit, or 0.
+double rate_unit(std::string_view u) {
+  if (u.ends_with("/s"))
+    u.remove_suffix(2);
+  else if (u.ends_with("ps"))
+    u.remove_suffix(2);
+  else
+    return -1;  // no "per second"
+  double per_unit = 0;
+  if (u.ends_with("bit")) {
+    per_unit = 1.0 / 8;
+    u.remove_suffix(3);
+  } else if (u.ends_with("B")) {
+    per_unit = 1;
+    u.remove_suffix(1);
+  } else if (u.ends_with("b")) {
+    per_unit = 1.0 / 8;
+    u.remove_suffix(1);
+  } else {
+    return 0;
+  }
+  const std::string p = lower(u);
   static const struct {
-    const char* name;
+    const char* prefix;
     double mult;
-  } rows[] = {{"", 1},
-              {"b", 1},
-              {"kb", 1e3},
-              {"mb", 1e6},
-              {"gb", 1e9},
-              {"tb", 1e12},
-              {"kib", 1024.0},
-              {"mib", 1048576.0},
-              {"gib", 1073741824.0},
-              {"tib", 1099511627776.0}};
-  double v = 0;
-  auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
-  if (ec != std::errc() || p != number.data() + number.size())
-    return "'" + std::string(text) + "' is not a rate";
-  for (const auto& r : rows)
-    if (unit == r.name) {
-      if (!(v > 0)) return "'" + std::string(text) + "' must be positive";
-      bytes_per_s = v * r.mult;
-      return {};
+  } prefixes[] = {{"", 1},           {"k", 1e3},           {"m", 1e6},
+                  {"g", 1e9},        {"t", 1e12},          {"ki", 1024.0},
+                  {"mi", 1048576.0}, {"gi", 1073741824.0}, {"ti", 1099511627776.0}};
+  for (const auto& r : prefixes)
+    if (p == r.prefix) return per_unit * r.mult;
+  return 0;
+}
+
+std::string parse_rate(std::string_view text, double& bytes_per_s) {
+  if (auto why = check_spelling(text, "5.2GB/s or 800MiB/s"); !why.empty()) return why;
+  const std::string shown = "'" + printable(text) + "'";
+  // The number: digits with an optional fraction and exponent (1.5e9B/s).
+  std::size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
+    ++i;
+  if (i > 0 && i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    std::size_t j = i + 1;
+    if (j < text.size() && (text[j] == '+' || text[j] == '-')) ++j;
+    if (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) {
+      while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])))
+        ++j;
+      i = j;
     }
-  return "unknown rate unit in '" + std::string(text) +
-         "'; use B/s, MB/s, GB/s (decimal) or MiB/s, GiB/s (binary)";
+  }
+  const std::string_view number = text.substr(0, i), unit = text.substr(i);
+  double v = 0;
+  const auto [p, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+  if (number.empty() || (ec != std::errc() && ec != std::errc::result_out_of_range) ||
+      p != number.data() + number.size())
+    return shown + " is not a rate; expected e.g. 5.2GB/s, 800MiB/s or 40Gb/s";
+  const double unit_bytes = rate_unit(unit);
+  if (unit_bytes < 0)
+    return shown + " has no /s; a rate is written per second, e.g. 5.2GB/s or 40Gb/s";
+  if (unit_bytes == 0)
+    return "unknown rate unit in " + shown +
+           "; use B/s, kB/s, MB/s, GB/s, TB/s (decimal), KiB/s ... TiB/s (binary), or b/s, "
+           "Mb/s, Gb/s (bits)";
+  if (ec == std::errc::result_out_of_range || !std::isfinite(v * unit_bytes))
+    return shown + " is out of range";
+  if (!(v > 0)) return shown + " must be positive";
+  bytes_per_s = v * unit_bytes;
+  return {};
 }
 
 std::string parse_seconds(std::string_view text, double& seconds) {
@@ -188,16 +224,26 @@ std::string parse_count(std::string_view text, std::uint64_t& out) {
 std::string format_size(std::uint64_t bytes) {
   static const char* names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;
-  double v = static_cast<double>(bytes);
-  while (u < 4 && v >= 1024.0) {
-    v /= 1024.0;
+  while (u < 4 && bytes >= (std::uint64_t{1024} << (10 * u)))
     ++u;
-  }
-  char buf[48];
-  if (v == std::floor(v))
+  const double v = static_cast<double>(bytes) / static_cast<double>(std::uint64_t{1} << (10 * u));
+  char buf[64];
+  if (bytes % (std::uint64_t{1} << (10 * u)) == 0) {
     std::snprintf(buf, sizeof buf, "%.0f %s", v, names[u]);
-  else
-    std::snprintf(buf, sizeof buf, "%.2f %s", v, names[u]);
+    return buf;
+  }
+  // Not a whole number of its unit: the largest unit it is a whole number of, when that reads
+  // well (4100 KiB), else the rounded figure with the exact bytes, so that no remainder hides.
+  for (int w = u - 1; w >= 1; --w) {
+    const std::uint64_t unit = std::uint64_t{1} << (10 * w);
+    if (bytes % unit == 0 && bytes / unit < 100000) {
+      std::snprintf(buf, sizeof buf, "%llu %s", static_cast<unsigned long long>(bytes / unit),
+                    names[w]);
+      return buf;
+    }
+  }
+  std::snprintf(buf, sizeof buf, "%.2f %s (%llu bytes)", v, names[u],
+                static_cast<unsigned long long>(bytes));
   return buf;
 }
 

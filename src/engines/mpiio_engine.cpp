@@ -139,23 +139,37 @@ void MpiioEngine::start(unsigned slot) {
                   r.offset + s.done, errno_from_mpi(rc));
 }
 
+// One collective call, as every rank of the group makes it: the bytes it moved, or -errno. A
+// write that moved fewer bytes than asked without an error moved them into a full file system
+// (OMPIO reports ENOSPC only on its own stderr and returns the short count). After the call the
+// ranks agree whether any failed, and a rank whose own part succeeded takes that error too:
+// otherwise the failed rank stops issuing while the others wait for it in the next collective
+// call, for ever. The agreement is one MPI_Allreduce of an int per request, inside the window.
+std::int64_t MpiioEngine::collective_call(const IoRequest& r) {
+  const std::size_t fi = static_cast<std::size_t>(r.file);
+  MPI_Status st;
+  const auto off = static_cast<MPI_Offset>(r.offset);
+  const int n = static_cast<int>(r.length);
+  const int rc = r.op == IoOp::read
+                     ? MPI_File_read_at_all(files_[fi], off, r.buf, n, MPI_BYTE, &st)
+                     : MPI_File_write_at_all(files_[fi], off, r.buf, n, MPI_BYTE, &st);
+  int bytes = 0, err = 0;
+  if (rc != MPI_SUCCESS) {
+    err = errno_from_mpi(rc);
+  } else {
+    MPI_Get_count(&st, MPI_BYTE, &bytes);
+    if (r.op == IoOp::write && bytes < n) err = ENOSPC;
+  }
+  int worst = err;
+  MPI_Allreduce(&err, &worst, 1, MPI_INT, MPI_MAX, group_);
+  if (worst != 0) return -static_cast<std::int64_t>(err != 0 ? err : worst);
+  return bytes;
+}
+
 void MpiioEngine::submit(std::span<const IoRequest> requests) {
   if (collective_) {  // every rank makes the same calls in the same order: one at a time
-    for (const auto& r : requests) {
-      const std::size_t fi = static_cast<std::size_t>(r.file);
-      MPI_Status st;
-      const auto off = static_cast<MPI_Offset>(r.offset);
-      const int n = static_cast<int>(r.length);
-      const int rc = r.op == IoOp::read
-                         ? MPI_File_read_at_all(files_[fi], off, r.buf, n, MPI_BYTE, &st)
-                         : MPI_File_write_at_all(files_[fi], off, r.buf, n, MPI_BYTE, &st);
-      int bytes = 0;
-      if (rc == MPI_SUCCESS) MPI_Get_count(&st, MPI_BYTE, &bytes);
-      done_.push_back({r.tag,
-                       rc == MPI_SUCCESS ? static_cast<std::int64_t>(bytes)
-                                         : -static_cast<std::int64_t>(errno_from_mpi(rc)),
-                       0});
-    }
+    for (const auto& r : requests)
+      done_.push_back({r.tag, collective_call(r), 0});
     return;
   }
   for (const auto& r : requests)

@@ -37,6 +37,8 @@ class MpiioEngine final : public Engine {
  private:
   void start(unsigned slot);
 
+  std::int64_t collective_call(const IoRequest& r);
+
   MPI_Comm group_;
   bool collective_;
   std::vector<IoCompletion> done_;  // collective requests, completed inside submit()

@@ -210,6 +210,31 @@ void SweepRunner::draw_run_identity() {
   order_base_ = nonce;
 }
 
+// Every rank's process, on rank 0: when the launcher stops the job because a rank died, the
+// run's status can say which rank was lost rather than name the launcher's follow-up signal.
+void SweepRunner::note_rank_identities() {
+  const ProcessIdentity me = self_identity();
+  RankProcess mine{me.pid, me.start_ticks, {}};
+  std::strncpy(mine.boot_id, me.boot_id.c_str(), sizeof mine.boot_id - 1);
+  processes_.resize(rank0_ ? static_cast<std::size_t>(mpi_.size()) : 0);
+  MPI_Gather(&mine, sizeof mine, MPI_BYTE, processes_.data(), sizeof mine, MPI_BYTE, 0,
+             MPI_COMM_WORLD);
+}
+
+// On rank 0, in the signal watcher: the ranks on this kernel whose process is gone.
+std::string SweepRunner::lost_ranks() const {
+  std::string lost;
+  for (std::size_t r = 0; r < processes_.size(); ++r) {
+    const RankProcess& p = processes_[r];
+    if (liveness_here(p.boot_id, p.pid, p.start_ticks) != Liveness::gone) continue;
+    const auto node = static_cast<std::size_t>(place_.full.ranks[r].node);
+    lost += (lost.empty() ? "" : ", ") + ("rank " + std::to_string(r) + " (host " +
+                                           place_.full.hosts[node] + ", pid " +
+                                           std::to_string(p.pid) + ")");
+  }
+  return lost;
+}
+
 // From here to the end of the run a signal is handled: rank 0 first marks the run aborted
 // (mpirun sends SIGKILL about a second after SIGTERM unless odls_base_sigkill_timeout says
 // otherwise, and removing large files can take that long), then every rank removes its files.
@@ -217,7 +242,14 @@ void SweepRunner::watch_signals() {
   watcher_ = std::make_unique<SignalWatcher>([this](int sig) {
     const char* name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
     if (rank0_) {
-      const std::string msg = std::string("interrupted by ") + name;
+      // A rank that died first (killed, its node lost) makes the launcher stop the others with
+      // SIGTERM: the status names the lost rank, not the signal that followed.
+      const std::string lost = lost_ranks();
+      const std::string msg =
+          lost.empty() ? std::string("interrupted by ") + name
+                       : "a rank was lost: " + lost +
+                             " ended without iosweep's cleanup (killed, or its node lost); the "
+                             "launcher then stopped the job with " + name;
       bool marked = false;
       try {
         marked = writers_.abort_from_signal(msg);
@@ -284,6 +316,7 @@ int SweepRunner::run() {
   files_ = std::make_unique<FileSet>(work_.dir, run_id_,
                                      work_.reuse_run.empty() ? run_id_ : work_.reuse_run,
                                      place_.self.position, work_.shared());
+  note_rank_identities();
   make_writers();
   watch_signals();
   if (!start_writers()) return fail();

@@ -76,6 +76,8 @@ class SweepRunner {
   std::vector<PhaseId> order_for(int rep) const;
   std::uint64_t order_seed_for(std::uint64_t point_key, int rep) const;
   std::string who() const;
+  void note_rank_identities();
+  std::string lost_ranks() const;
   std::string where(const RankSample& r) const;
   // phase_steps.cpp
   bool run_phase(const PhaseRow& row, std::size_t point_index, int k, int rep, MPI_Comm comm,
@@ -112,6 +114,13 @@ class SweepRunner {
   const PhaseDesc* previous_ = nullptr;      // the phase before, in this repetition
   std::uint64_t private_peak_ = 0;           // this rank's largest private memory seen
   std::uint64_t private_idle_peak_ = 0;      // the same, at the end of points it waited out
+  // Rank 0: every rank's process (pid, start time, boot), to tell a rank lost from a signal.
+  struct RankProcess {
+    std::int64_t pid;
+    std::uint64_t start_ticks;
+    char boot_id[40];
+  };
+  std::vector<RankProcess> processes_;
 };
 
 }  // namespace iosweep

@@ -520,9 +520,8 @@ def test_a_brick_killed_mid_phase_is_an_io_error_naming_rank_host_file_offset(
     for rank, host, file, offset, errno, name in failed:
         assert os.path.dirname(file) == voldir and os.path.basename(file) in on_brick
         assert 0 < int(offset) < 64 * MiB
-        # ENOTCONN. iosweep's errno table (src/core/errors.cpp) has no name for 107 yet and
-        # prints its number instead.
-        assert int(errno) == 107 and name in ("ENOTCONN", "errno 107"), name
+        # ENOTCONN: the client lost the brick.
+        assert int(errno) == 107 and name == "ENOTCONN", name
     rank, host = int(failed[0][0]), failed[0][1]
     with h5py.File(out, "r") as f:
         ids = run_ids(f)
@@ -531,7 +530,7 @@ def test_a_brick_killed_mid_phase_is_an_io_error_naming_rank_host_file_offset(
         assert g0["summary"][()].tobytes() == first_summary.tobytes()
         assert common.status_of(g0) == "complete"
         assert common.status_of(g1) == "aborted"
-        assert "errno 107" in common.text(g1.attrs["status_message"])
+        assert "errno 107, ENOTCONN" in common.text(g1.attrs["status_message"])
         hosts = list(g1["hosts"].asstr()[()])
         rm = g1["rank_map"][()]
         assert hosts[[row["node"] for row in rm if row["rank"] == rank][0]] == host

@@ -100,6 +100,30 @@ def test_enospc_in_the_middle_of_seq_write(small_tmpfs, tmp_path):
         assert f["run_index"][-1]["status"] == 2
 
 
+def test_a_collective_write_that_fills_the_file_system_is_enospc_on_every_rank(
+    small_tmpfs, tmp_path
+):
+    """OMPIO reports a full file system only on its own stderr and returns a short count from
+    the collective write; every rank of the call must stop with ENOSPC, none may wait for the
+    others in the next collective call."""
+    out = tmp_path / "r.h5"
+    p = run_iosweep(
+        2,
+        ["run", "--dir", small_tmpfs, "--file-size", "16MiB", "--seq-record", "1MiB"]
+        + ["--file-layout", "shared", "--engine", "mpiio", "--mpiio-collective"]
+        + ["--ranks", "2", "--phases", "seq-write", "--force", "--output", out, "--quiet"],
+        timeout=120,
+    )
+    assert p.returncode == 1, p.stdout + p.stderr
+    failed = re.findall(
+        r"rank (\d) \(host [^)]+\): write of \S+ at offset \d+ failed: .*" r"\(errno 28, ENOSPC\)",
+        p.stderr,
+    )
+    assert sorted(set(failed)) == ["0", "1"], p.stderr
+    assert "ENODATA" not in p.stderr
+    assert os.listdir(small_tmpfs) == [], "the run's files must be removed"
+
+
 # ------------------------------------------------------------------------- signals and kills
 
 STARTED = []
@@ -295,10 +319,12 @@ def test_signal_to_iosweep_itself_exits_128_plus_signal(diskdir, tmp_path, sig, 
 def test_a_rank_killed_mid_phase_ends_the_job_and_keeps_earlier_runs(diskdir, tmp_path):
     out = tmp_path / "r.h5"
     earlier_run(diskdir, out)
-    p = start(long_run_args(diskdir, out))
+    # mpirun's default grace (1 s) between its SIGTERM and SIGKILL, for rank 0 to mark the run.
+    p = start(long_run_args(diskdir, out), env={"OMPI_MCA_odls_base_sigkill_timeout": "1"})
     pids = wait_for(lambda: in_timed_phase(diskdir, 2) and rank_pids(diskdir), what="the ranks")
     t0 = time.monotonic()
-    os.kill(max(pids), signal.SIGKILL)
+    killed = max(pids)  # rank 1: rank 0, started first, has the lower pid and marks the run
+    os.kill(killed, signal.SIGKILL)
     p.communicate(timeout=60)
     assert p.returncode != 0
     assert time.monotonic() - t0 < 30, "mpirun must end the job in bounded time"
@@ -308,6 +334,11 @@ def test_a_rank_killed_mid_phase_ends_the_job_and_keeps_earlier_runs(diskdir, tm
         assert (
             f["runs"][ids[0]].attrs["label"] == "earlier" and f["runs"][ids[0]].attrs["status"] == 1
         )
+        # The run says a rank was lost, not only that mpirun's follow-up SIGTERM arrived.
+        g = f["runs"][ids[1]]
+        why = g.attrs["status_message"]
+        assert g.attrs["status"] == 2 and "a rank was lost: rank 1 " in why, why
+        assert f"pid {killed})" in why and "SIGTERM" in why, why
     # The killed rank could not clean up: its leftover is a file of that run only.
     assert all(n.startswith("iosweep.") for n in os.listdir(diskdir))
 

@@ -38,6 +38,26 @@ TEST(Units, RatesFollowVendorDecimalAndIecBinary) {
   EXPECT_NE(parse_rate("0GB/s", r), "");
 }
 
+TEST(Units, RatesTellBitsFromBytesAsNetworkingWritesThem) {
+  double r = 0;
+  EXPECT_EQ(parse_rate("5Gb/s", r), "");  // bits: a 5 Gb/s link moves 625 MB/s
+  EXPECT_DOUBLE_EQ(r, 5e9 / 8);
+  EXPECT_EQ(parse_rate("40Gbps", r), "");
+  EXPECT_DOUBLE_EQ(r, 5e9);
+  EXPECT_EQ(parse_rate("100Gbit/s", r), "");
+  EXPECT_DOUBLE_EQ(r, 12.5e9);
+  EXPECT_EQ(parse_rate("5GBps", r), "");
+  EXPECT_DOUBLE_EQ(r, 5e9);
+  EXPECT_EQ(parse_rate("1.5e9B/s", r), "");
+  EXPECT_DOUBLE_EQ(r, 1.5e9);
+  // A rate is per second: a bare size is refused rather than read as one.
+  EXPECT_NE(parse_rate("5GB", r).find("/s"), std::string::npos);
+  // Out of range is out of range, not an unknown unit.
+  EXPECT_NE(parse_rate("1e400GB/s", r).find("out of range"), std::string::npos);
+  EXPECT_NE(parse_rate("1e300TB/s", r).find("out of range"), std::string::npos);
+  EXPECT_NE(parse_rate("5XB/s", r).find("unknown rate unit"), std::string::npos);
+}
+
 TEST(Units, DurationsAndCounts) {
   double s = 0;
   EXPECT_EQ(parse_seconds("100ms", s), "");
@@ -55,8 +75,11 @@ TEST(Units, DurationsAndCounts) {
 TEST(Units, FormatSize) {
   EXPECT_EQ(format_size(16u << 20), "16 MiB");
   EXPECT_EQ(format_size(4096), "4 KiB");
-  EXPECT_EQ(format_size(1536), "1.50 KiB");
   EXPECT_EQ(format_size(12), "12 B");
+  // Never a rounded figure that hides a remainder: 4100 KiB is not "4.00 MiB".
+  EXPECT_EQ(format_size(4100u << 10), "4100 KiB");
+  EXPECT_EQ(format_size(1536), "1.50 KiB (1536 bytes)");
+  EXPECT_EQ(format_size((1ull << 30) + 1), "1.00 GiB (1073741825 bytes)");
 }
 
 TEST(Units, WhiteSpaceIsRefusedAlikeByEveryParser) {
