@@ -406,6 +406,11 @@ def _umask():
 
 
 def main(argv=None):
+    """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
+    return checks.guard(lambda: _main(argv))
+
+
+def _main(argv=None):
     args = parse_args(argv)
     try:
         run = runs.read(args.results, args.run, summary=SUMMARY)
@@ -443,4 +448,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(checks.guard(main))
+    sys.exit(main())
