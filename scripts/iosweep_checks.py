@@ -130,14 +130,10 @@ def text_value(what="a value"):
 # ----------------------------------------------------------------------------- sizes
 
 
-def size_bytes(binary, option, text, lo=1, hi=1 << 40, multiple=1, lo_why="", multiple_why=""):
-    """The byte count of size `text` from iosweep's own parser (`iosweep units`, as
-    iosweep_common.units runs it, here with a timeout and bounded output), checked to be from lo
-    to hi bytes and a multiple of `multiple`; stops with one line naming `option`."""
-    if not text or any(c.isspace() or ord(c) < 32 for c in text) or len(text) > 64:
-        stop(f"{option}: {shown(text)} is not a size; expected a number with an optional unit")
+def _units(binary, texts):
+    """(status, [byte counts] or None, the line iosweep said) of `iosweep units TEXTS`."""
     try:
-        p = run_child([str(binary), "units", "--", text], timeout=30, limit=4096)
+        p = run_child([str(binary), "units", "--", *texts], timeout=30, limit=65536)
     except ChildError as e:
         stop(f"--bin: {binary} units: {e}")
     except OSError as e:
@@ -145,14 +141,14 @@ def size_bytes(binary, option, text, lo=1, hi=1 << 40, multiple=1, lo_why="", mu
     if p.returncode != 0:
         said = [ln for ln in p.stderr.splitlines() if ln.strip()]
         why = next((ln for ln in said if ln.startswith("iosweep: ")), said[0] if said else "")
-        why = why.removeprefix("iosweep: ").removeprefix("units: ")
-        if p.returncode == 2:
-            stop(f"{option}: {why}")
-        stop(f"--bin: {binary} units failed (exit {p.returncode})" + (f": {why}" if why else ""))
+        return p.returncode, None, why.removeprefix("iosweep: ").removeprefix("units: ")
     out = p.stdout.split()
-    if len(out) != 1 or not out[0].isdigit():
-        stop(f"--bin: {binary} units: expected a byte count, got {shown(p.stdout.strip())}")
-    n = int(out[0])
+    if len(out) != len(texts) or not all(x.isdigit() for x in out):
+        stop(f"--bin: {binary} units: expected {len(texts)} byte count(s), got {shown(p.stdout)}")
+    return 0, [int(x) for x in out], ""
+
+
+def _bounded(option, text, n, lo=1, hi=1 << 40, multiple=1, lo_why="", multiple_why=""):
     if n < lo:
         if lo_why:
             stop(f"{option}: {lo_why} (found {text})")
@@ -167,6 +163,32 @@ def size_bytes(binary, option, text, lo=1, hi=1 << 40, multiple=1, lo_why="", mu
             + (f" ({multiple_why})" if multiple_why else "")
         )
     return n
+
+
+def sizes(binary, *items):
+    """The byte counts of sizes from iosweep's own parser (`iosweep units`, as
+    iosweep_common.units runs it, here with a timeout and bounded output), each item
+    (option, text, bounds) with bounds a dict of lo, hi (bytes, default 1 byte to 1 TiB),
+    multiple, lo_why and multiple_why; stops with one line naming the first option refused.
+    One run of the binary when all are sizes, one per size to name the one that is not."""
+    for option, text, _ in items:
+        if not text or len(text) > 64 or any(c.isspace() or ord(c) < 32 for c in text):
+            stop(f"{option}: {shown(text)} is not a size; expected a number with a unit (4k, 1g)")
+    status, counts, why = _units(binary, [text for _, text, _ in items])
+    if counts is None:
+        for option, text, _ in items:
+            status, one, why = _units(binary, [text])
+            if one is None:
+                if status == 2:
+                    stop(f"{option}: {why}")
+                stop(f"--bin: {binary} units failed (exit {status})" + (f": {why}" if why else ""))
+        stop(f"--bin: {binary} units failed on the sizes together (exit {status}): {why}")
+    return [_bounded(option, text, n, **b) for (option, text, b), n in zip(items, counts)]
+
+
+def size_bytes(binary, option, text, **bounds):
+    """The byte count of one size, as sizes() checks it."""
+    return sizes(binary, (option, text, bounds))[0]
 
 
 # ------------------------------------------------------------------------ file system
@@ -436,6 +458,50 @@ def first_said(stderr, prefix="iosweep:"):
     lines = [ln.strip() for ln in stderr.splitlines()]
     said = [ln for ln in lines if ln.startswith(prefix)] or [ln for ln in lines if ln.strip("-")]
     return said[0] if said else ""
+
+
+def job(cmd, timeout, what, env=None):
+    """Runs a job (mpirun iosweep ..., fio ...) and returns its CompletedProcess when it exits
+    with 0. Otherwise stops in one line naming `what` and the line the job said: status 2 when
+    iosweep refused its arguments (exit 2 and an `iosweep:` line; nothing of the job was made),
+    status 1 for any other failure, a hang past `timeout` seconds or endless output."""
+    try:
+        p = run_child(cmd, timeout=timeout, env=env)
+    except ChildError as e:
+        stop(f"{what}: {os.path.basename(str(cmd[0]))} {e}; stopped", 1)
+    except OSError as e:
+        stop(f"{what}: cannot run {cmd[0]} ({e.strerror})", 1)
+    if p.returncode != 0:
+        said = first_said(p.stderr) or first_said(p.stdout) or "no message"
+        refused = p.returncode == 2 and said.startswith("iosweep:")
+        stop(
+            f"{what}: {os.path.basename(str(cmd[0]))} exited {p.returncode}: {said}",
+            2 if refused else 1,
+        )
+    return p
+
+
+def save_figure(fig, path, option="--output"):
+    """Writes a matplotlib figure to `path` (checked by output_file) whole or not at all: into a
+    file of its own beside it, then renamed over it; a failure leaves no file behind and stops
+    with status 1."""
+    import tempfile
+
+    folder, name = os.path.split(path)
+    ext = os.path.splitext(name)[1].lstrip(".").lower()
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=f".{ext}", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fig.savefig(fh, dpi=100, format=ext)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, path)
+    except OSError as e:
+        stop(f"{option}: cannot write {shown(path)}: {e.strerror or e}", 1)
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
 
 
 # ----------------------------------------------------------------------------- main

@@ -31,7 +31,6 @@ import math
 import os
 import re
 import sys
-import tempfile
 
 import matplotlib
 
@@ -381,30 +380,6 @@ def parse_args(argv=None):
     return args
 
 
-def save(fig, path):
-    """Writes the figure to `path` whole or not at all: into a file of its own beside it, then
-    renamed over it; a failure leaves no file behind."""
-    folder, name = os.path.split(path)
-    ext = os.path.splitext(name)[1].lstrip(".").lower()
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=f".{ext}", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fig.savefig(fh, dpi=100, format=ext)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except OSError as e:
-        checks.stop(f"--output: cannot write {checks.shown(path)}: {e.strerror or e}", 1)
-    finally:
-        if os.path.lexists(tmp):
-            os.unlink(tmp)
-
-
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
     return checks.guard(lambda: _main(argv))
@@ -442,7 +417,7 @@ def _main(argv=None):
         width=args.width,
         height=args.height,
     )
-    save(fig, args.output)
+    checks.save_figure(fig, args.output)
     print(f"written: {args.output}")
     return 0
 

@@ -146,7 +146,11 @@ def _read_run(g, rid, where, summary, attrs, tables):
         if k not in s.columns:
             s[k] = a.get(k)
     s["record_bytes"] = [common.record_bytes(a, p) for p in s["phase_name"]]
-    out = {name: _table(g, name, flds, where)[0] for name, flds in tables.items()}
+    out = {}
+    for name, flds in tables.items():  # {field: kind}, or ({field: kind}, False): if present
+        flds, required = flds if isinstance(flds, tuple) else (flds, True)
+        if required or name in g:
+            out[name] = _table(g, name, flds, where)[0]
     return Run(rid, a, phases, engines, s, out)
 
 
