@@ -323,10 +323,13 @@ def parse_args(argv):
     args.r_max = ranks_max(args)
     if args.ranks_max:
         checks.check_memory("--ranks-max", args.r_max, args.rank_mib << 20)
-    alone = args.alone_size or args.size
-    need = max(args.r_max * args.bytes[alone], 2 * args.bytes[args.size])
-    option = "--alone-size" if args.r_max * args.bytes[alone] >= need else "--size"
-    checks.check_space(option, args.dir, 1, need)
+    # The curves run one after the other: the larger of their files must fit.
+    alone = (args.r_max, args.bytes[args.alone_size or args.size])
+    option = "--alone-size" if args.alone_size else "--size"
+    if alone[0] * alone[1] >= 2 * args.bytes[args.size]:
+        checks.check_space(option, args.dir, *alone)
+    else:
+        checks.check_space("--size", args.dir, 2, args.bytes[args.size])
     return args
 
 
