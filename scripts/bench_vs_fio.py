@@ -327,7 +327,7 @@ def parse_args(argv):
         help="comma-separated substrings selecting workloads, each selecting at least one"
         " (default: all)",
     )
-    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help="iosweep binary")
+    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=checks.BIN_HELP)
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument(
         "--target",

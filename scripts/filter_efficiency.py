@@ -180,7 +180,7 @@ def parse_args(argv):
         default=3,
         help=f"repetitions per point, 1 to {MAX_REPETITIONS} (default 3)",
     )
-    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help="iosweep binary")
+    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=checks.BIN_HELP)
     args = ap.parse_args(argv)
     args.bin = checks.binary("--bin", args.bin)
     args.dir = checks.work_folder("--dir", args.dir or "/var/tmp")

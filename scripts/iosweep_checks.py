@@ -345,6 +345,12 @@ def check_memory(option, ranks, per_rank):
         )
 
 
+BIN_HELP = (
+    "the iosweep binary, an executable file; its `units` command parses the sizes first"
+    " (default: build/iosweep of this source tree)"
+)
+
+
 def binary(option, path):
     """`path` as an absolute path, when it is an executable regular file."""
     if not path or not os.path.isfile(path) or not os.access(path, os.X_OK):

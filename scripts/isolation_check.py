@@ -134,9 +134,7 @@ def parse_args(argv):
         default=16,
         help="emulated nodes, 1 to --emulated-ranks (default 16)",
     )
-    ap.add_argument(
-        "--bin", default=str(HERE.parent / "build" / "iosweep"), help="the iosweep binary"
-    )
+    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=checks.BIN_HELP)
     args = ap.parse_args(argv)
     if args.emulated_nodes < 1 or args.emulated_nodes > args.emulated_ranks:
         checks.stop(

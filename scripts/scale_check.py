@@ -98,7 +98,8 @@ def parse_args(argv):
         "--slots",
         type=checks.count(0, MAX_RANKS),
         default=0,
-        help="slots per emulated node (default 0: ranks / nodes, rounded up)",
+        help=f"slots per emulated node, with --nodes, at most {MAX_RANKS} (default 0: ranks /"
+        " nodes, rounded up)",
     )
     ap.add_argument(
         "--size",
@@ -120,9 +121,7 @@ def parse_args(argv):
         help="keep the results file here, a new file in an existing folder (default: removed at"
         " the end)",
     )
-    ap.add_argument(
-        "--bin", default=str(HERE.parent / "build" / "iosweep"), help="the iosweep binary"
-    )
+    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=checks.BIN_HELP)
     args = ap.parse_args(argv)
     if args.nodes > args.ranks:
         checks.stop(f"--nodes: {args.nodes} nodes for {args.ranks} ranks leave nodes empty")

@@ -298,9 +298,7 @@ def parse_args(argv):
         help="also draw the curves into this image (.png, .svg, .pdf, ...: a format matplotlib"
         " writes; its folder must exist)",
     )
-    ap.add_argument(
-        "--bin", default=str(HERE.parent / "build" / "iosweep"), help="the iosweep binary"
-    )
+    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=checks.BIN_HELP)
     args = ap.parse_args(argv)
     args.bin = checks.binary("--bin", args.bin)
     if args.max & (args.max - 1):
