@@ -49,7 +49,6 @@ CASES = [
     # streams-curve: numbers
     ("streams-curve", "max-power-text", ["--max", "2^40"], "--max: '2^40' is not a whole number"),
     ("streams-curve", "max-absurd", ["--max", "1099511627776"], "--max: must be at most 8192"),
-    ("streams-curve", "max-not-a-power", ["--max", "6"], "--max: 6 is not a power of two"),
     ("streams-curve", "max-one", ["--max", "1"], "--max: must be at least 2 (found 1)"),
     ("streams-curve", "seconds-nan", ["--seconds", "nan"], "--seconds: 'nan' is not a positive"),
     ("streams-curve", "seconds-inf", ["--seconds", "inf"], "--seconds: 'inf' is not a positive"),
@@ -109,10 +108,22 @@ COMMON = [
     ("bin-prints-without-end", ["--bin", "/usr/bin/yes"], "--bin: /usr/bin/yes units: printed"),
     ("size-nan", ["--size", "nan"], "--size: 'nan' is not a size"),
     ("size-overflow", ["--size", "99999999999TiB"], "--size: "),
-    ("size-with-newline", ["--size", "1m\nx"], "--size: '1m\\nx' is not a size"),
+    ("size-with-newline", ["--size", "1m\nx"], "--size: '1m\\nx' contains white space"),
     ("unknown-option", ["--bogus"], "--bogus: "),
 ]
-CASES += [(s, c, a, n) for s in ("streams-curve", "bench-vs-fio") for c, a, n in COMMON]
+# Refused in one line with status 2 already before these checks (test_streams_scripts.py and
+# test_common.py hold them): not rows here, where every row is refused only by them.
+BEFORE = {
+    "streams-curve": {"dir-missing", "dir-a-file"},
+    "bench-vs-fio": {"dir-missing", "dir-a-file", "bin-a-folder", "size-nan", "size-overflow"}
+    | {"size-with-newline"},
+}
+CASES += [
+    (s, c, a, n)
+    for s in ("streams-curve", "bench-vs-fio")
+    for c, a, n in COMMON
+    if c not in BEFORE[s]
+]
 BASE = {"streams-curve": STREAMS, "bench-vs-fio": BENCH}
 
 
