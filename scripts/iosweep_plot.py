@@ -32,17 +32,11 @@ import os
 import re
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-matplotlib.rcParams["svg.fonttype"] = "none"  # -o x.svg keeps its text as text
-import matplotlib.pyplot as plt  # noqa: E402
-
-import iosweep_checks as checks  # noqa: E402
-import iosweep_common as common  # noqa: E402
-import iosweep_compare as ic  # noqa: E402
-import iosweep_runs as runs  # noqa: E402
-from iosweep_common import (  # noqa: E402
+import iosweep_checks as checks
+import iosweep_common as common
+import iosweep_compare as ic
+import iosweep_runs as runs
+from iosweep_common import (
     SCAN_PHASES,
     is_control,
     is_random,
@@ -64,6 +58,18 @@ COLORS = {
 }
 OTHER_COLORS = ["tab:brown", "tab:pink", "tab:cyan", "tab:gray", "black"]
 MARKERS = {"iozone": "o", "ior": "s", "baseline": "X"}
+
+
+def pyplot():
+    """matplotlib's pyplot on the Agg backend, imported when a figure is drawn (arguments are
+    checked before: a refusal does not wait for matplotlib)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.fonttype"] = "none"  # -o x.svg keeps its text as text
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def colours(names):
@@ -204,7 +210,7 @@ def draw(
     rnd = [p for p in names if is_random(p) and (controls or not is_control(p))]
     axis = sweep_axis(run)  # threads are the run's ranks, or its streams (--streams)
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(width, height), dpi=100)
+    fig, (left, right) = pyplot().subplots(1, 2, figsize=(width, height), dpi=100)
     for ax, shown, ylabel in (
         (left, seq, "bandwidth (MiB/s, 2^20 bytes/s)"),
         (right, rnd, "IOPS (operations/s)"),
@@ -368,15 +374,15 @@ def parse_args(argv=None):
     # Everything is checked before anything is read at length or written.
     if args.run is not None and not args.run:
         checks.stop("--run: is empty; expected a run id")
-    args.output = checks.output_file(
-        "--output", args.output, suffixes=checks.plot_suffixes(), what="image"
-    )
     if args.baselines_dir:
         if not os.path.isdir(args.baselines_dir):
             checks.stop(f"--baselines-dir: {checks.shown(args.baselines_dir)} is not a folder")
     checks.input_file("results", args.results, 1 << 40)
     for path in args.outputs:
         checks.input_file("outputs", path, MAX_OUTPUT_BYTES)
+    args.output = checks.output_file(
+        "--output", args.output, suffixes=checks.plot_suffixes(), what="image"
+    )
     return args
 
 

@@ -124,7 +124,6 @@ def _guarded(where, fn, *args):
 
 def _read_run(g, rid, where, summary, attrs, tables):
     import h5py
-    import pandas as pd
 
     if not isinstance(g, h5py.Group):
         raise ResultsError(f"{where}: /runs/{rid} is not a group")
@@ -137,6 +136,13 @@ def _read_run(g, rid, where, summary, attrs, tables):
     fields = {"phase": ENUM, "engine": ENUM, **summary}
     arr, enums = _table(g, "summary", fields, where)
     phases, engines = enums["phase"], enums["engine"]
+    out = {}
+    for name, flds in tables.items():  # {field: kind}, or ({field: kind}, False): if present
+        flds, required = flds if isinstance(flds, tuple) else (flds, True)
+        if required or name in g:
+            out[name] = _table(g, name, flds, where)[0]
+    import pandas as pd  # once everything is checked: a refusal does not wait for it
+
     s = pd.DataFrame({k: arr[k] for k in arr.dtype.names if k in fields})
     phase_of, engine_of = common.by_value(phases), common.by_value(engines)
     s.insert(0, "run_id", rid)
@@ -146,11 +152,6 @@ def _read_run(g, rid, where, summary, attrs, tables):
         if k not in s.columns:
             s[k] = a.get(k)
     s["record_bytes"] = [common.record_bytes(a, p) for p in s["phase_name"]]
-    out = {}
-    for name, flds in tables.items():  # {field: kind}, or ({field: kind}, False): if present
-        flds, required = flds if isinstance(flds, tuple) else (flds, True)
-        if required or name in g:
-            out[name] = _table(g, name, flds, where)[0]
     return Run(rid, a, phases, engines, s, out)
 
 
