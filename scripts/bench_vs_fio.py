@@ -31,6 +31,13 @@ out once by iosweep (16 MiB O_DIRECT writes, kept): iosweep through `--reuse`, f
 before reusing the file. The sequential-write rows write a fresh, preallocated file each time. The
 page-cache row first reads the whole file into the cache (fio `pre_read=1 invalidate=0`).
 iosweep runs under `mpirun --bind-to none`, unbound like fio.
+
+Every argument is checked before anything is made (one line, status 2): --size by iosweep's own
+parser (whole 16 MiB records, at least two, at most 1 TiB, twice its size free in --dir),
+--runtime from 1 to 3600 s (given to both tools in milliseconds), --pairs 1 to 100, --target
+above 0 and at most 10, every --only entry selecting a workload. Each fio and iosweep run is
+stopped when it runs far past --runtime and its bytes (iosweep_checks.job_timeout); a tool that
+fails or prints no figures is status 1; Ctrl-C stops it and removes the folders.
 """
 import argparse
 import datetime
@@ -40,15 +47,16 @@ import os
 import platform
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-import iosweep_load
-from iosweep_common import UnitsError, block_device, fail, fs_type, launch_env, units
+import iosweep_checks as checks
+import iosweep_common as common
+import iosweep_runs as runs
+from iosweep_common import block_device, fs_type, launch_env
 
 HERE = Path(__file__).resolve().parent
 
@@ -71,6 +79,18 @@ PHASE = {
     "write": "seq-write",
 }
 
+RECORD = 16 << 20  # the largest record of the workloads; the file holds it whole
+MAX_SIZE = 1 << 40
+RUNTIME = (1.0, 3600.0)  # seconds per run
+MAX_PAIRS = 100
+MAX_TARGET = 10.0
+SUMMARY = {
+    "bytes": runs.ID,
+    "iops": runs.FIGURE,
+    "bandwidth_Bps": runs.FIGURE,
+    "device_read_bytes": runs.MAYBE,
+    "device_write_bytes": runs.MAYBE,
+}
 RESAMPLES = 2000  # bootstrap resamples of the pair ratios
 SEED = 20261130  # fixed: the same ratios always give the same interval
 SPREAD = 0.10  # an interval reaching beyond ±10% of the median is "unstable"
@@ -158,11 +178,12 @@ def layout(args):
         "--label",
         "bench-vs-fio: layout",
     ]
-    p = subprocess.run(cmd, capture_output=True, text=True, env=launch_env())
-    if p.returncode != 0:
-        fail(f"iosweep could not lay out its file: {p.stderr.strip()[:300]}")
-    runs, _ = iosweep_load.load(args.out)
-    args.reuse = runs.iloc[-1]["run_id"]
+    timeout = checks.job_timeout(args.bytes[args.size])
+    checks.job(cmd, timeout, "iosweep laying out its file", env=launch_env())
+    try:
+        args.reuse = runs.ids(args.out)[-1]
+    except (common.ResultsError, IndexError) as e:
+        checks.stop(f"the results iosweep wrote cannot be read: {e or 'no run'}", 1)
     args.iosweep_file = os.path.join(args.dir, f"iosweep.{args.reuse}.0")
     args.fio_file = args.iosweep_file
 
@@ -176,7 +197,9 @@ def pre_read(path):
 def run_fio(args, w):
     name, rw, bs, (fio_engine, _), depth, direct, cached = w
     if rw == "write":  # a fresh file for every sequential write, as iosweep's seq-write
-        fio_file, where = os.path.join(args.dir, "fio-write.dat"), [f"--size={args.size}"]
+        fio_file, where = os.path.join(args.dir, "fio-write.dat"), [
+            f"--size={args.bytes[args.size]}"
+        ]
         if os.path.exists(fio_file):
             os.unlink(fio_file)
     else:  # iosweep's file, all but its first record (so its first block stays iosweep's)
@@ -194,7 +217,7 @@ def run_fio(args, w):
         f"--ioengine={fio_engine}",
         f"--iodepth={depth}",
         f"--direct={1 if direct else 0}",
-        f"--runtime={args.runtime}",
+        f"--runtime={args.runtime_ms}ms",
         "--numjobs=1",
         "--output-format=json",
         "--randrepeat=0",
@@ -202,14 +225,20 @@ def run_fio(args, w):
     if cached:
         cmd += ["--pre_read=1", "--invalidate=0"]
     before = args.device.sample() if args.device else None
-    p = subprocess.run(cmd, capture_output=True, text=True)
+    timeout = checks.job_timeout(args.bytes[args.size], args.runtime)
+    p = checks.job(cmd, timeout, f"fio for '{name}'")
     after = args.device.sample() if args.device else None
-    if p.returncode != 0:
-        fail(f"fio failed for '{name}': {p.stderr.strip()[:300]}")
-    job = json.loads(p.stdout[p.stdout.index("{") :])["jobs"][0]
-    side = job[direction_of(rw)]
-    value = side["iops"] if rw.startswith("rand") else side["bw_bytes"] / 2**20
-    return value, device_fraction(before, after, direction_of(rw), side.get("io_bytes"))
+    try:
+        job = json.loads(p.stdout[p.stdout.index("{") :])["jobs"][0]
+        side = job[direction_of(rw)]
+        value = float(side["iops"] if rw.startswith("rand") else side["bw_bytes"] / 2**20)
+        moved = side.get("io_bytes")
+        moved = int(moved) if isinstance(moved, (int, float)) and math.isfinite(moved) else 0
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as e:
+        checks.stop(f"fio for '{name}' printed no figures fio's JSON gives ({e})", 1)
+    if not math.isfinite(value) or value < 0:
+        checks.stop(f"fio for '{name}' printed {value} as its figure", 1)
+    return value, device_fraction(before, after, direction_of(rw), moved)
 
 
 def run_iosweep(args, w):
@@ -233,7 +262,7 @@ def run_iosweep(args, w):
         "--engine",
         engine,
         "--stonewall",
-        f"{args.runtime}s",
+        f"{args.runtime_ms}ms",
         "--output",
         args.out,
         "--quiet",
@@ -250,77 +279,130 @@ def run_iosweep(args, w):
     if cached:
         cmd += ["--cache", "keep"]
         pre_read(args.iosweep_file)
-    p = subprocess.run(cmd, capture_output=True, text=True, env=launch_env())
-    if p.returncode != 0:
-        fail(f"iosweep failed for '{name}': {p.stderr.strip()[:400]}")
-    _, summary = iosweep_load.load(args.out)
+    timeout = checks.job_timeout(args.bytes[args.size], args.runtime)
+    checks.job(cmd, timeout, f"iosweep for '{name}'", env=launch_env())
+    try:
+        summary = runs.read(args.out, summary=SUMMARY).summary
+    except common.ResultsError as e:
+        checks.stop(f"the results iosweep wrote cannot be read: {e}", 1)
+    if not len(summary):
+        checks.stop(f"iosweep for '{name}' wrote no summary row", 1)
     row = summary.iloc[-1]
     value = row["iops"] if rw.startswith("rand") else row["bandwidth_Bps"] / 2**20
     dev = row.get(f"device_{direction_of(rw)}_bytes", float("nan"))
     return value, (float(dev) / row["bytes"] if row["bytes"] else float("nan"))
 
 
-def main():
-    ap = argparse.ArgumentParser(
+def parse_args(argv):
+    ap = checks.Parser(
         description=__doc__.split("\n\n")[0],
         epilog=__doc__.split("\n\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument(
-        "--dir", help="folder on the storage to measure (default: a new folder in /var/tmp)"
+        "--dir",
+        help="an existing folder on the storage to measure, where a folder of its own is made"
+        " and removed (default: a new folder in /var/tmp)",
     )
-    ap.add_argument("--size", default="1g", help="file size, as fio's size= (default 1g)")
-    ap.add_argument("--runtime", type=float, default=3.0, help="seconds per run (default 3)")
+    ap.add_argument(
+        "--size",
+        default="1g",
+        help="file size, as fio's size= (default 1g; whole 16 MiB records, 32 MiB to 1 TiB)",
+    )
+    ap.add_argument(
+        "--runtime",
+        type=checks.number(*RUNTIME, "s"),
+        default=3.0,
+        help=f"seconds per run, {RUNTIME[0]:g} to {RUNTIME[1]:g} (default 3)",
+    )
     ap.add_argument(
         "--pairs",
-        type=int,
+        type=checks.count(1, MAX_PAIRS),
         default=3,
-        help="iosweep runs per workload, each between two fio runs (default 3)",
+        help=f"iosweep runs per workload, each between two fio runs, 1 to {MAX_PAIRS} (default 3)",
     )
-    ap.add_argument("--only", default="", help="comma-separated substrings selecting workloads")
-    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help="iosweep binary")
+    ap.add_argument(
+        "--only",
+        default="",
+        help="comma-separated substrings selecting workloads, each selecting at least one"
+        " (default: all)",
+    )
+    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=checks.BIN_HELP)
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument(
         "--target",
-        type=float,
+        type=checks.number(0, MAX_TARGET),
         default=0.97,
-        help="the ratio iosweep / fio a workload must reach for 'ok' (default 0.97)",
+        help="the ratio iosweep / fio a workload must reach for 'ok', above 0 and at most"
+        f" {MAX_TARGET:g} (default 0.97)",
     )
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if shutil.which("fio") is None:
-        fail("fio is not installed (scripts/install-deps installs it)")
-    if not os.access(args.bin, os.X_OK):
-        fail(f"--bin: {args.bin} is not an executable (build iosweep first)")
-    if args.runtime <= 0 or args.pairs < 1:
-        fail("--runtime must be positive and --pairs at least 1")
+        checks.stop("fio is not installed (scripts/install-deps installs it)")
+    args.bin = checks.binary("--bin", args.bin)
+    args.selected = WORKLOADS
+    if args.only:
+        for part in args.only.split(","):
+            if not part or not any(part in w[0] for w in WORKLOADS):
+                checks.stop(
+                    f"--only: {checks.shown(part)} selects no workload (the workloads: "
+                    + "; ".join(w[0] for w in WORKLOADS)
+                    + ")"
+                )
+        args.selected = [w for w in WORKLOADS if any(p in w[0] for p in args.only.split(","))]
+    args.base = checks.work_folder("--dir", args.dir or "/var/tmp")
+    args.runtime_ms = int(round(args.runtime * 1000))
     # Byte counts from iosweep's own parser: --size, then the record sizes of the workloads.
-    sizes = [args.size] + sorted({w[2] for w in WORKLOADS})
+    records = sorted({w[2] for w in WORKLOADS})
+    whole = {
+        "lo": 2 * RECORD,
+        "hi": MAX_SIZE,
+        "multiple": RECORD,
+        "lo_why": "must hold at least two 16 MiB records (fio reads all but the first)",
+        "multiple_why": "whole 16 MiB records",
+    }
+    items = [("--size", args.size, whole)] + [("a workload's record", r, {}) for r in records]
+    args.bytes = dict(zip([args.size] + records, checks.sizes(args.bin, *items)))
+    # The kept file and one fresh sequential write beside it.
+    checks.check_space("--size", args.base, 2, args.bytes[args.size])
+    return args
+
+
+def main(argv=None):
+    """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
+    return checks.guard(lambda: _main(argv))
+
+
+def _main(argv):
+    args = parse_args(argv)
+    own_dir = None if args.dir else tempfile.mkdtemp(prefix="iosweep-vs-fio.", dir=args.base)
     try:
-        args.bytes = dict(zip(sizes, units(args.bin, *sizes)))
-    except UnitsError as e:  # status 2: iosweep refused the size; else the binary did not answer
-        fail(f"--size: {e}" if e.status == 2 else f"--bin: {e}")
-    own_dir = None if args.dir else tempfile.mkdtemp(prefix="iosweep-vs-fio.", dir="/var/tmp")
-    args.dir = args.dir or own_dir
-    if not os.path.isdir(args.dir):
-        fail(f"--dir: {args.dir} is not a folder")
-    work = tempfile.mkdtemp(prefix="bench.", dir=args.dir)
-    args.out = os.path.join(work, "iosweep.h5")
-    args.dir = work
-    args.device = block_device(work)
-    print(f"machine: {machine_text()}")
-    print(f"date:    {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')}")
-    print(
-        f"device:  {args.device.name if args.device else 'none: ' + args.device.why} "
-        f"(holding {work}, {fs_type(work)})"
-    )
-    print(flush=True)
-    selected = [
-        w for w in WORKLOADS if not args.only or any(s in w[0] for s in args.only.split(","))
-    ]
-    rows = []
+        work = tempfile.mkdtemp(prefix="bench.", dir=own_dir or args.base)
+        rows = measure(args, work)
+    finally:
+        if own_dir:
+            shutil.rmtree(own_dir, ignore_errors=True)
+    report(args, rows)
+    return 0
+
+
+def measure(args, work):
+    """The rows of the table, measured in `work`, which is removed at the end."""
     try:
+        args.out = os.path.join(work, "iosweep.h5")
+        args.dir = work
+        args.device = block_device(work)
+        print(f"machine: {machine_text()}")
+        now = datetime.datetime.now(datetime.timezone.utc)
+        print(f"date:    {now.strftime('%Y-%m-%dT%H:%M:%SZ')}")
+        print(
+            f"device:  {args.device.name if args.device else 'none: ' + args.device.why} "
+            f"(holding {work}, {fs_type(work)})"
+        )
+        print(flush=True)
+        rows = []
         layout(args)
-        for w in selected:
+        for w in args.selected:
             # fio, iosweep, fio, iosweep, ..., fio: each iosweep run between two fio runs.
             fio_runs, sweep_runs = [run_fio(args, w)], []
             for _ in range(args.pairs):
@@ -329,8 +411,13 @@ def main():
             fio_v, sweep_v = [v for v, _ in fio_runs], [v for v, _ in sweep_runs]
             ratios = []
             for k, s in enumerate(sweep_v):
-                ratios += [s / fio_v[k], s / fio_v[k + 1]]
-            median, low, high = ratio_stats(ratios)
+                ratios += [s / f for f in (fio_v[k], fio_v[k + 1]) if f > 0]
+            if ratios:
+                median, low, high = ratio_stats(ratios)
+                judged = verdict(median, low, high, args.target)
+            else:  # fio moved nothing: no ratio
+                median = low = high = float("nan")
+                judged = "n/a"
             unit = "IOPS" if w[1].startswith("rand") else "MiB/s"
             rows.append(
                 (
@@ -341,16 +428,18 @@ def main():
                     median,
                     low,
                     high,
-                    verdict(median, low, high, args.target),
+                    judged,
                     median_or_nan([d for _, d in fio_runs]),
                     median_or_nan([d for _, d in sweep_runs]),
                 )
             )
             print(f"  done: {w[0]}", file=sys.stderr)
+        return rows
     finally:
         shutil.rmtree(work, ignore_errors=True)
-        if own_dir:
-            shutil.rmtree(own_dir, ignore_errors=True)
+
+
+def report(args, rows):
     if args.markdown:
         print(
             "| workload | unit | fio | iosweep | ratio (median of pairs) | 95% interval | verdict "
@@ -373,9 +462,13 @@ def main():
                 f"{r[0]:34} {r[1]:6} {r[2]:10.0f} {r[3]:10.0f} {r[4]:7.3f} {r[5]:6.3f}-{r[6]:.3f} "
                 f"{r[7]:8} {fraction(r[8]):>8} {fraction(r[9]):>11}"
             )
+    try:
+        version = checks.run_child(["fio", "--version"], timeout=30, limit=4096).stdout.strip()
+    except (checks.ChildError, OSError):
+        version = "(version unknown)"
     print(
         "(fio"
-        f" {subprocess.run(['fio', '--version'], capture_output=True, text=True).stdout.strip()},"
+        f" {checks.one_line(version)},"
         f" {args.pairs} iosweep run(s) between {args.pairs + 1} fio runs per workload,"
         f" {args.size} file, {args.runtime:g} s per run; ratio = iosweep / fio, median over both"
         f" neighbours of every iosweep run, with a bootstrap 95% interval ({RESAMPLES} resamples,"
@@ -395,4 +488,4 @@ def fraction(v):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

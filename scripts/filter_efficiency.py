@@ -20,22 +20,45 @@ loop spent counting.
 
 The files are written once (seq-write, O_DIRECT, kept) and read by every setting through
 --reuse, so all settings read the same data; they are removed at the end. Bandwidth is MiB/s
-(2^20 bytes/s). --size must hold at least one sequential record (16 MiB).
+(2^20 bytes/s).
+
+Every argument is checked before anything is made (one line, status 2): --size by iosweep's own
+parser (whole 16 MiB sequential records, at most 1 TiB, --np files of it within --dir's free
+space), --np from 1 to 256 within MemAvailable (about 96 MiB per rank: buffers at depth 4),
+--repetitions from 1 to 100. Each job is stopped when it runs far past what it was asked for
+(iosweep_checks.job_timeout); a failed job is status 1; Ctrl-C stops it and removes the folder.
 """
 import argparse
 import math
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-import iosweep_load
-from iosweep_common import fail, launch_env
+import iosweep_checks as checks
+import iosweep_common as common
+import iosweep_runs as runs
+from iosweep_common import launch_env
 
 HERE = Path(__file__).resolve().parent
+
+RECORD = 16 << 20  # iosweep's default sequential record, which the files hold whole
+MAX_SIZE = 1 << 40
+MAX_NP = 256
+MAX_REPETITIONS = 100
+RANK_BYTES = 96 << 20  # one rank: 4 x 16 MiB buffers at depth 4 and the process itself
+READ_PHASES = 3  # seq-read, scan-only, filter-count
+SUMMARY = {
+    "ranks": runs.POSITIVE,
+    "repetition": runs.ID,
+    "bandwidth_Bps": runs.FIGURE,
+    "compute_mean_s": runs.FIGURE,
+    "io_wait_mean_s": runs.FIGURE,
+    "filter_efficiency": runs.MAYBE,
+    "filter_vs_seq_read": runs.MAYBE,
+}
 
 SETTINGS = [
     ("--direct", ["--direct"]),
@@ -48,7 +71,8 @@ SETTINGS = [
 ]
 
 
-def mpirun(args, np_, iosweep_args):
+def mpirun(args, np_, iosweep_args, moved):
+    """One job; `moved` the bytes it reads or writes (its timeout follows them)."""
     cmd = [
         "mpirun",
         "--bind-to",
@@ -58,9 +82,16 @@ def mpirun(args, np_, iosweep_args):
         str(np_),
         args.bin,
     ] + iosweep_args
-    p = subprocess.run(cmd, capture_output=True, text=True, env=launch_env())
-    if p.returncode != 0:
-        fail(f"iosweep failed: {p.stderr.strip()[:400]}", status=1)
+    checks.job(cmd, checks.job_timeout(moved, 0, np_), "iosweep", env=launch_env())
+
+
+def sweep(n):
+    """The points of a run of n ranks: 1, the powers of two below n, n."""
+    out, k = [], 1
+    while k < n:
+        out.append(k)
+        k *= 2
+    return out + [n]
 
 
 def spread(values):
@@ -106,32 +137,80 @@ def table(s, names):
     return rows
 
 
+def read_ids(out):
+    """The run ids of the script's own results file, the layout run first."""
+    try:
+        ids = runs.ids(out)
+    except common.ResultsError as e:
+        checks.stop(f"the results iosweep wrote cannot be read: {e}", 1)
+    if not ids:
+        checks.stop(f"iosweep wrote no run to {out}", 1)
+    return ids
+
+
 def num(v, fmt):
     return "n/a" if math.isnan(v) else format(v, fmt)
 
 
-def main():
-    ap = argparse.ArgumentParser(
+def parse_args(argv):
+    ap = checks.Parser(
         description=__doc__.split("\n\n")[0],
         epilog=__doc__.split("\n\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument(
-        "--dir", help="folder on the storage to measure (default: a new folder in /var/tmp)"
+        "--dir",
+        help="an existing folder on the storage to measure, where a folder of its own is made"
+        " and removed (default /var/tmp)",
     )
-    ap.add_argument("--size", default="1g", help="file size per rank (default 1g)")
     ap.add_argument(
-        "--np", type=int, default=2, help="ranks; points 1, 2, 4 ... up to it (default 2)"
+        "--size",
+        default="1g",
+        help="file size per rank (default 1g; whole 16 MiB records, at most 1 TiB)",
     )
-    ap.add_argument("--repetitions", type=int, default=3, help="repetitions per point (default 3)")
-    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help="iosweep binary")
-    args = ap.parse_args()
-    if not os.access(args.bin, os.X_OK):
-        fail(f"--bin: {args.bin} is not an executable")
-    base = args.dir or "/var/tmp"
-    if not os.path.isdir(base):
-        fail(f"--dir: {base} is not a folder")
-    work = tempfile.mkdtemp(prefix="iosweep-eff.", dir=base)
+    ap.add_argument(
+        "--np",
+        type=checks.count(1, MAX_NP),
+        default=2,
+        help=f"ranks, 1 to {MAX_NP}; points 1, 2, 4 ... up to it (default 2)",
+    )
+    ap.add_argument(
+        "--repetitions",
+        type=checks.count(1, MAX_REPETITIONS),
+        default=3,
+        help=f"repetitions per point, 1 to {MAX_REPETITIONS} (default 3)",
+    )
+    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=checks.BIN_HELP)
+    args = ap.parse_args(argv)
+    args.bin = checks.binary("--bin", args.bin)
+    args.dir = checks.work_folder("--dir", args.dir or "/var/tmp")
+    (args.size_bytes,) = checks.sizes(
+        args.bin,
+        (
+            "--size",
+            args.size,
+            {
+                "lo": RECORD,
+                "hi": MAX_SIZE,
+                "multiple": RECORD,
+                "lo_why": "must hold at least one 16 MiB sequential record",
+                "multiple_why": "whole 16 MiB sequential records",
+            },
+        ),
+    )
+    checks.check_memory("--np", args.np, RANK_BYTES)
+    checks.check_space("--size", args.dir, args.np, args.size_bytes)
+    return args
+
+
+def main(argv=None):
+    """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
+    return checks.guard(lambda: _main(argv))
+
+
+def _main(argv):
+    args = parse_args(argv)
+    work = tempfile.mkdtemp(prefix="iosweep-eff.", dir=args.dir)
     out = os.path.join(work, "eff.h5")
     try:
         mpirun(
@@ -153,9 +232,10 @@ def main():
                 "--output",
                 out,
             ],
+            args.np * args.size_bytes,
         )
-        runs, _ = iosweep_load.load(out)
-        reuse = runs.iloc[-1]["run_id"]
+        reuse = read_ids(out)[-1]
+        moved = sum(sweep(args.np)) * args.size_bytes * READ_PHASES * args.repetitions
         for name, extra in SETTINGS:
             # filter-count brings its control, scan-only, which iosweep runs before it on even
             # repetitions and after it on odd ones.
@@ -181,11 +261,17 @@ def main():
                     out,
                 ]
                 + extra,
+                moved,
             )
             print(f"  done: {name}", file=sys.stderr)
-        _, s = iosweep_load.load(out)
+        try:
+            s = runs.summaries([runs.read(out, r, summary=SUMMARY) for r in read_ids(out)[1:]])
+        except common.ResultsError as e:
+            checks.stop(f"the results iosweep wrote cannot be read: {e}", 1)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if not len(s):
+        checks.stop("iosweep wrote no summary rows for the settings", 1)
     rows = table(s, [name for name, _ in SETTINGS])
     print(
         "| setting | ranks | seq-read MiB/s | scan-only MiB/s | filter-count MiB/s "

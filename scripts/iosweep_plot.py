@@ -27,26 +27,21 @@ import argparse
 import csv
 import glob
 import itertools
+import math
 import os
+import re
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-matplotlib.rcParams["svg.fonttype"] = "none"  # -o x.svg keeps its text as text
-import matplotlib.pyplot as plt  # noqa: E402
-
-import iosweep_compare as ic  # noqa: E402
-import iosweep_load  # noqa: E402
-import iosweep_common as common  # noqa: E402
-from iosweep_common import (  # noqa: E402
+import iosweep_checks as checks
+import iosweep_common as common
+import iosweep_compare as ic
+import iosweep_runs as runs
+from iosweep_common import (
     SCAN_PHASES,
-    fail,
     is_control,
     is_random,
-    phases,
     record_bytes,
-    size_text,  # noqa: E402
+    size_text,
     sweep_axis,
 )
 
@@ -65,55 +60,85 @@ OTHER_COLORS = ["tab:brown", "tab:pink", "tab:cyan", "tab:gray", "black"]
 MARKERS = {"iozone": "o", "ior": "s", "baseline": "X"}
 
 
+def pyplot():
+    """matplotlib's pyplot on the Agg backend, imported when a figure is drawn (arguments are
+    checked before: a refusal does not wait for matplotlib)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.fonttype"] = "none"  # -o x.svg keeps its text as text
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def colours(names):
     """Phase name -> colour for every phase of the file."""
     spare = itertools.cycle(OTHER_COLORS)
     return {name: COLORS.get(name) or next(spare) for name in names}
 
 
+MAX_THREADS = 1 << 20  # threads of a published figure
+
+
+def _bad(path, i, why):
+    checks.stop(f"--baselines-dir: {path}: line {i}: {why}")
+
+
 def _optional_int(r, key, path, i):
-    v = (r.get(key) or "").strip()
+    v = r.get(key)
+    v = v.strip() if isinstance(v, str) else ""
     if not v:
         return None
-    if not v.isdigit() or int(v) == 0:
-        fail(f"{path}: line {i}: expected {key} as a positive byte count or empty (found '{v}')")
+    if not re.fullmatch(r"[0-9]{1,20}", v) or int(v) == 0:
+        _bad(path, i, f"expected {key} as a positive byte count or empty (found {checks.shown(v)})")
     return int(v)
+
+
+def _baseline(r, path, i):
+    """One published figure of a CSV row, every field checked."""
+    if None in r or any(r.get(k) is None for k in ("source", "phase", "threads", "value", "unit")):
+        _bad(path, i, "expected source,system,phase,threads,value,unit[,record_bytes,file_bytes]")
+    threads = r["threads"].strip()
+    if not re.fullmatch(r"[0-9]{1,8}", threads) or not 1 <= int(threads) <= MAX_THREADS:
+        _bad(path, i, f"expected threads from 1 to {MAX_THREADS} (found {checks.shown(threads)})")
+    try:
+        v = float(r["value"])
+    except ValueError:
+        v = math.nan
+    if not math.isfinite(v) or v < 0:
+        _bad(path, i, f"expected value as a finite number >= 0 (found {checks.shown(r['value'])})")
+    unit = r["unit"]
+    if unit == "GB/s":
+        v = v * 1e9 / 1048576.0
+    elif unit not in ("MiB/s", "ops/s"):
+        _bad(path, i, f"expected a unit of ops/s, MiB/s or GB/s (found {checks.shown(unit)})")
+    return {
+        "source": r["source"],
+        "phase": r["phase"],
+        "threads": int(threads),
+        "value": v,
+        "record_bytes": _optional_int(r, "record_bytes", path, i),
+        "file_bytes": _optional_int(r, "file_bytes", path, i),
+    }
 
 
 def load_baselines(folder):
     """Published figures: [{source, phase, threads, value (MiB/s or ops/s), record_bytes,
-    file_bytes}], the last two None where the CSV does not state them."""
+    file_bytes}], the last two None where the CSV does not state them. Every *.csv of `folder`
+    must be a regular UTF-8 file of at most MAX_CSV_BYTES; a bad row stops with its line."""
     rows = []
-    for path in sorted(glob.glob(os.path.join(folder, "*.csv"))):
-        with open(path) as f:
-            for i, r in enumerate(csv.DictReader(f), 2):
-                try:
-                    v = float(r["value"])
-                    unit = r["unit"]
-                    if unit == "GB/s":
-                        v = v * 1e9 / 1048576.0
-                    elif unit == "MiB/s" or unit == "ops/s":
-                        pass
-                    else:
-                        fail(
-                            f"{path}: line {i}: expected a unit of ops/s, MiB/s or GB/s (found"
-                            f" '{unit}')"
-                        )
-                    rows.append(
-                        {
-                            "source": r["source"],
-                            "phase": r["phase"],
-                            "threads": int(r["threads"]),
-                            "value": v,
-                            "record_bytes": _optional_int(r, "record_bytes", path, i),
-                            "file_bytes": _optional_int(r, "file_bytes", path, i),
-                        }
-                    )
-                except (KeyError, ValueError, TypeError):
-                    fail(
-                        f"{path}: line {i}: expected"
-                        " source,system,phase,threads,value,unit[,record_bytes,file_bytes]"
-                    )
+    for path in sorted(glob.glob(os.path.join(glob.escape(folder), "*.csv"))):
+        checks.input_file("--baselines-dir", path, MAX_CSV_BYTES)
+        i = 1
+        try:
+            with open(path, encoding="utf-8", newline="") as f:
+                for i, r in enumerate(csv.DictReader(f), 2):
+                    rows.append(_baseline(r, path, i))
+        except (csv.Error, UnicodeError) as e:
+            _bad(path, i + 1, f"not a CSV of UTF-8 text ({e})")
+        except OSError as e:
+            checks.stop(f"--baselines-dir: {checks.shown(path)}: {e.strerror}")
     return rows
 
 
@@ -185,7 +210,7 @@ def draw(
     rnd = [p for p in names if is_random(p) and (controls or not is_control(p))]
     axis = sweep_axis(run)  # threads are the run's ranks, or its streams (--streams)
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(width, height), dpi=100)
+    fig, (left, right) = pyplot().subplots(1, 2, figsize=(width, height), dpi=100)
     for ax, shown, ylabel in (
         (left, seq, "bandwidth (MiB/s, 2^20 bytes/s)"),
         (right, rnd, "IOPS (operations/s)"),
@@ -293,7 +318,7 @@ def draw_latency_over_time(run, width=12.0, height=4.0):
     series = iosweep_timeseries.latency_series(run)
     if not series:
         return None
-    fig, axes = plt.subplots(1, len(series), figsize=(width, height), dpi=100, squeeze=False)
+    fig, axes = pyplot().subplots(1, len(series), figsize=(width, height), dpi=100, squeeze=False)
     for ax, (phase, d) in zip(axes[0], series.items()):
         for key in ("p50", "p99", "max"):
             ax.plot(d["times"], [v / 1e3 for v in d[key]], drawstyle="steps-post", label=key)
@@ -309,20 +334,42 @@ def draw_latency_over_time(run, width=12.0, height=4.0):
     return fig
 
 
-def main():
-    ap = argparse.ArgumentParser(
+# What the plot reads of a run's summary, each value checked (iosweep_runs).
+SUMMARY = {
+    "ranks": runs.POSITIVE,
+    "streams": (runs.POSITIVE, False),  # runs before --streams have no streams column
+    "bandwidth_Bps": runs.FIGURE,
+    "iops": runs.FIGURE,
+}
+MAX_OUTPUT_BYTES = 64 << 20  # an IOzone or IOR output; IOzone's largest are a few MiB
+MAX_CSV_BYTES = 16 << 20  # a CSV of published figures
+WIDTH = (2.0, 40.0)  # inches, at 100 dpi: 200 to 4000 pixels
+HEIGHT = (2.0, 40.0)
+
+
+def parse_args(argv=None):
+    ap = checks.Parser(
         description=__doc__.split("\n\n")[0],
         epilog=__doc__.split("\n\n", 2)[2],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("results", help="iosweep HDF5 results file")
-    ap.add_argument("outputs", nargs="*", help="IOzone or IOR outputs to draw beside the run")
+    ap.add_argument(
+        "results", help="iosweep HDF5 results file (a regular file; the run is read and checked)"
+    )
+    ap.add_argument(
+        "outputs",
+        nargs="*",
+        help=f"IOzone or IOR outputs to draw beside the run (regular files of at most"
+        f" {MAX_OUTPUT_BYTES >> 20} MiB each)",
+    )
     ap.add_argument("--run", help="run id (default: the run appended last)")
     ap.add_argument(
         "-o",
         "--output",
         default="iosweep.png",
-        help="image to write, its format from its name: .png (default iosweep.png), .svg, .pdf",
+        help="image to write (default iosweep.png), its format from its extension: .png, .svg,"
+        " .pdf, .eps, .ps, .svgz (.jpg, .tif, .webp with Pillow); its folder must exist and be"
+        " writable; written whole or not at all",
     )
     ap.add_argument(
         "--baselines",
@@ -332,7 +379,8 @@ def main():
     ap.add_argument(
         "--baselines-dir",
         default=os.path.join(HERE, "..", "results", "baselines"),
-        help="folder of published figures as CSV (default results/baselines; '' for none)",
+        help="an existing folder of published figures as CSV (*.csv, at most"
+        f" {MAX_CSV_BYTES >> 20} MiB each; default results/baselines; '' for none)",
     )
     ap.add_argument("--controls", action="store_true", help="also draw control phases (scan_only)")
     ap.add_argument(
@@ -340,29 +388,73 @@ def main():
         metavar="IMAGE",
         help="also draw latency p50/p99/max over time, all ranks merged, into IMAGE",
     )
-    ap.add_argument("--width", type=float, default=12.0, help="inches (100 dpi; default 12)")
-    ap.add_argument("--height", type=float, default=5.0, help="inches (default 5)")
-    args = ap.parse_args()
+    ap.add_argument(
+        "--width",
+        type=checks.number(*WIDTH, "inches"),
+        default=12.0,
+        help=f"inches at 100 dpi, from {WIDTH[0]:g} to {WIDTH[1]:g} (default 12)",
+    )
+    ap.add_argument(
+        "--height",
+        type=checks.number(*HEIGHT, "inches"),
+        default=5.0,
+        help=f"inches at 100 dpi, from {HEIGHT[0]:g} to {HEIGHT[1]:g} (default 5)",
+    )
+    args = ap.parse_args(argv)
+    # Everything is checked before anything is read at length or written.
+    if args.run is not None and not args.run:
+        checks.stop("--run: is empty; expected a run id")
+    if args.baselines_dir:
+        if not os.path.isdir(args.baselines_dir):
+            checks.stop(f"--baselines-dir: {checks.shown(args.baselines_dir)} is not a folder")
+    checks.input_file("results", args.results, 1 << 40)
+    for path in args.outputs:
+        checks.input_file("outputs", path, MAX_OUTPUT_BYTES)
+    args.output = checks.output_file(
+        "--output", args.output, suffixes=checks.plot_suffixes(), what="image"
+    )
+    if args.latency_over_time is not None:
+        args.latency_over_time = checks.output_file(
+            "--latency-over-time",
+            args.latency_over_time,
+            suffixes=checks.plot_suffixes(),
+            what="image",
+        )
+    return args
+
+
+def main(argv=None):
+    """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
+    return checks.guard(lambda: _main(argv))
+
+
+def _main(argv=None):
+    args = parse_args(argv)
     try:
-        run, summary = iosweep_load.load_run(args.results, args.run)
+        run = runs.read(args.results, args.run, summary=SUMMARY)
     except common.NoSuchRun as e:
-        fail(f"--run: {e}")
+        checks.stop(f"--run: {e}")
     except common.ResultsError as e:
-        fail(str(e))
-    run_id = run["run_id"]
+        checks.stop(f"results: {e}")
+    if not len(run.summary):
+        checks.stop(f"results: '{args.results}': run {run.id} has no summary rows to draw")
+    if sweep_axis(run.attrs) == "streams" and "streams" not in run.summary.columns:
+        checks.stop(f"results: {args.results}: run {run.id} swept streams but has no streams field")
     others = []
     for path in args.outputs:
         try:
             others += [r for r in ic.parse_any(path) if r.kind != "parent"]
         except ic.ParseError as e:
-            fail(str(e))
+            checks.stop(str(e))
+        except (OSError, UnicodeError) as e:
+            checks.stop(f"outputs: {checks.shown(path)}: {e}")
     baselines = load_baselines(args.baselines_dir) if args.baselines_dir else []
     fig = draw(
-        run,
-        summary[summary["run_id"] == run_id],
+        run.attrs,
+        run.summary,
         others,
         baselines,
-        list(phases(args.results)),
+        list(run.phases),
         all_baselines=args.baselines,
         controls=args.controls,
         width=args.width,
@@ -372,13 +464,13 @@ def main():
     if args.latency_over_time:
         import iosweep_run
 
-        lat = draw_latency_over_time(iosweep_run.read(args.results, run_id), width=args.width)
+        lat = draw_latency_over_time(iosweep_run.read(args.results, run.id), width=args.width)
         if lat is None:
-            fail("--latency-over-time: not recorded in this file (no timeseries latency)")
-    fig.savefig(args.output, dpi=100)
+            checks.stop("--latency-over-time: not recorded in this file (no timeseries latency)")
+    checks.save_figure(fig, args.output)
     print(f"written: {args.output}")
     if lat is not None:
-        lat.savefig(args.latency_over_time, dpi=100)
+        checks.save_figure(lat, args.latency_over_time)
         print(f"written: {args.latency_over_time}")
     return 0
 

@@ -17,19 +17,32 @@ own counters, the run's `device` table): on a virtual disk an O_DIRECT read's re
 the physical contiguity of the rank's buffer, which changes its bandwidth without any change in
 iosweep (docs/scaling.md). Goals (docs/scaling.md): >= 0.95 on one machine, >= 0.90 across
 emulated nodes. Keep the machine quiet while it runs.
+
+Every argument is checked before anything is made (one line, status 2): the bounds --help
+gives, --size by iosweep's own parser (whole 16 MiB records, at most 1 TiB, within --dir's free
+space) and the ranks within MemAvailable (about 16 MiB each). Each job is stopped when it runs
+far past what it was asked for (iosweep_checks.job_timeout); Ctrl-C stops it and removes the
+folder.
 """
 import argparse
-import os
+import math
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+import iosweep_checks as checks
 import iosweep_common as common
+import iosweep_runs as runs
 
 HERE = Path(__file__).resolve().parent
+MAX_PAIRS = 100
+MAX_RANKS = 4096
+MAX_SIZE = 1 << 40
+RECORD = 16 << 20  # iosweep's default sequential record, which the file holds whole
+RANK_BYTES = 16 << 20  # what one rank takes, with its buffers (docs/scaling.md)
+STONEWALL_S = 3
 WORKLOADS = [  # name, phase, extra options, column of the summary, unit
     ("rand-read 4 KiB QD1 O_DIRECT", "rand-read", ["--stonewall", "3s"], "iops", "IOPS"),
     ("seq-read 16 MiB O_DIRECT", "seq-read", [], "bandwidth_Bps", "MiB/s"),
@@ -39,8 +52,8 @@ WORKLOADS = [  # name, phase, extra options, column of the summary, unit
 ]
 
 
-def run(args, n, extra_env=None, hostfile=None):
-    """One job; returns the figure of its last summary row (or fails with iosweep's message)."""
+def run(args, n, hostfile=None):
+    """One job of `n` ranks running args.iosweep; stops in one line when it fails."""
     env = common.launch_env()
     cmd = ["mpirun", "--bind-to", "none", "-np", str(n)]
     if hostfile:
@@ -48,86 +61,129 @@ def run(args, n, extra_env=None, hostfile=None):
         env = common.emulated_env(env)
     else:
         cmd += ["--oversubscribe"]
-    p = subprocess.run(cmd + [args.bin] + args.iosweep, capture_output=True, text=True, env=env)
-    if p.returncode != 0:
-        common.fail(f"iosweep failed ({' '.join(cmd)}): {p.stderr.strip()[:400]}", 1)
+    timeout = checks.job_timeout(args.size_bytes, STONEWALL_S, n)
+    checks.job(cmd + [args.bin] + args.iosweep, timeout, "iosweep", env=env)
 
 
 def figure(out, column, unit):
     """(the figure of the last run's last summary row, the mean size of the read requests the
     device completed in that phase, bytes; NaN without device counters)."""
-    with common.open_results(out) as f:
-        run = common.pick_run(f)[1]
-        row = run["summary"][-1]
-        v = float(row[column])
-        dev = (
-            [d for d in run["device"][()] if d["counted"] and int(d["point"]) == int(row["point"])]
-            if "device" in run
-            else []
+    device = {"point": runs.ID, "counted": runs.FLAG, "read_ops": runs.ID, "read_bytes": runs.ID}
+    try:
+        run = runs.read(
+            out,
+            summary={"point": runs.ID, column: runs.FIGURE},
+            tables={"device": (device, False)},
         )
+    except common.ResultsError as e:
+        checks.stop(f"the results iosweep wrote cannot be read: {e}", 1)
+    if not len(run.summary):
+        checks.stop(f"run {run.id} of {out} has no summary rows", 1)
+    row = run.summary.iloc[-1]
+    v = float(row[column])
+    dev = [
+        d
+        for d in run.tables.get("device", [])
+        if d["counted"] and int(d["point"]) == int(row["point"])
+    ]
     ops = sum(int(d["read_ops"]) for d in dev)
     request = sum(int(d["read_bytes"]) for d in dev) / ops if ops else float("nan")
     return (v / 1048576.0 if unit == "MiB/s" else v), request
 
 
-def main():
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+def ratio(a, b):
+    return a / b if b > 0 else math.nan
+
+
+def parse_args(argv):
+    ap = checks.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
         "--dir",
         help=(
-            "folder on the disk to measure, where a folder of its own is made and removed "
-            "at the end (default /var/tmp)"
+            "an existing folder on the disk to measure, where a folder of its own is made and "
+            "removed at the end (default /var/tmp)"
         ),
     )
-    ap.add_argument("--size", default="1g", help="the kept file's size (default 1g)")
     ap.add_argument(
-        "--pairs", type=int, default=5, help="alternating pairs per comparison (default 5)"
+        "--size",
+        default="1g",
+        help="the kept file's size (default 1g; whole 16 MiB records, at most 1 TiB)",
     )
     ap.add_argument(
-        "--ranks", type=int, default=64, help="ranks of the one-machine job (default 64)"
+        "--pairs",
+        type=checks.count(1, MAX_PAIRS),
+        default=5,
+        help=f"alternating pairs per comparison, 1 to {MAX_PAIRS} (default 5)",
+    )
+    large = "the large job needs at least 2 ranks"
+    ap.add_argument(
+        "--ranks",
+        type=checks.count(2, MAX_RANKS, large),
+        default=64,
+        help=f"ranks of the one-machine job, 2 to {MAX_RANKS} (default 64)",
     )
     ap.add_argument(
-        "--emulated-ranks", type=int, default=128, help="ranks over emulated nodes (default 128)"
+        "--emulated-ranks",
+        type=checks.count(2, MAX_RANKS, large),
+        default=128,
+        help=f"ranks over emulated nodes, 2 to {MAX_RANKS} (default 128)",
     )
-    ap.add_argument("--emulated-nodes", type=int, default=16, help="emulated nodes (default 16)")
     ap.add_argument(
-        "--bin", default=str(HERE.parent / "build" / "iosweep"), help="the iosweep binary"
+        "--emulated-nodes",
+        type=checks.count(0, MAX_RANKS),
+        default=16,
+        help="emulated nodes, 1 to --emulated-ranks (default 16)",
     )
-    args = ap.parse_args()
-    if args.pairs < 1:
-        common.fail("--pairs: must be at least 1")
-    for option, n in (("--ranks", args.ranks), ("--emulated-ranks", args.emulated_ranks)):
-        if n < 2:
-            common.fail(f"{option}: the large job needs at least 2 ranks (found {n})")
+    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=checks.BIN_HELP)
+    args = ap.parse_args(argv)
     if args.emulated_nodes < 1 or args.emulated_nodes > args.emulated_ranks:
-        common.fail(
+        checks.stop(
             f"--emulated-nodes: must be from 1 to --emulated-ranks ({args.emulated_ranks}); "
             f"found {args.emulated_nodes}"
         )
-    if not os.access(args.bin, os.X_OK):
-        common.fail(f"--bin: {args.bin} is not an executable (cmake --build build)")
-    try:  # iosweep's own parser and message
-        (size_bytes,) = common.units(args.bin, args.size)
-    except common.UnitsError as e:
-        common.fail(f"--size: {e}" if e.status == 2 else f"--bin: {e}")
-    if size_bytes < 16 << 20:
-        common.fail(f"--size: must hold at least one 16 MiB sequential record (found {args.size})")
-    if args.dir is not None and not os.path.isdir(args.dir):
-        common.fail(f"--dir: {args.dir} is not a folder")
+    args.bin = checks.binary("--bin", args.bin)
+    args.dir = checks.work_folder("--dir", args.dir or "/var/tmp")
+    (args.size_bytes,) = checks.sizes(
+        args.bin,
+        (
+            "--size",
+            args.size,
+            {
+                "lo": RECORD,
+                "hi": MAX_SIZE,
+                "multiple": RECORD,
+                "lo_why": "must hold at least one 16 MiB sequential record",
+                "multiple_why": "whole 16 MiB sequential records",
+            },
+        ),
+    )
+    args.why_not = common.can_emulate()
+    checks.check_memory("--ranks", args.ranks, RANK_BYTES)
+    if args.why_not is None:
+        checks.check_memory("--emulated-ranks", args.emulated_ranks, RANK_BYTES)
+    checks.check_space("--size", args.dir, 1, args.size_bytes)
+    return args
+
+
+def main(argv=None):
+    """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
+    return checks.guard(lambda: _main(argv))
+
+
+def _main(argv):
+    args = parse_args(argv)
     # A folder of its own, in --dir or /var/tmp, removed at the end with the file and results.
-    work = Path(tempfile.mkdtemp(prefix="iosweep-iso.", dir=args.dir or "/var/tmp"))
+    work = Path(tempfile.mkdtemp(prefix="iosweep-iso.", dir=args.dir))
     out = work / "iso.h5"
     hostfile = None
-    why_not = common.can_emulate()
-    if why_not is None:
-        hostfile = work / "nodes"
-        per_node = -(-args.emulated_ranks // args.emulated_nodes)
-        hostfile.write_text(
-            "".join(f"node{i + 1:02d} slots={per_node}\n" for i in range(args.emulated_nodes))
-        )
+    why_not = args.why_not
     try:
+        if why_not is None:
+            hostfile = work / "nodes"
+            per_node = -(-args.emulated_ranks // args.emulated_nodes)
+            hostfile.write_text(
+                "".join(f"node{i + 1:02d} slots={per_node}\n" for i in range(args.emulated_nodes))
+            )
         base = [
             "run",
             "--dir",
@@ -147,8 +203,10 @@ def main():
             "isolation-check: layout",
         ]
         run(args, 1)
-        with common.open_results(out) as f:
-            kept = common.pick_run(f)[0]
+        try:
+            kept = runs.ids(out)[-1]
+        except (common.ResultsError, IndexError) as e:
+            checks.stop(f"the results iosweep wrote cannot be read: {e or 'no run'}", 1)
         print(
             f"isolation-check: {args.pairs} alternating pairs per comparison, file {args.size} "
             f"({work}), device {common.block_device(str(work)).name or 'none'}"
@@ -197,7 +255,7 @@ def main():
                             run(args, n, hostfile=hosts)
                         figures[which], request = figure(out, column, unit)
                         requests[which].append(request / 1024.0)
-                    ratios.append(figures["big"] / figures["alone"])
+                    ratios.append(ratio(figures["big"], figures["alone"]))
                 pairs = " ".join(f"{r:.3f}" for r in ratios)
                 sizes = (
                     f"{statistics.median(requests['big']):.0f} /"

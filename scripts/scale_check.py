@@ -17,29 +17,39 @@ With --nodes, the ranks are spread over that many emulated nodes (scripts/cluste
 only), --slots per node, placed round-robin (`--map-by node`), as a threadlist of nodes would
 place IOzone's threads. Not a CI test (tests/cluster runs a smaller one); docs/scaling.md
 records its figures.
+
+Every argument is checked before anything is made (one line, status 2): the bounds --help
+gives, --size by iosweep's own parser (a multiple of the 1 MiB record), the files of the
+largest point within --dir's free space, the ranks within MemAvailable (about 16 MiB each), and
+--output a new file in an existing folder. The job is stopped when it runs far past what it was
+asked for (iosweep_checks.job_timeout); Ctrl-C stops it and removes the run's folder.
 """
 import argparse
-import os
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
+import iosweep_checks as checks
 import iosweep_common as common
+import iosweep_runs as runs
 
 HERE = Path(__file__).resolve().parent
-
-
-def mem_available_bytes():
-    with open("/proc/meminfo") as f:
-        for line in f:
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    raise RuntimeError("/proc/meminfo has no MemAvailable")
+MAX_RANKS = 16384
+MAX_NODES = 1024
+MAX_SIZE = 64 << 30
+RANK_BYTES = 16 << 20  # what one rank of the sweep takes (docs/scaling.md: 6.1 GiB for 512)
+PHASES = 6  # seq-write, seq-read, rand-write, rand-read, scan-only, filter-count
+SUMMARY = {"ranks": runs.POSITIVE, "overhead_s": runs.FIGURE}
+USAGE = {
+    "rss_peak_bytes": runs.ID,
+    "private_peak_bytes": runs.ID,
+    "private_idle_peak_bytes": runs.ID,
+    "cpu_user_s": runs.FIGURE,
+    "cpu_sys_s": runs.FIGURE,
+}
 
 
 class MemSampler(threading.Thread):
@@ -48,92 +58,120 @@ class MemSampler(threading.Thread):
     def __init__(self, period_s=0.2):
         super().__init__(daemon=True)
         self.period_s = period_s
-        self.low = mem_available_bytes()
+        self.low = checks.mem_available()
         self.stop = threading.Event()
 
     def run(self):
         while not self.stop.wait(self.period_s):
-            self.low = min(self.low, mem_available_bytes())
+            self.low = min(self.low, checks.mem_available() or self.low)
 
 
 def mib(b):
     return b / 1048576.0
 
 
-def main():
-    ap = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+def sweep(n):
+    """The points of --sweep 1:n: 1, the powers of two below n, n."""
+    out, k = [], 1
+    while k < n:
+        out.append(k)
+        k *= 2
+    return out + [n]
+
+
+def parse_args(argv):
+    ap = checks.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument(
+        "--ranks",
+        type=checks.count(1, MAX_RANKS),
+        default=64,
+        help=f"ranks of the job, 1 to {MAX_RANKS} (default 64)",
     )
-    ap.add_argument("--ranks", type=int, default=64, help="ranks of the job (default 64)")
     ap.add_argument(
         "--nodes",
-        type=int,
+        type=checks.count(0, MAX_NODES),
         default=0,
-        help="emulated nodes to spread them over (default 0: this machine, --oversubscribe)",
+        help=f"emulated nodes to spread them over, at most {MAX_NODES} (default 0: this machine,"
+        " --oversubscribe)",
     )
     ap.add_argument(
         "--slots",
-        type=int,
+        type=checks.count(0, MAX_RANKS),
         default=0,
-        help="slots per emulated node (default ranks / nodes, rounded up)",
+        help=f"slots per emulated node, with --nodes, at most {MAX_RANKS} (default 0: ranks /"
+        " nodes, rounded up)",
     )
-    ap.add_argument("--size", default="4m", help="file size per rank (default 4m)")
+    ap.add_argument(
+        "--size",
+        default="4m",
+        help="file size per rank (default 4m; a multiple of 1 MiB, at most 64 GiB)",
+    )
     ap.add_argument(
         "--direct",
         action="store_true",
         help="O_DIRECT: no page cache, so no kernel write-back sharing the cores with the ranks",
     )
     ap.add_argument(
-        "--dir", help="folder to make the run's folder in (default /var/tmp); removed at the end"
+        "--dir",
+        help="an existing folder to make the run's folder in (default /var/tmp); removed at the"
+        " end",
     )
     ap.add_argument(
-        "--output", help="keep the results file here, a new file (default: removed at the end)"
+        "--output",
+        help="keep the results file here, a new file in an existing folder (default: removed at"
+        " the end)",
     )
-    ap.add_argument(
-        "--bin", default=str(HERE.parent / "build" / "iosweep"), help="the iosweep binary"
-    )
-    args = ap.parse_args()
-
-    if args.ranks < 1:
-        common.fail(f"--ranks: must be at least 1 (found {args.ranks})")
-    if args.nodes < 0:
-        common.fail(f"--nodes: must be 0 or more (found {args.nodes})")
-    if not os.access(args.bin, os.X_OK):
-        common.fail(f"--bin: {args.bin} is not an executable (cmake --build build)")
-    try:  # iosweep's own parser and message
-        (size_bytes,) = common.units(args.bin, args.size)
-    except common.UnitsError as e:
-        common.fail(f"--size: {e}" if e.status == 2 else f"--bin: {e}")
-    if size_bytes == 0:
-        common.fail("--size: must be more than 0 bytes")
-    if args.dir and not os.path.isdir(args.dir):
-        common.fail(f"--dir: {args.dir} is not a folder")
-    if args.output and os.path.lexists(args.output):
-        common.fail(f"--output: {args.output} exists; scale-check writes a new results file")
+    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=checks.BIN_HELP)
+    args = ap.parse_args(argv)
+    if args.nodes > args.ranks:
+        checks.stop(f"--nodes: {args.nodes} nodes for {args.ranks} ranks leave nodes empty")
+    if args.slots and not args.nodes:
+        checks.stop("--slots: only with --nodes (emulated nodes)")
+    args.bin = checks.binary("--bin", args.bin)
+    args.dir = checks.work_folder("--dir", args.dir or "/var/tmp")
+    if args.output:
+        args.output = checks.output_file("--output", args.output, new=True, what="results file")
     if args.nodes:
         why_not = common.can_emulate()
         if why_not:
-            common.fail(f"--nodes: {why_not}")
-    slots = args.slots or -(-args.ranks // max(args.nodes, 1))
-    if args.nodes and slots * args.nodes < args.ranks:
-        common.fail(
-            f"--slots: {args.nodes} nodes x {slots} slots hold fewer than {args.ranks} ranks"
+            checks.stop(f"--nodes: {why_not}")
+    args.slots = args.slots or -(-args.ranks // max(args.nodes, 1))
+    if args.nodes and args.slots * args.nodes < args.ranks:
+        checks.stop(
+            f"--slots: {args.nodes} nodes x {args.slots} slots hold fewer than {args.ranks} ranks"
         )
+    (args.size_bytes,) = checks.sizes(
+        args.bin,
+        (
+            "--size",
+            args.size,
+            {"hi": MAX_SIZE, "multiple": 1 << 20, "multiple_why": "the 1 MiB sequential record"},
+        ),
+    )
+    checks.check_memory("--ranks", args.ranks, RANK_BYTES)
+    checks.check_space("--size", args.dir, args.ranks, args.size_bytes)
+    return args
 
-    with tempfile.TemporaryDirectory(prefix="iosweep-scale.", dir="/var/tmp") as work:
+
+def main(argv=None):
+    """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
+    return checks.guard(lambda: _main(argv))
+
+
+def _main(argv):
+    args = parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="iosweep-scale.", dir=args.dir) as work:
         work = Path(work)
-        data = (
-            Path(tempfile.mkdtemp(prefix="iosweep-scale.", dir=args.dir))
-            if args.dir
-            else work / "data"
-        )
-        data.mkdir(exist_ok=True)
+        data = work / "data"
+        data.mkdir()
         out = Path(args.output) if args.output else work / "r.h5"
         env = common.launch_env()
         cmd = ["mpirun", "-np", str(args.ranks)]
         if args.nodes:
             hosts = work / "nodes"
-            hosts.write_text("".join(f"node{i + 1:02d} slots={slots}\n" for i in range(args.nodes)))
+            hosts.write_text(
+                "".join(f"node{i + 1:02d} slots={args.slots}\n" for i in range(args.nodes))
+            )
             cmd += ["--hostfile", str(hosts), "--map-by", "node"]
             env = common.emulated_env(env)
         else:
@@ -154,40 +192,39 @@ def main():
             "--quiet",
         ] + (["--direct"] if args.direct else [])
         print("scale-check:", " ".join(cmd), flush=True)
+        moved = sum(sweep(args.ranks)) * args.size_bytes * PHASES
         sampler = MemSampler()
         before = sampler.low
         sampler.start()
         t0 = time.monotonic()
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True)
-        wall_s = time.monotonic() - t0
-        sampler.stop.set()
-        sampler.join()
-        if args.dir:
-            shutil.rmtree(data, ignore_errors=True)
-        if p.returncode != 0:
-            said = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")] or [
-                ln.strip() for ln in p.stderr.splitlines() if ln.strip().strip("-")
-            ]
-            common.fail(
-                f"the job failed (status {p.returncode}): {said[0] if said else 'no message'}", 1
+        try:
+            checks.job(cmd, checks.job_timeout(moved, 0, args.ranks), "the job", env=env)
+        finally:
+            wall_s = time.monotonic() - t0
+            sampler.stop.set()
+            sampler.join()
+        try:
+            run = runs.read(
+                out,
+                summary=SUMMARY,
+                attrs={"points": (runs.COUNTS, True)},
+                tables={"rank_usage": USAGE},
             )
-
-        with common.open_results(out) as f:
-            run = common.pick_run(f)[1]
-            usage = run["rank_usage"][()]
-            summary = run["summary"][()]
-            npoints = len(run.attrs["points"])
+        except common.ResultsError as e:
+            checks.stop(f"the results the job wrote cannot be read: {e}", 1)
+        usage, over = run.tables["rank_usage"], list(run.summary["overhead_s"])
+        if not len(usage) or not over:
+            checks.stop(f"the job's run {run.id} has no rank_usage or summary rows", 1)
+        npoints = len(run.attrs["points"])
         rss = sorted(int(v) for v in usage["rss_peak_bytes"])
         idle = sorted(int(v) for v in usage["private_idle_peak_bytes"] if v > 0)
         cpu = [float(u) + float(s) for u, s in zip(usage["cpu_user_s"], usage["cpu_sys_s"])]
-        over = summary["overhead_s"]
         per_point = {}  # sweep point (active ranks) -> overhead of all its phase rows
-        for row in summary:
-            key = int(row["ranks"])
-            per_point[key] = per_point.get(key, 0.0) + float(row["overhead_s"])
+        for k, o in zip(run.summary["ranks"], over):
+            per_point[int(k)] = per_point.get(int(k), 0.0) + float(o)
 
         where = (
-            f"{args.nodes} emulated nodes x {slots} slots, round-robin"
+            f"{args.nodes} emulated nodes x {args.slots} slots, round-robin"
             if args.nodes
             else "one machine"
         )

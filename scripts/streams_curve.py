@@ -17,29 +17,45 @@ the ranks of the point (the summary's cpu_s): per point and per operation.
 
 The table is Markdown (for docs/performance.md); -o also draws IOPS and CPU per operation
 against streams (log2). The results are appended to --output (default: a file in a temporary
-folder, removed with the run's files at the end).
+folder, removed with the run's files at the end). Figures are printed with at least two
+significant digits (a window of 4 ms is 0.0040, never 0.00).
+
+Every argument is checked before anything is made (one line, status 2): sizes by iosweep's own
+parser (multiples of 4 KiB, at most 1 TiB per rank, the files within --dir's free space), the
+bounds --help gives, --output (an iosweep results file or a new one) and -o (a folder that
+exists, an image format matplotlib writes). Each job is stopped when it runs far past what it
+was asked for (iosweep_checks.job_timeout); Ctrl-C stops both and removes the run's folder.
 """
 import argparse
 import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-import iosweep_load
-from iosweep_common import fail, launch_env
+import iosweep_checks as checks
+import iosweep_common as common
+import iosweep_runs as runs
 
 HERE = Path(__file__).resolve().parent
 CURVES = ("ranks alone", "2 ranks x depth")
-
-
-def mem_available():
-    for line in Path("/proc/meminfo").read_text().splitlines():
-        if line.startswith("MemAvailable:"):
-            return int(line.split()[1]) * 1024
-    return 0
+ENGINES = ("uring", "mpiio", "null")  # the engines that keep requests in flight (--streams)
+MAX_STREAMS = 8192  # 2 ranks x iosweep's deepest depth, 4096
+MAX_RANKS = 4096
+MAX_SIZE = 1 << 40
+MAX_SECONDS = 3600.0
+MAX_REPETITIONS = 100
+# What the results file holds of each point that the table shows, each value checked.
+SUMMARY = {
+    "streams": runs.POSITIVE,
+    "ranks": runs.POSITIVE,
+    "iodepth": runs.POSITIVE,
+    "ops": runs.ID,
+    "iops": runs.FIGURE,
+    "cpu_s": runs.FIGURE,
+    "wall_s": runs.FIGURE,
+}
 
 
 def ranks_max(args):
@@ -47,11 +63,20 @@ def ranks_max(args):
     at --rank-mib each."""
     if args.ranks_max:
         return min(args.ranks_max, args.max)
-    fit = mem_available() // 2 // (args.rank_mib << 20)
+    fit = checks.mem_available() // 2 // (args.rank_mib << 20)
     r = 1
-    while r * 2 <= min(fit, args.max):
+    while r * 2 <= min(fit, args.max, MAX_RANKS):
         r *= 2
     return r
+
+
+def points(most):
+    """The points of --streams 1:most: 1, the powers of two above it, most."""
+    out, s = [], 1
+    while s < most:
+        out.append(s)
+        s *= 2
+    return out + [most]
 
 
 def run_curve(args, np_, most, label, work, out, size):
@@ -78,7 +103,7 @@ def run_curve(args, np_, most, label, work, out, size):
         "--file-size",
         size,
         "--stonewall",
-        str(args.seconds),
+        f"{args.seconds:.6g}",
         "--repetitions",
         str(args.repetitions),
         "--label",
@@ -87,15 +112,9 @@ def run_curve(args, np_, most, label, work, out, size):
         out,
         "--quiet",
     ] + (["--direct"] if args.direct else [])
-    p = subprocess.run(cmd, capture_output=True, text=True, env=launch_env())
-    if p.returncode != 0:
-        said = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")] or [
-            ln.strip() for ln in p.stderr.splitlines() if ln.strip().strip("-")
-        ]  # not Open MPI's rules
-        fail(
-            f"{label}: iosweep exited {p.returncode}: {said[0] if said else 'no message'}",
-            status=2 if p.returncode == 2 else 1,
-        )
+    n = len(points(most)) * args.repetitions
+    timeout = checks.job_timeout(np_ * args.bytes[size], n * args.seconds, np_)
+    checks.job(cmd, timeout, label, env=common.launch_env())
     print(f"  done: {label} ({np_} ranks)", file=sys.stderr)
 
 
@@ -121,6 +140,14 @@ def curves(summary):
     return out
 
 
+def num(x, decimals, digits=2):
+    """x with `decimals` decimals, more where it needs them for `digits` significant digits:
+    16482, 0.99, 0.0040 (a short window never prints as 0.00)."""
+    if x and math.isfinite(x):
+        decimals = max(decimals, digits - 1 - math.floor(math.log10(abs(x))))
+    return f"{x:.{decimals}f}"
+
+
 def markdown(c):
     rows = [
         (
@@ -136,10 +163,10 @@ def markdown(c):
         cells += (
             [
                 str(x["ranks"]),
-                f"{x['wall_s']:.2f}",
-                f"{x['iops']:.0f}",
-                f"{x['cpu_s']:.3f}",
-                f"{x['cpu_us_per_op']:.1f}",
+                num(x["wall_s"], 2),
+                num(x["iops"], 0),
+                num(x["cpu_s"], 3),
+                num(x["cpu_us_per_op"], 1),
             ]
             if x
             else ["-"] * 5
@@ -148,10 +175,10 @@ def markdown(c):
         cells += (
             [
                 f"{y['ranks']} x {y['depth']}",
-                f"{y['wall_s']:.2f}",
-                f"{y['iops']:.0f}",
-                f"{y['cpu_s']:.3f}",
-                f"{y['cpu_us_per_op']:.1f}",
+                num(y["wall_s"], 2),
+                num(y["iops"], 0),
+                num(y["cpu_s"], 3),
+                num(y["cpu_us_per_op"], 1),
             ]
             if y
             else ["-"] * 5
@@ -160,7 +187,8 @@ def markdown(c):
     return "\n".join(rows)
 
 
-def draw(c, path, title):
+def draw(c, title):
+    """The figure of both curves: IOPS and CPU per operation against streams."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -187,19 +215,25 @@ def draw(c, path, title):
     right.set_title("CPU per operation (getrusage per rank)")
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    return fig
 
 
-def main():
-    ap = argparse.ArgumentParser(
+def parse_args(argv):
+    ap = checks.Parser(
         description=__doc__.split("\n\n")[0],
         epilog=__doc__.split("\n\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument(
-        "--dir", help="folder on the storage to measure (default: a new folder in /var/tmp)"
+        "--dir",
+        help="folder on the storage to measure, where a folder of the run's own is made and"
+        " removed at the end (default /var/tmp)",
     )
-    ap.add_argument("--size", default="256m", help="file per rank (default 256m)")
+    ap.add_argument(
+        "--size",
+        default="256m",
+        help="file per rank (default 256m; a multiple of 4 KiB, at most 1 TiB)",
+    )
     ap.add_argument(
         "--alone-size",
         help=(
@@ -208,54 +242,118 @@ def main():
         ),
     )
     ap.add_argument(
-        "--max", type=int, default=1024, help="most streams, a power of two >= 2 (default 1024)"
+        "--max",
+        type=checks.count(2, MAX_STREAMS),
+        default=1024,
+        help=f"most streams, a power of two from 2 to {MAX_STREAMS} (default 1024)",
     )
     ap.add_argument(
         "--ranks-max",
-        type=int,
+        type=checks.count(0, MAX_RANKS),
         default=0,
         help=(
-            "most ranks of the ranks-alone curve (default: what half of MemAvailable holds at "
-            "--rank-mib per rank, as a power of two up to --max)"
+            f"most ranks of the ranks-alone curve, at most {MAX_RANKS} and what MemAvailable"
+            " holds at --rank-mib each (default 0: what half of MemAvailable holds, as a power"
+            " of two up to --max)"
         ),
     )
     ap.add_argument(
-        "--rank-mib", type=int, default=32, help="memory one rank takes, MiB (default 32)"
+        "--rank-mib",
+        type=checks.count(1, 4096),
+        default=32,
+        help="memory one rank takes, MiB, 1 to 4096 (default 32)",
     )
     ap.add_argument(
-        "--seconds", type=float, default=5.0, help="time per point (--stonewall; default 5)"
+        "--seconds",
+        type=checks.number(0.01, MAX_SECONDS, "s"),
+        default=5.0,
+        help=f"time per point (--stonewall), 0.01 to {MAX_SECONDS:g} s (default 5)",
     )
-    ap.add_argument("--repetitions", type=int, default=1, help="repetitions per point (default 1)")
-    ap.add_argument("--engine", default="uring", help="engine of both curves (default uring)")
+    ap.add_argument(
+        "--repetitions",
+        type=checks.count(1, MAX_REPETITIONS),
+        default=1,
+        help=f"repetitions per point, 1 to {MAX_REPETITIONS} (default 1)",
+    )
+    ap.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="uring",
+        help="engine of both curves, one that keeps requests in flight (default uring)",
+    )
     ap.add_argument(
         "--direct",
         action=argparse.BooleanOptionalAction,
         default=True,
         help="O_DIRECT (default on; --no-direct for a file system without it)",
     )
-    ap.add_argument("--output", help="results file to append both runs to (default: temporary)")
-    ap.add_argument("-o", "--png", help="also draw the curves into this image (.png, .svg, .pdf)")
-    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help="iosweep binary")
-    args = ap.parse_args()
-    if not os.access(args.bin, os.X_OK):
-        fail(f"--bin: {args.bin} is not an executable")
-    if args.max < 2 or args.max & (args.max - 1):
-        fail(f"--max: {args.max} is not a power of two of at least 2")
-    if not args.seconds > 0 or args.repetitions < 1 or args.rank_mib < 1 or args.ranks_max < 0:
-        fail("--seconds, --repetitions and --rank-mib must be positive, --ranks-max at least 0")
-    base = args.dir or "/var/tmp"
-    if not os.path.isdir(base):
-        fail(f"--dir: {base} is not a folder")
-    work = tempfile.mkdtemp(prefix="iosweep-streams.", dir=base)
-    out = args.output or os.path.join(work, "streams.h5")
-    r_max = ranks_max(args)
+    ap.add_argument(
+        "--output",
+        help="results file to append both runs to: an iosweep results file or a new file in an"
+        " existing folder (default: a file in the run's folder, removed)",
+    )
+    ap.add_argument(
+        "-o",
+        "--png",
+        help="also draw the curves into this image (.png, .svg, .pdf, ...: a format matplotlib"
+        " writes; its folder must exist)",
+    )
+    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=checks.BIN_HELP)
+    args = ap.parse_args(argv)
+    args.bin = checks.binary("--bin", args.bin)
+    if args.max & (args.max - 1):
+        checks.stop(f"--max: {args.max} is not a power of two of at least 2")
+    args.dir = checks.work_folder("--dir", args.dir or "/var/tmp")
+    if args.output:
+        args.output = checks.output_file("--output", args.output, what="results file")
+        if os.path.exists(args.output):
+            try:
+                runs.ids(args.output)
+            except common.ResultsError as e:
+                checks.stop(f"--output: {e}")
+    if args.png:
+        args.png = checks.output_file("-o", args.png, suffixes=checks.plot_suffixes(), what="image")
+    four_k = {"lo": 4096, "multiple": 4096, "hi": MAX_SIZE, "multiple_why": "4 KiB records"}
+    items = [("--size", args.size, four_k)]
+    if args.alone_size is not None:
+        items.append(("--alone-size", args.alone_size, four_k))
+    args.bytes = dict(zip([t for _, t, _ in items], checks.sizes(args.bin, *items)))
+    args.r_max = ranks_max(args)
+    if args.ranks_max:
+        checks.check_memory("--ranks-max", args.r_max, args.rank_mib << 20)
+    # The curves run one after the other: the larger of their files must fit.
+    alone = (args.r_max, args.bytes[args.alone_size or args.size])
+    option = "--alone-size" if args.alone_size else "--size"
+    if alone[0] * alone[1] >= 2 * args.bytes[args.size]:
+        checks.check_space(option, args.dir, *alone)
+    else:
+        checks.check_space("--size", args.dir, 2, args.bytes[args.size])
+    return args
+
+
+def main(argv=None):
+    """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
+    return checks.guard(lambda: _main(argv))
+
+
+def _main(argv):
+    args = parse_args(argv)
+    work = tempfile.mkdtemp(prefix="iosweep-streams.", dir=args.dir)
     try:
-        run_curve(args, r_max, r_max, CURVES[0], work, out, args.alone_size or args.size)
+        out = args.output or os.path.join(work, "streams.h5")
+        before = set(runs.ids(out)) if os.path.exists(out) else set()
+        run_curve(args, args.r_max, args.r_max, CURVES[0], work, out, args.alone_size or args.size)
         run_curve(args, 2, args.max, CURVES[1], work, out, args.size)
-        runs, summary = iosweep_load.load(out)
+        try:
+            mine = [r for r in runs.ids(out) if r not in before]
+            read = [runs.read(out, r, summary=SUMMARY) for r in mine]
+        except common.ResultsError as e:
+            checks.stop(f"the results iosweep wrote cannot be read: {e}", 1)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    c = curves(summary[summary["run_id"].isin(runs["run_id"].tail(2))])
+    if sorted(r.attrs.get("label") for r in read) != sorted(CURVES):
+        checks.stop(f"expected the runs {', '.join(CURVES)} in {out}; found {len(read)}", 1)
+    c = curves(runs.summaries(read))
     print(markdown(c))
     print()
     print(
@@ -264,22 +362,18 @@ def main():
         f" {args.alone_size or args.size} per rank alone and {args.size} per rank of 2,"
         f" {args.seconds:g} s per point at most (--stonewall; window s: the median window, shorter"
         " when a rank read every record of its file first), median of"
-        f" {args.repetitions} repetition(s). ranks alone: 1 .. {r_max} ranks at depth 1; 2 ranks x"
-        f" depth: 1 and 2 ranks, then 2 ranks at depth 2 .. {args.max // 2}. CPU s: user + system"
-        " time of all ranks in the timed window (getrusage; the summary's cpu_s); CPU µs/op: that"
-        " over the operations completed."
+        f" {args.repetitions} repetition(s). ranks alone: 1 .. {args.r_max} ranks at depth 1; 2"
+        f" ranks x depth: 1 and 2 ranks, then 2 ranks at depth 2 .. {args.max // 2}. CPU s: user"
+        " + system time of all ranks in the timed window (getrusage; the summary's cpu_s); CPU"
+        " µs/op: that over the operations completed."
     )
     if args.png:
-        draw(
-            c,
-            args.png,
-            (
-                "iosweep: 4 KiB random read by streams, ranks alone vs 2 ranks x depth"
-                f" ({args.engine})"
-            ),
+        title = (
+            f"iosweep: 4 KiB random read by streams, ranks alone vs 2 ranks x depth ({args.engine})"
         )
+        checks.save_figure(draw(c, title), args.png, "-o")
         print(f"written: {args.png}")
-    return 0 if all(not math.isnan(p["iops"]) for v in c.values() for p in v.values()) else 1
+    return 0
 
 
 if __name__ == "__main__":

@@ -74,7 +74,7 @@ def test_scale_check_refuses_bad_input(args, said):
             ["--emulated-nodes", "0"],
             "isolation-check: --emulated-nodes: must be from 1 to --emulated-ranks (128); found 0",
         ),
-        (["--pairs", "0"], "isolation-check: --pairs: must be at least 1"),
+        (["--pairs", "0"], "isolation-check: --pairs: must be at least 1 (found 0)"),
     ],
 )
 def test_isolation_check_refuses_bad_input(args, said, tmp_path):

@@ -10,6 +10,7 @@ import pytest
 import iosweep_common as common
 import iosweep_compare as ic
 import iosweep_load
+import streams_curve as curve
 from conftest import SOURCE_DIR, run_iosweep
 
 FIX = SOURCE_DIR / "tests" / "fixtures"
@@ -191,6 +192,14 @@ def test_streams_curve_measures_both_curves_with_their_cpu_time(tmp_path):
     runs, s = iosweep_load.load(tmp_path / "c.h5")
     assert list(runs["label"]) == ["ranks alone", "2 ranks x depth"]
     assert all(s["cpu_s"] > 0)
+    # The table printed is the one computed from the results file, whatever the speed: a
+    # window of a few milliseconds keeps its significant digits.
+    c = curve.curves(s)
+    assert curve.markdown(c) in p.stdout
+    for label, points in c.items():
+        for streams, x in points.items():
+            assert 0 < x["wall_s"] < 1.0 and x["cpu_s"] > 0 and x["iops"] > 0, (label, streams, x)
+            assert float(curve.num(x["wall_s"], 2)) == pytest.approx(x["wall_s"], rel=0.05)
 
 
 def test_streams_curve_refuses_bad_input_in_one_line(tmp_path):

@@ -1,0 +1,378 @@
+"""What iosweep's scripts check of their arguments before anything runs or is written.
+
+    import iosweep_checks as checks
+    ap = checks.Parser(...)                                  # argparse, errors in one line, 2
+    ap.add_argument("--width", type=checks.number(1, 40, "inches"))
+    ap.add_argument("--pairs", type=checks.count(1, 100))
+    checks.binary("--bin", args.bin)                         # an executable regular file
+    checks.sizes(args.bin, ("--size", args.size, {"lo": 16 << 20, "multiple": 16 << 20}))
+    checks.work_folder("--dir", args.dir)                    # a writable folder on storage
+    checks.output_file("-o", args.output, suffixes=checks.plot_suffixes())
+    checks.input_file("outputs", path, 64 << 20)             # a regular file of bounded size
+    checks.check_space("--size", folder, files, size)        # iosweep's free-space rule
+    checks.save_figure(fig, path)                            # whole or not at all
+
+Running children and ending (job, run_child, guard, stop) are iosweep_jobs', re-exported here.
+
+Every refusal is one line on stderr, `<script>: <argument>: <problem>`, with status 2, before
+anything is created: control characters in a value are shown escaped (\\n, \\x1b), as iosweep
+shows them. Numbers are finite and bounded, sizes are parsed by the binary itself
+(`iosweep units`, with a timeout and bounded output), folders and output paths are on storage.
+"""
+import argparse
+import math
+import os
+import re
+import stat
+
+import iosweep_common as common
+from iosweep_jobs import (  # noqa: F401 (re-exported: scripts use iosweep_checks alone)
+    ChildError,
+    Terminated,
+    first_said,
+    guard,
+    job,
+    job_timeout,
+    one_line,
+    run_child,
+    stop,
+)
+
+# -------------------------------------------------------------------------- messages
+
+
+def shown(value):
+    """A value as messages quote it: '...', control characters escaped, at most 200 characters."""
+    s = one_line(value)
+    return f"'{s[:200]}...'" if len(s) > 200 else f"'{s}'"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose errors are one line naming the argument, with status 2 (argparse itself
+    prints its usage and the error on two lines)."""
+
+    def error(self, message):
+        if message.startswith("unrecognized arguments: "):
+            first = message.removeprefix("unrecognized arguments: ").split(" ")[0]
+            stop(f"{first}: not an argument of this script (see --help)")
+        if message.startswith("the following arguments are required: "):
+            stop(f"{message.removeprefix('the following arguments are required: ')}: required")
+        stop(message.removeprefix("argument "))
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def count(lo, hi, why_lo=None):
+    """An argparse type: a whole number from lo to hi (digits only: no sign, no exponent)."""
+
+    def parse(text):
+        t = text.strip()
+        if not re.fullmatch(r"[0-9]{1,30}", t):
+            raise argparse.ArgumentTypeError(f"{shown(text)} is not a whole number")
+        v = int(t)
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"{why_lo or f'must be at least {lo}'} (found {v})")
+        if v > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi} (found {v})")
+        return v
+
+    return parse
+
+
+def number(lo, hi, unit="", above=False):
+    """An argparse type: a finite number from lo (above lo with `above`) to hi; NaN,
+    infinities, zero and negative numbers and values out of bounds are refused."""
+    unit = f" {unit}" if unit else ""
+
+    def parse(text):
+        try:
+            v = float(text) if len(text) <= 40 else math.nan
+        except ValueError:
+            v = math.nan
+        if not math.isfinite(v) or v <= 0:
+            raise argparse.ArgumentTypeError(f"{shown(text)} is not a positive number")
+        if v < lo or (above and v == lo):
+            raise argparse.ArgumentTypeError(
+                f"must be {'more than' if above else 'at least'} {lo:g}{unit} (found {text})"
+            )
+        if v > hi:
+            raise argparse.ArgumentTypeError(f"must be at most {hi:g}{unit} (found {text})")
+        return v
+
+    return parse
+
+
+def text_value(what="a value"):
+    """An argparse type: a non-empty value without whitespace or control characters (it goes
+    into a file of whitespace-separated fields or onto a command line)."""
+
+    def parse(text):
+        if not text:
+            raise argparse.ArgumentTypeError(f"is empty; expected {what}")
+        if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in text):
+            raise argparse.ArgumentTypeError(
+                f"{shown(text)} holds whitespace or control characters; expected {what}"
+            )
+        return text
+
+    return parse
+
+
+# ----------------------------------------------------------------------------- sizes
+
+
+def _units(binary, texts):
+    """(status, [byte counts] or None, the line iosweep said) of `iosweep units TEXTS`."""
+    try:
+        p = run_child([str(binary), "units", "--", *texts], timeout=30, limit=65536)
+    except ChildError as e:
+        stop(f"--bin: {binary} units: {e}")
+    except OSError as e:
+        stop(f"--bin: {binary}: cannot run it ({e.strerror})")
+    if p.returncode != 0:
+        said = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        why = next((ln for ln in said if ln.startswith("iosweep: ")), said[0] if said else "")
+        return p.returncode, None, why.removeprefix("iosweep: ").removeprefix("units: ")
+    out = p.stdout.split()
+    if len(out) != len(texts) or not all(x.isdigit() for x in out):
+        stop(f"--bin: {binary} units: expected {len(texts)} byte count(s), got {shown(p.stdout)}")
+    return 0, [int(x) for x in out], ""
+
+
+def _bounded(option, text, n, lo=1, hi=1 << 40, multiple=1, lo_why="", multiple_why=""):
+    if n < lo:
+        if lo_why:
+            stop(f"{option}: {lo_why} (found {text})")
+        if lo > 1:
+            stop(f"{option}: must be at least {common.size_text(lo)} (found {text})")
+        stop(f"{option}: must be more than 0 bytes")
+    if n > hi:
+        stop(f"{option}: must be at most {common.size_text(hi)} (found {text})")
+    if n % multiple:
+        stop(
+            f"{option}: {text} is not a multiple of {common.size_text(multiple)}"
+            + (f" ({multiple_why})" if multiple_why else "")
+        )
+    return n
+
+
+def sizes(binary, *items):
+    """The byte counts of sizes from iosweep's own parser (`iosweep units`, as
+    iosweep_common.units runs it, here with a timeout and bounded output), each item
+    (option, text, bounds) with bounds a dict of lo, hi (bytes, default 1 byte to 1 TiB),
+    multiple, lo_why and multiple_why; stops with one line naming the first option refused.
+    One run of the binary when all are sizes, one per size to name the one that is not."""
+    status, counts, why = _units(binary, [text for _, text, _ in items])
+    if counts is None:
+        for option, text, _ in items:
+            status, one, why = _units(binary, [text])
+            if one is None:
+                if status == 2:
+                    stop(f"{option}: {why}")
+                stop(f"--bin: {binary} units failed (exit {status})" + (f": {why}" if why else ""))
+        stop(f"--bin: {binary} units failed on the sizes together (exit {status}): {why}")
+    return [_bounded(option, text, n, **b) for (option, text, b), n in zip(items, counts)]
+
+
+def size_bytes(binary, option, text, **bounds):
+    """The byte count of one size, as sizes() checks it."""
+    return sizes(binary, (option, text, bounds))[0]
+
+
+# ------------------------------------------------------------------------ file system
+
+# File systems that hold no storage: a measurement or an output there means a mistake.
+PSEUDO_FS = {
+    "proc",
+    "sysfs",
+    "devtmpfs",
+    "devpts",
+    "cgroup",
+    "cgroup2",
+    "debugfs",
+    "tracefs",
+    "securityfs",
+    "configfs",
+    "pstore",
+    "bpf",
+    "efivarfs",
+    "fusectl",
+    "mqueue",
+    "binfmt_misc",
+    "autofs",
+}
+
+
+def _pseudo(path):
+    """The pseudo file system `path` (an existing folder) is on, or None."""
+    real = os.path.realpath(path)
+    for top in ("/proc", "/sys", "/dev"):
+        if (real == top or real.startswith(top + "/")) and not real.startswith("/dev/shm"):
+            kind = common.fs_type(real)
+            return kind if kind in PSEUDO_FS or top != "/dev" else None
+    kind = common.fs_type(real)
+    return kind if kind in PSEUDO_FS else None
+
+
+def work_folder(option, path):
+    """`path` as an absolute path, when it is an existing, writable folder on storage."""
+    if not path:
+        stop(f"{option}: is empty; expected a folder")
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        stop(f"{option}: {shown(path)}: {e.strerror}")
+    if not stat.S_ISDIR(st.st_mode):
+        stop(f"{option}: {shown(path)} is not a folder")
+    kind = _pseudo(path)
+    if kind:
+        stop(f"{option}: {shown(path)} is on {kind}, a pseudo file system, not storage")
+    if not os.access(path, os.W_OK | os.X_OK):
+        stop(f"{option}: {shown(path)} is not writable")
+    return os.path.abspath(path)
+
+
+def output_file(option, path, suffixes=None, new=False, what="file"):
+    """`path` as an absolute path, when a file can be written there: its folder exists, is
+    writable and on storage; an existing file there is a regular file (not a symbolic link) and
+    writable, or refused with `new`; with `suffixes`, its name ends in one of them."""
+    if not path:
+        stop(f"{option}: is empty; expected a {what}")
+    full = os.path.abspath(path)
+    folder = os.path.dirname(full)
+    if suffixes is not None:
+        ext = os.path.splitext(full)[1].lower().lstrip(".")
+        if ext not in suffixes:
+            found = f"'.{one_line(ext)}'" if ext else "none"
+            stop(
+                f"{option}: {shown(path)}: the {what} is written by its extension, one of "
+                f"{', '.join('.' + s for s in sorted(suffixes))} (found {found})"
+            )
+    if not os.path.isdir(folder):
+        why = "does not exist" if not os.path.lexists(folder) else "is not a folder"
+        stop(f"{option}: {shown(path)}: folder {shown(folder)} {why}")
+    kind = _pseudo(folder)
+    if kind:
+        stop(f"{option}: {shown(path)} is on {kind}, a pseudo file system, not storage")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        stop(f"{option}: {shown(path)}: folder {shown(folder)} is not writable")
+    if os.path.lexists(full):
+        if new:
+            stop(f"{option}: {shown(path)} exists; expected a new {what}")
+        if os.path.islink(full):
+            stop(f"{option}: {shown(path)} is a symbolic link; name the {what} itself")
+        if not os.path.isfile(full):
+            stop(f"{option}: {shown(path)} exists and is not a regular file")
+        if not os.access(full, os.W_OK):
+            stop(f"{option}: {shown(path)} is not writable")
+    return full
+
+
+def input_file(option, path, max_bytes):
+    """Stops unless `path` is a readable regular file of at most `max_bytes` (a FIFO, a device
+    such as /dev/zero or a folder would be read without end or not at all)."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        stop(f"{option}: {shown(path)}: {e.strerror}")
+    if not stat.S_ISREG(st.st_mode):
+        stop(f"{option}: {shown(path)} is not a regular file")
+    if st.st_size > max_bytes:
+        stop(
+            f"{option}: {shown(path)} is {common.size_text(st.st_size)}, more than the "
+            f"{common.size_text(max_bytes)} such a file can be"
+        )
+    if not os.access(path, os.R_OK):
+        stop(f"{option}: {shown(path)} is not readable")
+
+
+def plot_suffixes():
+    """The extensions matplotlib's Agg, SVG, PDF and PS backends write here (PGF needs LaTeX;
+    JPEG, TIFF and WebP need Pillow)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    out = set(FigureCanvasAgg.get_supported_filetypes()) - {"pgf"}
+    try:
+        import PIL  # noqa: F401
+    except ImportError:
+        out -= {"jpg", "jpeg", "tif", "tiff", "webp"}
+    return out
+
+
+def free_bytes(path):
+    """Bytes an unprivileged user may still write in the file system of `path` (statvfs), as
+    iosweep counts them."""
+    v = os.statvfs(path)
+    return v.f_bavail * v.f_frsize
+
+
+def check_space(option, folder, files, size):
+    """Stops when `files` files of `size` bytes do not fit the free space of `folder` (iosweep's
+    own check, made before any folder of the script's is made)."""
+    free = free_bytes(folder)
+    if files * size > free:
+        stop(
+            f"{option}: {files} file(s) of {common.size_text(size)} need "
+            f"{common.size_text(files * size)} in {shown(folder)} but only "
+            f"{common.size_text(free)} are free"
+        )
+
+
+def mem_available():
+    """MemAvailable of /proc/meminfo in bytes; 0 when unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def check_memory(option, ranks, per_rank):
+    """Stops when `ranks` processes of about `per_rank` bytes each do not fit MemAvailable."""
+    avail = mem_available()
+    if avail and ranks * per_rank > avail:
+        stop(
+            f"{option}: {ranks} ranks need about {common.size_text(ranks * per_rank)} "
+            f"({common.size_text(per_rank)} each) but this machine has "
+            f"{common.size_text(avail)} available (MemAvailable)"
+        )
+
+
+BIN_HELP = (
+    "the iosweep binary, an executable file; its `units` command parses the sizes first"
+    " (default: build/iosweep of this source tree)"
+)
+
+
+def binary(option, path):
+    """`path` as an absolute path, when it is an executable regular file."""
+    if not path or not os.path.isfile(path) or not os.access(path, os.X_OK):
+        stop(f"{option}: {one_line(path)} is not an executable (cmake --build build)")
+    return os.path.abspath(path)
+
+
+def save_figure(fig, path, option="--output"):
+    """Writes a matplotlib figure to `path` (checked by output_file) whole or not at all: into a
+    file of its own beside it, then renamed over it; a failure leaves no file behind and stops
+    with status 1."""
+    import tempfile
+
+    folder, name = os.path.split(path)
+    ext = os.path.splitext(name)[1].lstrip(".").lower()
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=f".{ext}", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fig.savefig(fh, dpi=100, format=ext)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)
+        os.replace(tmp, path)
+    except OSError as e:
+        stop(f"{option}: cannot write {shown(path)}: {e.strerror or e}", 1)
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
