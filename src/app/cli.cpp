@@ -37,7 +37,7 @@ void configure(const std::vector<CLI::Option*>& declared, int argc, char** argv,
                const CLI::Option& preset_opt, const std::string& preset,
                const CLI::Option& rerun_opt, const std::string& rerun_arg, const RunLoader& load,
                CliResult& res) {
-  const GivenOptions cli = given_on_command_line(declared, argc, argv);
+  const GivenOptions cli = given_on_command_line(declared);
   GivenOptions from_preset{ValueSource::preset, {}};
   from_preset.by_row.resize(cli.by_row.size());
   if (preset_opt.count() > 0)
@@ -114,6 +114,7 @@ CliResult parse_cli(int argc, char** argv, const RunLoader& load) {
   const auto declared = declare_run_options(app);
 
   try {
+    refuse_empty_values(argc, argv);
     app.parse(argc, argv);
     if (version) return print(version_text());
     if (show->parsed()) return print(show_run(load, show_file, show_id));

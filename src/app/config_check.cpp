@@ -90,8 +90,8 @@ std::string agree(const std::string& mine) {
   return agree_first(mine, MPI_COMM_WORLD);
 }
 
-std::string local_checks(Config& cfg, const LocalPlace& place, int min_k, int max_k,
-                         std::string& engine_detail) {
+std::string local_checks(Config& cfg, const LocalPlace& place, const std::string& host, int min_k,
+                         int max_k, std::string& engine_detail) {
   Workload& w = cfg.work;
   if (auto why = fsops::check_writable_dir(w.dir); !why.empty()) return "--dir: " + why;
   if (cfg.io.direct) {
@@ -106,8 +106,7 @@ std::string local_checks(Config& cfg, const LocalPlace& place, int min_k, int ma
   if (auto why = probe_engine(cfg.io, engine_detail); !why.empty()) return why;
   if (!w.wire_off && !w.wire_interfaces.empty())
     if (auto why = check_wire(choose_wire(mount_of(w.dir), w.wire_interfaces)); !why.empty())
-      return "--wire-interface: host " +
-             place.full.hosts[static_cast<std::size_t>(place.self.node)] + ": " + why;
+      return "--wire-interface: host " + host + ": " + why;
   if (!w.reuse_run.empty() && place.self.position < max_k)
     if (auto why = reuse_check(w, place.self.position, min_k, max_k); !why.empty()) return why;
   return {};
@@ -215,8 +214,8 @@ std::string validate_run(Config& cfg, const MpiSession& mpi, const LocalPlace& p
   if (auto why = resolve_points(cfg.sweep, cfg.io.iodepth, mpi.size(), points); !why.empty())
     return why;
   const int max_k = points.empty() ? 0 : points.back().ranks;  // ranks never decrease
-  if (auto why = agree(local_checks(cfg, place, points.empty() ? 0 : points.front().ranks, max_k,
-                                    engine_detail));
+  if (auto why = agree(local_checks(
+          cfg, place, mpi.host(), points.empty() ? 0 : points.front().ranks, max_k, engine_detail));
       !why.empty())
     return why;
   if (auto why = agree(memory_check(cfg, place, points)); !why.empty()) return why;

@@ -66,9 +66,9 @@ std::vector<CLI::Option*> declare_run_options(CLI::App& app) {
   return out;
 }
 
-GivenOptions given_on_command_line(const std::vector<CLI::Option*>& declared, int argc,
-                                   char** argv) {
-  // CLI11 reads `--name=` as the option given without a value; an empty value is bad input.
+void refuse_empty_values(int argc, char** argv) {
+  // CLI11 reads `--name=` as the option given without a value, or as a missing one; either
+  // way it is an empty value, which is bad input.
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
     if (a == "--") break;
@@ -76,6 +76,9 @@ GivenOptions given_on_command_line(const std::vector<CLI::Option*>& declared, in
         find_option(a.substr(2, a.size() - 3)) != nullptr)
       throw UsageError(std::string(a.substr(0, a.size() - 1)) + ": empty value");
   }
+}
+
+GivenOptions given_on_command_line(const std::vector<CLI::Option*>& declared) {
   const auto table = option_table();
   GivenOptions g{ValueSource::command_line,
                  std::vector<std::optional<std::vector<std::string>>>(table.size())};

@@ -25,11 +25,12 @@ struct GivenOptions {
 // all). Returns CLI11's option of each row, by row index.
 std::vector<CLI::Option*> declare_run_options(CLI::App& app);
 
-// After parsing: what the command line gave. A value given as `--name=` (nothing after '=') is
-// refused as empty, a flag's value must be true or false, and every value must be text iosweep
-// can record (valid UTF-8). Throws UsageError ("--option: problem").
-GivenOptions given_on_command_line(const std::vector<CLI::Option*>& declared, int argc,
-                                   char** argv);
+// Before parsing: a value given as `--name=` (nothing after '=') is refused as empty. Throws
+// UsageError ("--option: empty value").
+void refuse_empty_values(int argc, char** argv);
+// After parsing: what the command line gave. A flag's value must be true or false, and every
+// value must be text iosweep can record (valid UTF-8). Throws UsageError ("--option: problem").
+GivenOptions given_on_command_line(const std::vector<CLI::Option*>& declared);
 
 // What a TOML file gives (a preset, or a run's recorded configuration): every key must be an
 // option of the table (`ignored` lists keys taken and dropped: what older iosweeps recorded

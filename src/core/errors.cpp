@@ -61,10 +61,31 @@ std::string errno_name(int err) {
   }
 }
 
+namespace {
+
+// The length of the valid UTF-8 sequence of more than one byte at text[i], or 0.
+std::size_t utf8_sequence(std::string_view text, std::size_t i) {
+  const auto c = static_cast<unsigned char>(text[i]);
+  const std::size_t n = (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || i + n > text.size()) return 0;
+  std::uint32_t cp = c & (0x7Fu >> n);
+  for (std::size_t k = 1; k < n; ++k) {
+    const auto d = static_cast<unsigned char>(text[i + k]);
+    if ((d >> 6) != 0x2) return 0;
+    cp = (cp << 6) | (d & 0x3Fu);
+  }
+  const std::uint32_t min = n == 2 ? 0x80 : n == 3 ? 0x800 : 0x10000;
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+}  // namespace
+
 std::string printable(std::string_view text) {
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     const auto u = static_cast<unsigned char>(c);
     if (c == '\n') {
       out += "\\n";
@@ -72,7 +93,11 @@ std::string printable(std::string_view text) {
       out += "\\t";
     } else if (c == '\r') {
       out += "\\r";
-    } else if (u < 0x20 || u == 0x7f) {
+    } else if (u >= 0x80 && utf8_sequence(text, i) > 0) {
+      const std::size_t n = utf8_sequence(text, i);
+      out.append(text.substr(i, n));
+      i += n - 1;
+    } else if (u < 0x20 || u >= 0x7f) {  // control characters, and bytes that are not UTF-8
       char b[8];
       std::snprintf(b, sizeof b, "\\x%02x", u);
       out += b;

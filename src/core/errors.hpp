@@ -45,7 +45,8 @@ class IoError : public std::runtime_error {
 };
 
 // `text` made safe for a one-line message: control characters (a newline in a value, an escape
-// sequence) are written as \n, \t or \xNN, never echoed raw; nothing is cut.
+// sequence) and bytes that are not UTF-8 are written as \n, \t or \xNN, never echoed raw;
+// valid UTF-8 stays as it is; nothing is cut.
 std::string printable(std::string_view text);
 
 // "ENOSPC" for 28, "errno 999" for unknown values.

@@ -48,10 +48,13 @@ EngineNeed FilterCount::engine_need(const Workload& work, const EngineOptions& i
   // records of --seq-record), cut into scan records, so the scan asks as much of the device; at
   // least two, so that one is read while another is counted; at most 256, or one per region
   // when the point streams more regions (--streams), so that every region has one in flight.
+  // Never more than the file's scan records: more would only be buffers.
   const std::uint64_t per_seq = (work.seq_record + work.scan_record - 1) / work.scan_record;
   const std::uint64_t cap = std::max<std::uint64_t>(256, per_rank.regions);
-  const auto depth = static_cast<unsigned>(
-      std::min<std::uint64_t>(cap, std::max<std::uint64_t>(2, per_rank.depth * per_seq)));
+  const std::uint64_t records = std::max<std::uint64_t>(1, work.file_size / work.scan_record);
+  const auto depth = static_cast<unsigned>(std::min<std::uint64_t>(
+      records, std::min<std::uint64_t>(
+                   cap, std::max<std::uint64_t>(2, std::uint64_t{per_rank.depth} * per_seq))));
   return {depth, EngineUse::overlap};
 }
 

@@ -97,11 +97,20 @@ std::string IoPhase::validate(const Workload& work, const EngineOptions& io) con
   return check_record(work, io, work.record_bytes(desc().record), record_option(desc().record));
 }
 
+// No more requests in flight than the phase has records: a depth beyond them would only
+// allocate buffers (a 4 MiB file of 1 MiB records at --iodepth 4096 held 4096 of them).
+EngineNeed IoPhase::engine_need(const Workload& work, const EngineOptions& io,
+                                const RankStreams& per_rank) const {
+  (void)io;
+  const std::uint64_t records = work.file_size / work.record_bytes(desc().record);
+  return {static_cast<unsigned>(std::clamp<std::uint64_t>(records, 1, per_rank.depth)),
+          EngineUse::io};
+}
+
 std::uint64_t IoPhase::buffer_bytes(const Workload& work, const EngineOptions& io,
                                     const RankStreams& per_rank) const {
-  (void)io;
   const std::uint64_t record = work.record_bytes(desc().record);
-  const unsigned depth = per_rank.depth;
+  const unsigned depth = engine_need(work, io, per_rank).depth;
   std::uint64_t own = record * depth * (work.verify ? 2 : 1);
   if (writes()) {
     const std::size_t copies =

@@ -17,6 +17,8 @@ class IoPhase final : public Phase {
  public:
   using Phase::Phase;
   std::string validate(const Workload& work, const EngineOptions& io) const override;
+  EngineNeed engine_need(const Workload& work, const EngineOptions& io,
+                         const RankStreams& per_rank) const override;
   std::uint64_t buffer_bytes(const Workload& work, const EngineOptions& io,
                              const RankStreams& per_rank) const override;
   void prepare(PhaseContext& ctx) override;

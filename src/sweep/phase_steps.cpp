@@ -116,8 +116,9 @@ bool SweepRunner::record_phase(PhaseRun& r, MPI_Comm comm) {
   gather_point(comm, r.sample, r.ctx.latency, r.ctx.series, r.desc.counts(), in);
   r.phase->cleanup(r.ctx);
   std::string engine_detail;
+  const unsigned engine_depth = r.engine->depth();
   if (rank0_)
-    engine_detail = std::string(r.engine->name()) + " depth " + std::to_string(r.engine->depth()) +
+    engine_detail = std::string(r.engine->name()) + " depth " + std::to_string(engine_depth) +
                     ": " + r.engine->detail();
   r.engine.reset();
   std::string verdict;
@@ -125,7 +126,8 @@ bool SweepRunner::record_phase(PhaseRun& r, MPI_Comm comm) {
     in.phase = r.desc.id;
     in.engine = cfg_.io.engine;
     in.ranks = r.ctx.k;
-    in.iodepth = r.point.per_rank.depth;
+    in.point_depth = r.point.per_rank.depth;
+    in.iodepth = std::min(r.point.per_rank.depth, engine_depth);
     in.nodes = place_.full.nodes_used(r.ctx.k);
     in.repetition = r.rep;
     in.bin_s = work_.timeseries_bin_s;

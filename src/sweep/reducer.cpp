@@ -152,7 +152,7 @@ void identify(const PointInput& in, SummaryRow& s) {
   s.ranks = static_cast<std::uint32_t>(in.ranks);
   s.iodepth = in.iodepth;
   s.streams = static_cast<std::uint32_t>(
-      std::min<std::uint64_t>(static_cast<std::uint64_t>(in.ranks) * in.iodepth,
+      std::min<std::uint64_t>(static_cast<std::uint64_t>(in.ranks) * in.point_depth,
                               std::numeric_limits<std::uint32_t>::max()));
   s.nodes = static_cast<std::uint32_t>(in.nodes);
   s.repetition = static_cast<std::uint32_t>(in.repetition);

@@ -28,7 +28,9 @@ struct PointInput {
   PhaseId phase = 0;
   EngineId engine = 0;
   int ranks = 1;
-  unsigned iodepth = 1;  // the point's requests in flight per rank
+  unsigned point_depth = 1;  // the point's depth per rank (--iodepth, or streams / ranks)
+  unsigned iodepth = 1;      // what the phase kept in flight per rank: the point's depth, or
+                             // fewer when the phase has fewer records than that
   int nodes = 1;
   int repetition = 0;
   std::vector<RankSample> samples;                       // one per active rank

@@ -228,9 +228,9 @@ std::string SweepRunner::lost_ranks() const {
     const RankProcess& p = processes_[r];
     if (liveness_here(p.boot_id, p.pid, p.start_ticks) != Liveness::gone) continue;
     const auto node = static_cast<std::size_t>(place_.full.ranks[r].node);
-    lost += (lost.empty() ? "" : ", ") + ("rank " + std::to_string(r) + " (host " +
-                                           place_.full.hosts[node] + ", pid " +
-                                           std::to_string(p.pid) + ")");
+    lost += (lost.empty() ? "" : ", ") +
+            ("rank " + std::to_string(r) + " (host " + place_.full.hosts[node] + ", pid " +
+             std::to_string(p.pid) + ")");
   }
   return lost;
 }
@@ -249,7 +249,8 @@ void SweepRunner::watch_signals() {
           lost.empty() ? std::string("interrupted by ") + name
                        : "a rank was lost: " + lost +
                              " ended without iosweep's cleanup (killed, or its node lost); the "
-                             "launcher then stopped the job with " + name;
+                             "launcher then stopped the job with " +
+                             name;
       bool marked = false;
       try {
         marked = writers_.abort_from_signal(msg);

@@ -46,6 +46,8 @@ def env(tmp_path_factory):
         f.attrs["schema_version"] = 2
     (tmp_path / "unknown-key.toml").write_text('file-size = "1m"\nno-such-option = 3\n')
     (tmp_path / "keep3.toml").write_text("keep = 3\n")
+    (tmp_path / "array.toml").write_text('file-size = ["1m", "2m"]\n')
+    (tmp_path / "broken.toml").write_text('label = "never closed\n')
     (tmp_path / "huge.toml").write_text("# padding\n" * 200000)  # 2 MB: more than a preset may be
     (tmp_path / "folder.h5").mkdir()
     os.symlink(tmp_path / "nowhere" / "r.h5", tmp_path / "dangling.h5")
@@ -135,7 +137,18 @@ CASES = [
     # Resources bounded before anything starts.
     (
         "iodepth-beyond-memory",
-        ["--engine", "uring", "--iodepth", "4096", "--file-size", "64MiB", "--seq-record", "64MiB"],
+        # 4096 records in flight of 64 MiB each (a file of 4096 records: a depth beyond a
+        # phase's records takes buffers for the records only).
+        [
+            "--engine",
+            "uring",
+            "--iodepth",
+            "4096",
+            "--file-size",
+            "256GiB",
+            "--seq-record",
+            "64MiB",
+        ],
         "--iodepth",
     ),
     ("stonewall-beyond-the-clock", ["--stonewall", "2562048h"], "--stonewall"),
@@ -190,6 +203,37 @@ CASES = [
     # Pseudo file systems.
     ("dir-pseudo-file-system", ["--dir", "/proc"], "--dir"),
     ("dir-pseudo-file-system-forced", ["--dir", "/proc", "--force"], "--dir"),
+    # A row says what ran: a blocking collective call keeps no depth.
+    (
+        "collective-with-a-depth",
+        ["--engine", "mpiio", "--file-layout", "shared", "--mpiio-collective", "--iodepth", "4"],
+        "--mpiio-collective",
+    ),
+    (
+        "collective-with-streams",
+        ["--engine", "mpiio", "--file-layout", "shared", "--mpiio-collective", "--streams", "2"],
+        "--mpiio-collective",
+    ),
+    # Empty values and lists that say one thing twice.
+    ("fsync-empty", ["--fsync="], "--fsync"),
+    ("label-empty-after-equals", ["--label="], "--label"),
+    ("phases-listed-twice", ["--phases", "seq-write,seq-write"], "--phases"),
+    ("fsync-listed-twice", ["--fsync", "seq-write,seq-write"], "--fsync"),
+    (
+        "hint-given-twice",
+        ["--engine", "mpiio", "--mpiio-hint", "a=1", "--mpiio-hint", "a=2"],
+        "--mpiio-hint",
+    ),
+    # Units: a rate is per second; out of range is out of range.
+    ("rated-bw-without-per-second", ["--rated-bw", "5GB"], "--rated-bw"),
+    ("rated-bw-out-of-range", ["--rated-bw", "1e400GB/s"], "--rated-bw"),
+    ("rated-bw-same-rate-twice", ["--rated-bw", "5GB/s,5GB/s"], "--rated-bw"),
+    # Values iosweep could not record as text, and interfaces a node does not have.
+    ("label-not-utf8", ["--label", b"caf\xe9".decode("utf-8", "surrogateescape")], "--label"),
+    ("wire-interface-missing", ["--wire-interface", "nosuchif0"], "--wire-interface"),
+    ("wire-interface-auto-in-a-list", ["--wire-interface", "auto,eth0"], "--wire-interface"),
+    ("preset-array-for-one-value", ["--config", "{tmp}/array.toml"], "--file-size"),
+    ("preset-not-toml", ["--config", "{tmp}/broken.toml"], "--config"),
 ]
 
 

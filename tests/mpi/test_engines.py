@@ -200,3 +200,66 @@ def test_uring_refused_by_seccomp_is_one_clear_line(tmp_path, workdir):
         len(lines) == 1 and "--engine uring" in lines[0] and "--engine posix" in lines[0]
     ), p.stderr
     assert dir_listing(workdir) == [] and not (tmp_path / "r.h5").exists()
+
+
+@pytest.mark.parametrize(
+    "engine,depth,layout",
+    [
+        ("posix", 1, "per-rank"),
+        ("uring", 4, "per-rank"),
+        ("mpiio", 4, "per-rank"),
+        ("mpiio", 4, "shared"),
+        ("null", 4, "per-rank"),
+        ("mpiio", 1, "collective"),
+    ],
+)
+def test_every_row_records_the_depth_its_engine_ran(workdir, tmp_path, engine, depth, layout):
+    """A row says what ran: the iodepth of every read/write row is the depth of the engine that
+    phase was built with (engine_detail.<phase> of the run), for every engine and layout."""
+    out = tmp_path / "r.h5"
+    extra = {"per-rank": [], "shared": ["--file-layout", "shared"]}.get(
+        layout, ["--file-layout", "shared", "--mpiio-collective"]
+    )
+    run_iosweep(
+        2,
+        ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB", "--ranks", "2"]
+        + ["--engine", engine, "--iodepth", depth, "--phases", "seq-write,seq-read,rand-read"]
+        + extra
+        + ["--output", out, "--quiet"],
+        check=0,
+    )
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        s, names = g["summary"][()], by_value(phases(g))
+        for row in s:
+            name = names[int(row["phase"])]
+            built = g.attrs[f"engine_detail.{name}"]
+            assert built.split(" ")[0].startswith(engine) and f" depth {depth}:" in built, built
+            assert row["iodepth"] == depth and row["streams"] == 2 * depth, (name, built)
+
+
+def test_a_depth_beyond_the_records_takes_buffers_for_the_records_only(workdir, tmp_path):
+    """--iodepth 4096 on a 4 MiB file of 1 MiB records: every phase keeps at most its records in
+    flight, so the run is quick and small; the rows say how many were in flight."""
+    out = tmp_path / "r.h5"
+    p = run_iosweep(
+        1,
+        ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB"]
+        + ["--engine", "uring", "--iodepth", "4096", "--output", out, "--quiet"],
+        check=0,
+        timeout=60,
+    )
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        s, names = g["summary"][()], by_value(phases(g))
+        records = {"seq_write": 4, "seq_read": 4, "rand_write": 1024, "rand_read": 1024}
+        for row in s:
+            name = names[int(row["phase"])]
+            if name in records:
+                assert row["iodepth"] == records[name], name
+                assert f"depth {records[name]}:" in g.attrs[f"engine_detail.{name}"]
+            # The row's streams stay the point's: 1 rank x 4096.
+            assert row["streams"] == 4096
+        # Buffers for the records only: far below 4096 records of 1 MiB per phase.
+        assert max(s["private_max_bytes"]) < 256 * 2**20, max(s["private_max_bytes"])
+    assert "filter-count" in p.stdout
