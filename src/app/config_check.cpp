@@ -16,6 +16,7 @@
 #include "core/units.hpp"
 #include "core/wire.hpp"
 #include "engines/registry.hpp"
+#include "model/limits.hpp"
 #include "mpi/messages.hpp"
 #include "output/hdf5_file.hpp"
 #include "phases/phase.hpp"
@@ -95,7 +96,7 @@ std::string local_checks(Config& cfg, const LocalPlace& place, const std::string
   Workload& w = cfg.work;
   if (auto why = fsops::check_writable_dir(w.dir); !why.empty()) return "--dir: " + why;
   if (cfg.io.direct) {
-    std::uint64_t align = 4096;
+    std::uint64_t align = kDefaultDirectAlignment;
     if (auto why = fsops::probe_direct(w.dir, align); !why.empty()) return "--direct: " + why;
     w.direct_alignment = align;
   }

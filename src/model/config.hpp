@@ -14,6 +14,7 @@
 
 #include "core/filter_kernel.hpp"
 #include "model/engine_desc.hpp"
+#include "model/limits.hpp"
 #include "model/phase_desc.hpp"
 #include "model/run_attributes.hpp"
 #include "model/topology.hpp"
@@ -68,8 +69,8 @@ struct Workload {
   bool wire_off = false;
   int read_shift = 0;  // reading phases read the file of position (i + shift) mod k
   bool read_shift_auto = false;
-  std::uint64_t direct_alignment = 4096;  // found by probing --dir when --direct
-  bool hugepages = false;                 // I/O buffers advised for transparent huge pages
+  std::uint64_t direct_alignment = kDefaultDirectAlignment;  // probed in --dir with --direct
+  bool hugepages = false;  // I/O buffers advised for transparent huge pages
 
   double stonewall_s = 0;  // 0: off
   bool stonewall_wearout = false;

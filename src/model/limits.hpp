@@ -14,6 +14,8 @@ inline constexpr std::uint64_t kMaxStreams = (1ull << 32) - 1;  // stored as 32-
 inline constexpr int kMaxRepetitions = 1000000;
 inline constexpr std::uint64_t kMinFilterEvery = 2;  // one planted key every N words, N >= 2
 inline constexpr double kMinTimeseriesBinS = 1e-3;
+// O_DIRECT's alignment until --dir is probed (a page, what most file systems need).
+inline constexpr std::uint64_t kDefaultDirectAlignment = 4096;
 // Durations become nanoseconds on a 64-bit monotonic clock and are added to its readings: at
 // most 2^62 ns (about 146 years), with room to spare.
 inline constexpr double kMaxDurationS = 4611686018.427387904;

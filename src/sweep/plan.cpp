@@ -9,8 +9,9 @@
 #include <random>
 
 #include "core/units.hpp"
-#include "engines/registry.hpp"
-#include "phases/phase_table.hpp"
+#include "model/engine_desc.hpp"
+#include "model/limits.hpp"
+#include "model/phase_desc.hpp"
 
 namespace iosweep {
 
@@ -20,7 +21,6 @@ namespace {
 // s / k, which must be whole and within what --iodepth takes.
 std::string stream_points(const std::vector<std::uint64_t>& streams, int world_size,
                           std::vector<SweepPoint>& points) {
-  constexpr std::uint64_t kMaxDepth = 4096;  // as --iodepth
   const auto world = static_cast<std::uint64_t>(world_size);
   for (const std::uint64_t s : streams) {
     const std::uint64_t k = std::min(s, world);
@@ -30,10 +30,10 @@ std::string stream_points(const std::vector<std::uint64_t>& streams, int world_s
              " ranks of the job (each rank keeps the same depth); give a "
              "multiple of " +
              std::to_string(k);
-    if (s / k > kMaxDepth)
+    if (s / k > kMaxIodepth)
       return "--streams: " + std::to_string(s) + " streams over " + std::to_string(k) +
              " ranks need depth " + std::to_string(s / k) + " per rank, more than " +
-             std::to_string(kMaxDepth) + "; start more ranks";
+             std::to_string(kMaxIodepth) + "; start more ranks";
     SweepPoint p;
     p.ranks = static_cast<int>(k);
     p.per_rank.depth = static_cast<unsigned>(s / k);

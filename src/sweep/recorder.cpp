@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "engines/registry.hpp"
+#include "model/engine_desc.hpp"
 
 namespace iosweep {
 namespace {
