@@ -54,8 +54,7 @@ from pathlib import Path
 import numpy as np
 
 import iosweep_checks as checks
-import iosweep_common as common
-import iosweep_runs as runs
+import iosweep_run
 from iosweep_common import block_device, fs_type, launch_env
 
 HERE = Path(__file__).resolve().parent
@@ -85,11 +84,11 @@ RUNTIME = (1.0, 3600.0)  # seconds per run
 MAX_PAIRS = 100
 MAX_TARGET = 10.0
 SUMMARY = {
-    "bytes": runs.ID,
-    "iops": runs.FIGURE,
-    "bandwidth_Bps": runs.FIGURE,
-    "device_read_bytes": runs.MAYBE,
-    "device_write_bytes": runs.MAYBE,
+    "bytes": iosweep_run.ID,
+    "iops": iosweep_run.FIGURE,
+    "bandwidth_Bps": iosweep_run.FIGURE,
+    "device_read_bytes": iosweep_run.MAYBE,
+    "device_write_bytes": iosweep_run.MAYBE,
 }
 RESAMPLES = 2000  # bootstrap resamples of the pair ratios
 SEED = 20261130  # fixed: the same ratios always give the same interval
@@ -181,8 +180,8 @@ def layout(args):
     timeout = checks.job_timeout(args.bytes[args.size])
     checks.job(cmd, timeout, "iosweep laying out its file", env=launch_env())
     try:
-        args.reuse = runs.ids(args.out)[-1]
-    except (common.ResultsError, IndexError) as e:
+        args.reuse = iosweep_run.ids(args.out)[-1]
+    except (iosweep_run.ResultsError, IndexError) as e:
         checks.stop(f"the results iosweep wrote cannot be read: {e or 'no run'}", 1)
     args.iosweep_file = os.path.join(args.dir, f"iosweep.{args.reuse}.0")
     args.fio_file = args.iosweep_file
@@ -282,8 +281,8 @@ def run_iosweep(args, w):
     timeout = checks.job_timeout(args.bytes[args.size], args.runtime)
     checks.job(cmd, timeout, f"iosweep for '{name}'", env=launch_env())
     try:
-        summary = runs.read(args.out, summary=SUMMARY).summary
-    except common.ResultsError as e:
+        summary = iosweep_run.read(args.out, summary=SUMMARY, tables={}).frame()
+    except iosweep_run.ResultsError as e:
         checks.stop(f"the results iosweep wrote cannot be read: {e}", 1)
     if not len(summary):
         checks.stop(f"iosweep for '{name}' wrote no summary row", 1)

@@ -38,8 +38,7 @@ import tempfile
 from pathlib import Path
 
 import iosweep_checks as checks
-import iosweep_common as common
-import iosweep_runs as runs
+import iosweep_run
 from iosweep_common import launch_env
 
 HERE = Path(__file__).resolve().parent
@@ -51,13 +50,13 @@ MAX_REPETITIONS = 100
 RANK_BYTES = 96 << 20  # one rank: 4 x 16 MiB buffers at depth 4 and the process itself
 READ_PHASES = 3  # seq-read, scan-only, filter-count
 SUMMARY = {
-    "ranks": runs.POSITIVE,
-    "repetition": runs.ID,
-    "bandwidth_Bps": runs.FIGURE,
-    "compute_mean_s": runs.FIGURE,
-    "io_wait_mean_s": runs.FIGURE,
-    "filter_efficiency": runs.MAYBE,
-    "filter_vs_seq_read": runs.MAYBE,
+    "ranks": iosweep_run.POSITIVE,
+    "repetition": iosweep_run.ID,
+    "bandwidth_Bps": iosweep_run.FIGURE,
+    "compute_mean_s": iosweep_run.FIGURE,
+    "io_wait_mean_s": iosweep_run.FIGURE,
+    "filter_efficiency": iosweep_run.MAYBE,
+    "filter_vs_seq_read": iosweep_run.MAYBE,
 }
 
 SETTINGS = [
@@ -140,8 +139,8 @@ def table(s, names):
 def read_ids(out):
     """The run ids of the script's own results file, the layout run first."""
     try:
-        ids = runs.ids(out)
-    except common.ResultsError as e:
+        ids = iosweep_run.ids(out)
+    except iosweep_run.ResultsError as e:
         checks.stop(f"the results iosweep wrote cannot be read: {e}", 1)
     if not ids:
         checks.stop(f"iosweep wrote no run to {out}", 1)
@@ -265,8 +264,9 @@ def _main(argv):
             )
             print(f"  done: {name}", file=sys.stderr)
         try:
-            s = runs.summaries([runs.read(out, r, summary=SUMMARY) for r in read_ids(out)[1:]])
-        except common.ResultsError as e:
+            read = [iosweep_run.read(out, r, summary=SUMMARY, tables={}) for r in read_ids(out)[1:]]
+            s = iosweep_run.summaries(read)
+        except iosweep_run.ResultsError as e:
             checks.stop(f"the results iosweep wrote cannot be read: {e}", 1)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -265,6 +265,7 @@ def size_text(n):
 # ---------------------------------------------------------------------- results files
 
 SCHEMA = "iosweep.results"
+MAX_RUNS = 1 << 20  # rows of a run_index: a corrupted one may claim any number
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
 
@@ -312,8 +313,9 @@ def run_ids(f):
     Raises ResultsError when the index is missing or not a table of run ids."""
     idx = f.get("run_index")
     try:
-        ids = [text(r) for r in idx["run_id"]] if idx is not None else None
-    except (KeyError, ValueError, TypeError):
+        ok = idx is not None and idx.ndim == 1 and idx.size <= MAX_RUNS
+        ids = [text(r) for r in idx["run_id"]] if ok else None
+    except (KeyError, ValueError, TypeError, AttributeError):
         ids = None
     if ids is None or not all(isinstance(r, str) for r in ids):
         raise ResultsError(f"'{f.filename}' has no readable run_index")

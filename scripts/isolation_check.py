@@ -34,7 +34,7 @@ from pathlib import Path
 
 import iosweep_checks as checks
 import iosweep_common as common
-import iosweep_runs as runs
+import iosweep_run
 
 HERE = Path(__file__).resolve().parent
 MAX_PAIRS = 100
@@ -68,18 +68,23 @@ def run(args, n, hostfile=None):
 def figure(out, column, unit):
     """(the figure of the last run's last summary row, the mean size of the read requests the
     device completed in that phase, bytes; NaN without device counters)."""
-    device = {"point": runs.ID, "counted": runs.FLAG, "read_ops": runs.ID, "read_bytes": runs.ID}
+    device = {
+        "point": iosweep_run.ID,
+        "counted": iosweep_run.FLAG,
+        "read_ops": iosweep_run.ID,
+        "read_bytes": iosweep_run.ID,
+    }
     try:
-        run = runs.read(
+        run = iosweep_run.read(
             out,
-            summary={"point": runs.ID, column: runs.FIGURE},
+            summary={"point": iosweep_run.ID, column: iosweep_run.FIGURE},
             tables={"device": (device, False)},
         )
-    except common.ResultsError as e:
+    except iosweep_run.ResultsError as e:
         checks.stop(f"the results iosweep wrote cannot be read: {e}", 1)
     if not len(run.summary):
         checks.stop(f"run {run.id} of {out} has no summary rows", 1)
-    row = run.summary.iloc[-1]
+    row = run.frame().iloc[-1]
     v = float(row[column])
     dev = [
         d
@@ -204,8 +209,8 @@ def _main(argv):
         ]
         run(args, 1)
         try:
-            kept = runs.ids(out)[-1]
-        except (common.ResultsError, IndexError) as e:
+            kept = iosweep_run.ids(out)[-1]
+        except (iosweep_run.ResultsError, IndexError) as e:
             checks.stop(f"the results iosweep wrote cannot be read: {e or 'no run'}", 1)
         print(
             f"isolation-check: {args.pairs} alternating pairs per comparison, file {args.size} "

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import iosweep_checks as checks
 import iosweep_common as common
-import iosweep_runs as runs
+import iosweep_run
 
 HERE = Path(__file__).resolve().parent
 MAX_RANKS = 16384
@@ -42,13 +42,13 @@ MAX_NODES = 1024
 MAX_SIZE = 64 << 30
 RANK_BYTES = 16 << 20  # what one rank of the sweep takes (docs/scaling.md: 6.1 GiB for 512)
 PHASES = 6  # seq-write, seq-read, rand-write, rand-read, scan-only, filter-count
-SUMMARY = {"ranks": runs.POSITIVE, "overhead_s": runs.FIGURE}
+SUMMARY = {"ranks": iosweep_run.POSITIVE, "overhead_s": iosweep_run.FIGURE}
 USAGE = {
-    "rss_peak_bytes": runs.ID,
-    "private_peak_bytes": runs.ID,
-    "private_idle_peak_bytes": runs.ID,
-    "cpu_user_s": runs.FIGURE,
-    "cpu_sys_s": runs.FIGURE,
+    "rss_peak_bytes": iosweep_run.ID,
+    "private_peak_bytes": iosweep_run.ID,
+    "private_idle_peak_bytes": iosweep_run.ID,
+    "cpu_user_s": iosweep_run.FIGURE,
+    "cpu_sys_s": iosweep_run.FIGURE,
 }
 
 
@@ -204,13 +204,13 @@ def _main(argv):
             sampler.stop.set()
             sampler.join()
         try:
-            run = runs.read(
+            run = iosweep_run.read(
                 out,
                 summary=SUMMARY,
-                attrs={"points": (runs.COUNTS, True)},
+                attrs={"points": (iosweep_run.COUNTS, True)},
                 tables={"rank_usage": USAGE},
             )
-        except common.ResultsError as e:
+        except iosweep_run.ResultsError as e:
             checks.stop(f"the results the job wrote cannot be read: {e}", 1)
         usage, over = run.tables["rank_usage"], list(run.summary["overhead_s"])
         if not len(usage) or not over:

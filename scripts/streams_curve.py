@@ -36,7 +36,7 @@ from pathlib import Path
 
 import iosweep_checks as checks
 import iosweep_common as common
-import iosweep_runs as runs
+import iosweep_run
 
 HERE = Path(__file__).resolve().parent
 CURVES = ("ranks alone", "2 ranks x depth")
@@ -48,13 +48,13 @@ MAX_SECONDS = 3600.0
 MAX_REPETITIONS = 100
 # What the results file holds of each point that the table shows, each value checked.
 SUMMARY = {
-    "streams": runs.POSITIVE,
-    "ranks": runs.POSITIVE,
-    "iodepth": runs.POSITIVE,
-    "ops": runs.ID,
-    "iops": runs.FIGURE,
-    "cpu_s": runs.FIGURE,
-    "wall_s": runs.FIGURE,
+    "streams": iosweep_run.POSITIVE,
+    "ranks": iosweep_run.POSITIVE,
+    "iodepth": iosweep_run.POSITIVE,
+    "ops": iosweep_run.ID,
+    "iops": iosweep_run.FIGURE,
+    "cpu_s": iosweep_run.FIGURE,
+    "wall_s": iosweep_run.FIGURE,
 }
 
 
@@ -308,8 +308,8 @@ def parse_args(argv):
         args.output = checks.output_file("--output", args.output, what="results file")
         if os.path.exists(args.output):
             try:
-                runs.ids(args.output)
-            except common.ResultsError as e:
+                iosweep_run.ids(args.output)
+            except iosweep_run.ResultsError as e:
                 checks.stop(f"--output: {e}")
     if args.png:
         args.png = checks.output_file("-o", args.png, suffixes=checks.plot_suffixes(), what="image")
@@ -341,19 +341,19 @@ def _main(argv):
     work = tempfile.mkdtemp(prefix="iosweep-streams.", dir=args.dir)
     try:
         out = args.output or os.path.join(work, "streams.h5")
-        before = set(runs.ids(out)) if os.path.exists(out) else set()
+        before = set(iosweep_run.ids(out)) if os.path.exists(out) else set()
         run_curve(args, args.r_max, args.r_max, CURVES[0], work, out, args.alone_size or args.size)
         run_curve(args, 2, args.max, CURVES[1], work, out, args.size)
         try:
-            mine = [r for r in runs.ids(out) if r not in before]
-            read = [runs.read(out, r, summary=SUMMARY) for r in mine]
-        except common.ResultsError as e:
+            mine = [r for r in iosweep_run.ids(out) if r not in before]
+            read = [iosweep_run.read(out, r, summary=SUMMARY, tables={}) for r in mine]
+        except iosweep_run.ResultsError as e:
             checks.stop(f"the results iosweep wrote cannot be read: {e}", 1)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if sorted(r.attrs.get("label") for r in read) != sorted(CURVES):
         checks.stop(f"expected the runs {', '.join(CURVES)} in {out}; found {len(read)}", 1)
-    c = curves(runs.summaries(read))
+    c = curves(iosweep_run.summaries(read))
     print(markdown(c))
     print()
     print(
