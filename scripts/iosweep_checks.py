@@ -4,13 +4,16 @@
     ap = checks.Parser(...)                                  # argparse, errors in one line, 2
     ap.add_argument("--width", type=checks.number(1, 40, "inches"))
     ap.add_argument("--pairs", type=checks.count(1, 100))
+    checks.value("--seed", args.seed, checks.count(0, 2**63 - 1))   # the same, after parsing
     checks.binary("--bin", args.bin)                         # an executable regular file
     checks.sizes(args.bin, ("--size", args.size, {"lo": 16 << 20, "multiple": 16 << 20}))
     checks.work_folder("--dir", args.dir)                    # a writable folder on storage
-    checks.output_file("-o", args.output, suffixes=checks.plot_suffixes())
+    checks.output_file("-o", args.output, suffixes=checks.plot_suffixes(), inputs=[results])
+    checks.output_folder("--csv", args.csv)                  # a folder to write files into
     checks.input_file("outputs", path, 64 << 20)             # a regular file of bounded size
+    checks.run_id("--run", args.run); checks.split_run("r.h5:RUN_ID")
     checks.check_space("--size", folder, files, size)        # iosweep's free-space rule
-    checks.save_figure(fig, path)                            # whole or not at all
+    checks.write_output("--csv", path, text); checks.save_figure(fig, path)  # whole or nothing
 
 Running children and ending (job, run_child, guard, stop) are iosweep_jobs', re-exported here.
 
@@ -53,8 +56,12 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message):
         if message.startswith("unrecognized arguments: "):
-            first = message.removeprefix("unrecognized arguments: ").split(" ")[0]
-            stop(f"{first}: not an argument of this script (see --help)")
+            given = message.removeprefix("unrecognized arguments: ")
+            first = given.split(" ")[0]
+            stop(
+                f"{first}: not an argument of this script"
+                f" (unrecognized arguments: {given}; see --help)"
+            )
         if message.startswith("the following arguments are required: "):
             stop(f"{message.removeprefix('the following arguments are required: ')}: required")
         stop(message.removeprefix("argument "))
@@ -101,6 +108,15 @@ def number(lo, hi, unit="", above=False):
         return v
 
     return parse
+
+
+def value(option, text, parse):
+    """`text` parsed by an argparse type such as count() or number(), for an option checked
+    after parsing (one that only some forms of a command take); stops naming `option`."""
+    try:
+        return parse(text)
+    except argparse.ArgumentTypeError as e:
+        stop(f"{option}: {e}")
 
 
 def text_value(what="a value"):
@@ -233,10 +249,11 @@ def work_folder(option, path):
     return os.path.abspath(path)
 
 
-def output_file(option, path, suffixes=None, new=False, what="file"):
+def output_file(option, path, suffixes=None, new=False, what="file", inputs=()):
     """`path` as an absolute path, when a file can be written there: its folder exists, is
-    writable and on storage; an existing file there is a regular file (not a symbolic link) and
-    writable, or refused with `new`; with `suffixes`, its name ends in one of them."""
+    writable and on storage; an existing file there is a regular file (not a symbolic link),
+    writable and none of the command's `inputs`, or refused with `new`; with `suffixes`, its name
+    ends in one of them."""
     if not path:
         stop(f"{option}: is empty; expected a {what}")
     full = os.path.abspath(path)
@@ -266,7 +283,30 @@ def output_file(option, path, suffixes=None, new=False, what="file"):
             stop(f"{option}: {shown(path)} exists and is not a regular file")
         if not os.access(full, os.W_OK):
             stop(f"{option}: {shown(path)} is not writable")
+        for i in inputs:
+            try:
+                same = os.path.samefile(full, i)
+            except OSError:
+                same = False
+            if same:
+                stop(f"{option}: {shown(path)} is an input of this command")
     return full
+
+
+def output_folder(option, path):
+    """`path` as an absolute path, when files can be written into it: an existing folder (not a
+    symbolic link) as work_folder checks it, or a new one in such a folder."""
+    if not path:
+        stop(f"{option}: is empty; expected a folder")
+    if os.path.islink(path):
+        stop(f"{option}: {shown(path)} is a symbolic link; name the folder itself")
+    if os.path.lexists(path):
+        return work_folder(option, path)
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        stop(f"{option}: {shown(path)}: folder {shown(parent)} does not exist")
+    work_folder(option, parent)
+    return os.path.abspath(path)
 
 
 def input_file(option, path, max_bytes):
@@ -355,24 +395,63 @@ def binary(option, path):
     return os.path.abspath(path)
 
 
-def save_figure(fig, path, option="--output"):
-    """Writes a matplotlib figure to `path` (checked by output_file) whole or not at all: into a
-    file of its own beside it, then renamed over it; a failure leaves no file behind and stops
-    with status 1."""
+# ------------------------------------------------------------------------------ run ids
+
+RUN_ID_SHAPE = re.compile(r"\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{8}")
+
+
+def run_id(option, text):
+    """Stops unless `text` is shaped like a run id (YYYYMMDDTHHMMSS.mmmZ-xxxxxxxx)."""
+    if not RUN_ID_SHAPE.fullmatch(text):
+        stop(f"{option}: {shown(text)} is not shaped like a run id (YYYYMMDDTHHMMSS.mmmZ-xxxxxxxx)")
+
+
+def split_run(arg):
+    """(path, run id or None) of `RESULTS[:RUN_ID]`, split at the last ':' only when what follows
+    is shaped like a run id, as `iosweep show` splits it: paths may contain ':'."""
+    head, sep, tail = str(arg).rpartition(":")
+    if sep and head and RUN_ID_SHAPE.fullmatch(tail):
+        return head, tail
+    return str(arg), None
+
+
+# ------------------------------------------------------------------------------ writing
+
+
+def write_whole(path, data):
+    """Writes `data` (str, bytes, or a function that writes to a binary file) to `path` whole or
+    not at all: into a file of its own in the same folder, renamed over `path` once complete, so
+    that a reader never sees half a file and a failure leaves nothing behind. Raises OSError."""
     import tempfile
 
-    folder, name = os.path.split(path)
-    ext = os.path.splitext(name)[1].lstrip(".").lower()
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=f".{ext}", dir=folder)
+    folder, name = os.path.split(os.path.abspath(path))
+    ext = os.path.splitext(name)[1]
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=ext, dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fig.savefig(fh, dpi=100, format=ext)
+            if callable(data):
+                data(fh)
+            else:
+                fh.write(data.encode() if isinstance(data, str) else data)
         mask = os.umask(0)
         os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
+        os.chmod(tmp, 0o666 & ~mask)  # as open() would have made it
         os.replace(tmp, path)
-    except OSError as e:
-        stop(f"{option}: cannot write {shown(path)}: {e.strerror or e}", 1)
     finally:
         if os.path.lexists(tmp):
             os.unlink(tmp)
+
+
+def write_output(option, path, data):
+    """write_whole for a script's output (checked by output_file): a failure stops with one line
+    naming `option` and status 1."""
+    try:
+        write_whole(path, data)
+    except OSError as e:
+        stop(f"{option}: cannot write {shown(path)}: {e.strerror or e}", 1)
+
+
+def save_figure(fig, path, option="--output"):
+    """Writes a matplotlib figure to `path`, in the format of its extension, as write_output."""
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    write_output(option, path, lambda fh: fig.savefig(fh, dpi=100, format=ext))

@@ -31,9 +31,19 @@ ENV_FILE = Path(__file__).resolve().with_name("iosweep-env.sh")
 # ------------------------------------------------------------------------------- errors
 
 
+def one_line(text):
+    """`text` with every control character shown escaped (\\n, \\t, \\x1b), so that a message
+    naming any value stays one line."""
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    return "".join(
+        named.get(c, f"\\x{ord(c):02x}") if ord(c) < 32 or ord(c) == 127 else c for c in str(text)
+    )
+
+
 def fail(msg, status=2):
-    """Prints `<script>: msg` on one line to stderr and exits with `status` (2: bad input)."""
-    print(f"{os.path.basename(sys.argv[0])}: {msg}", file=sys.stderr)
+    """Prints `<script>: msg` as one line to stderr (control characters escaped) and exits with
+    `status` (2: bad input). Every refusal and stop of the scripts ends here."""
+    print(f"{os.path.basename(sys.argv[0])}: {one_line(msg)}", file=sys.stderr)
     sys.exit(status)
 
 

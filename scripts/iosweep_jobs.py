@@ -3,7 +3,7 @@
     import iosweep_jobs as jobs
     p = jobs.job(["mpirun", ...], jobs.job_timeout(bytes_moved, seconds, ranks), "the job")
     p = jobs.run_child(cmd, timeout=30, limit=4096)   # CompletedProcess; ChildError past limits
-    sys.exit(jobs.guard(main))                        # Ctrl-C: one line, status 130
+    sys.exit(jobs.guard(main, argv))                  # Ctrl-C: one line, status 130
     jobs.stop("--size: must be positive")             # `<script>: ...` on one line, status 2
 
 A child runs in a process group of its own with no stdin; its output is read up to a limit and
@@ -21,22 +21,8 @@ import time
 import warnings
 
 import iosweep_common as common
-
-# -------------------------------------------------------------------------- messages
-
-
-def one_line(text):
-    """`text` with every control character shown escaped (\\n, \\t, \\x1b), so that a message
-    naming any value stays one line."""
-    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-    return "".join(
-        named.get(c, f"\\x{ord(c):02x}") if ord(c) < 32 or ord(c) == 127 else c for c in str(text)
-    )
-
-
-def stop(msg, status=2):
-    """Prints `<script>: msg` as one line (control characters escaped) and exits with `status`."""
-    common.fail(one_line(msg), status)
+from iosweep_common import fail as stop  # `<script>: msg` as one line, and exit
+from iosweep_common import one_line  # noqa: F401 (re-exported: the scripts' name for it)
 
 
 # --------------------------------------------------------------------- child processes
@@ -174,24 +160,25 @@ def _on_sigterm(signum, frame):
     raise Terminated()
 
 
-def guard(main):
-    """Runs main() and returns its status. Ctrl-C ends in one line and 130, SIGTERM in one line
-    and 143, after the script's own `finally` clean-up; a closed stdout (`| head`) ends quietly;
-    any other exception, which bad input never reaches, in one line and status 1."""
+def guard(main, *args):
+    """Runs main(*args) and returns its status: every script's top level. Ctrl-C ends in one
+    line and 130, SIGTERM in one line and 143, after the script's own `finally` clean-up; a
+    closed stdout (`| head`) ends quietly with 1; any other exception, which bad input never
+    reaches, in one line and status 1 (IOSWEEP_TRACEBACK=1 lets its traceback through)."""
     signal.signal(signal.SIGTERM, _on_sigterm)
     if not sys.warnoptions:  # a library's warning would be a second line on stderr
         warnings.simplefilter("ignore")
     try:
-        return main()
+        return main(*args)
     except KeyboardInterrupt:
         stop("interrupted (SIGINT): stopped, its temporary files removed", 130)
     except Terminated:
         stop("terminated (SIGTERM): stopped, its temporary files removed", 143)
     except BrokenPipeError:
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # nothing more reaches the closed pipe at exit
         return 1
     except Exception as e:  # the last resort; every input is checked before this
-        stop(f"unexpected error: {type(e).__name__}: {e}", 1)
+        if os.environ.get("IOSWEEP_TRACEBACK"):
+            raise
+        stop(f"unexpected error: {type(e).__name__}: {e} (IOSWEEP_TRACEBACK=1 shows where)", 1)
