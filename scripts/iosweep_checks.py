@@ -2,6 +2,7 @@
 
     import iosweep_checks as checks
     ap = checks.Parser(...)                                  # argparse, errors in one line, 2
+    ap = checks.doc_parser(__doc__)                          # the same, --help the docstring
     ap.add_argument("--width", type=checks.number(1, 40, "inches"))
     ap.add_argument("--pairs", type=checks.count(1, 100))
     checks.value("--seed", args.seed, checks.count(0, 2**63 - 1))   # the same, after parsing
@@ -33,12 +34,18 @@ from iosweep_jobs import (  # noqa: F401 (re-exported: scripts use iosweep_check
     ChildError,
     Terminated,
     first_said,
+    emulated_nodes,
     guard,
+    iosweep,
     job,
     job_timeout,
+    mpirun,
     one_line,
     run_child,
     stop,
+    sweep_points,
+    written_ids,
+    written_run,
 )
 
 # -------------------------------------------------------------------------- messages
@@ -65,6 +72,18 @@ class Parser(argparse.ArgumentParser):
         if message.startswith("the following arguments are required: "):
             stop(f"{message.removeprefix('the following arguments are required: ')}: required")
         stop(message.removeprefix("argument "))
+
+
+def doc_parser(doc, skip=0, **kwargs):
+    """A Parser whose --help is a script's docstring as written: its first paragraph the
+    description, the paragraphs after the next `skip` ones the epilog."""
+    parts = doc.split("\n\n")
+    return Parser(
+        description=parts[0],
+        epilog="\n\n".join(parts[1 + skip :]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **kwargs,
+    )
 
 
 # --------------------------------------------------------------------------- numbers
@@ -191,6 +210,16 @@ def sizes(binary, *items):
     return [_bounded(option, text, n, **b) for (option, text, b), n in zip(items, counts)]
 
 
+# The bounds of a --size whose files hold whole 16 MiB sequential records, iosweep's default.
+WHOLE_RECORDS = {
+    "lo": 16 << 20,
+    "hi": 1 << 40,
+    "multiple": 16 << 20,
+    "lo_why": "must hold at least one 16 MiB sequential record",
+    "multiple_why": "whole 16 MiB sequential records",
+}
+
+
 def size_bytes(binary, option, text, **bounds):
     """The byte count of one size, as sizes() checks it."""
     return sizes(binary, (option, text, bounds))[0]
@@ -231,16 +260,22 @@ def _pseudo(path):
     return kind if kind in PSEUDO_FS else None
 
 
-def work_folder(option, path):
-    """`path` as an absolute path, when it is an existing, writable folder on storage."""
-    if not path:
-        stop(f"{option}: is empty; expected a folder")
+def _stat(option, path, is_kind, kind):
+    """os.stat of `path`; stops unless it exists and its mode passes `is_kind` (S_ISDIR...)."""
     try:
         st = os.stat(path)
     except OSError as e:
         stop(f"{option}: {shown(path)}: {e.strerror}")
-    if not stat.S_ISDIR(st.st_mode):
-        stop(f"{option}: {shown(path)} is not a folder")
+    if not is_kind(st.st_mode):
+        stop(f"{option}: {shown(path)} is not {kind}")
+    return st
+
+
+def work_folder(option, path):
+    """`path` as an absolute path, when it is an existing, writable folder on storage."""
+    if not path:
+        stop(f"{option}: is empty; expected a folder")
+    _stat(option, path, stat.S_ISDIR, "a folder")
     kind = _pseudo(path)
     if kind:
         stop(f"{option}: {shown(path)} is on {kind}, a pseudo file system, not storage")
@@ -312,12 +347,7 @@ def output_folder(option, path):
 def input_file(option, path, max_bytes):
     """Stops unless `path` is a readable regular file of at most `max_bytes` (a FIFO, a device
     such as /dev/zero or a folder would be read without end or not at all)."""
-    try:
-        st = os.stat(path)
-    except OSError as e:
-        stop(f"{option}: {shown(path)}: {e.strerror}")
-    if not stat.S_ISREG(st.st_mode):
-        stop(f"{option}: {shown(path)} is not a regular file")
+    st = _stat(option, path, stat.S_ISREG, "a regular file")
     if st.st_size > max_bytes:
         stop(
             f"{option}: {shown(path)} is {common.size_text(st.st_size)}, more than the "

@@ -38,7 +38,6 @@ different) and gives no ratio, unless --loose. Results of one source (same tool 
 that occur several times for one row (repetitions, several files) are averaged. Control phases
 (scan_only) have no counterpart in other tools and are not compared.
 """
-import argparse
 import csv
 import io
 import sys
@@ -86,12 +85,7 @@ RUN_ONLY = ("--fail-below", "--resamples", "--seed")
 
 
 def parser():
-    ap = checks.Parser(
-        prog="iosweep-compare",
-        description=__doc__.split("\n\n")[0],
-        epilog=__doc__.split("\n\n", 2)[2],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    ap = checks.doc_parser(__doc__, skip=1, prog="iosweep-compare")
     ap.add_argument("results", help="iosweep HDF5 results file (A.h5[:RUN_ID] against B)")
     ap.add_argument(
         "outputs",

@@ -23,7 +23,6 @@ used for that phase, and the file per thread where the CSV states it. A figure w
 size the CSV does not state is drawn only with --baselines, which draws every published figure
 (labelled ≠ where it differs). Uses Debian's matplotlib.
 """
-import argparse
 import csv
 import glob
 import itertools
@@ -340,11 +339,7 @@ HEIGHT = (2.0, 40.0)
 
 
 def parse_args(argv=None):
-    ap = checks.Parser(
-        description=__doc__.split("\n\n")[0],
-        epilog=__doc__.split("\n\n", 2)[2],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    ap = checks.doc_parser(__doc__, skip=1)
     ap.add_argument(
         "results", help="iosweep HDF5 results file (a regular file; the run is read and checked)"
     )
@@ -417,7 +412,7 @@ def parse_args(argv=None):
 
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
-    return checks.guard(lambda: _main(argv))
+    return checks.guard(_main, argv)
 
 
 def _main(argv=None):

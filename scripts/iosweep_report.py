@@ -16,7 +16,6 @@ Every number in a table is a stored figure: its cell carries data-run, data-tabl
 data-field and data-value (the exact stored value); a derived figure says how it was derived
 (data-derived) and in which unit.
 """
-import argparse
 import datetime
 import sys
 
@@ -37,12 +36,7 @@ MAX_BASELINES = 32
 
 
 def parser():
-    ap = checks.Parser(
-        prog="iosweep-report",
-        description=__doc__.split("\n\n")[0],
-        epilog=__doc__.split("\n\n", 2)[2],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    ap = checks.doc_parser(__doc__, skip=1, prog="iosweep-report")
     ap.add_argument("results", help="iosweep HDF5 results file")
     ap.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="runs (default: the latest)")
     ap.add_argument("-o", "--output", required=True, help="the page to write (.html)")

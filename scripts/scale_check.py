@@ -70,15 +70,6 @@ def mib(b):
     return b / 1048576.0
 
 
-def sweep(n):
-    """The points of --sweep 1:n: 1, the powers of two below n, n."""
-    out, k = [], 1
-    while k < n:
-        out.append(k)
-        k *= 2
-    return out + [n]
-
-
 def parse_args(argv):
     ap = checks.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
@@ -155,7 +146,7 @@ def parse_args(argv):
 
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
-    return checks.guard(lambda: _main(argv))
+    return checks.guard(_main, argv)
 
 
 def _main(argv):
@@ -165,56 +156,33 @@ def _main(argv):
         data = work / "data"
         data.mkdir()
         out = Path(args.output) if args.output else work / "r.h5"
-        env = common.launch_env()
-        cmd = ["mpirun", "-np", str(args.ranks)]
-        if args.nodes:
-            hosts = work / "nodes"
-            hosts.write_text(
-                "".join(f"node{i + 1:02d} slots={args.slots}\n" for i in range(args.nodes))
-            )
-            cmd += ["--hostfile", str(hosts), "--map-by", "node"]
-            env = common.emulated_env(env)
-        else:
-            cmd += ["--oversubscribe"]
-        cmd += [
-            args.bin,
-            "run",
-            "--dir",
-            str(data),
-            "--file-size",
-            args.size,
-            "--seq-record",
-            "1MiB",
-            "--sweep",
-            f"1:{args.ranks}",
-            "--output",
-            str(out),
-            "--quiet",
-        ] + (["--direct"] if args.direct else [])
-        print("scale-check:", " ".join(cmd), flush=True)
-        moved = sum(sweep(args.ranks)) * args.size_bytes * PHASES
+        hosts = (
+            checks.emulated_nodes(work / "nodes", args.nodes, args.slots) if args.nodes else None
+        )
+        cmd = ["run", "--dir", str(data), "--file-size", args.size, "--seq-record", "1MiB"]
+        cmd += ["--sweep", f"1:{args.ranks}", "--output", str(out), "--quiet"]
+        cmd += ["--direct"] if args.direct else []
+        mpirun = checks.mpirun(args.ranks, hosts, bind=True)[0]
+        print("scale-check:", " ".join(mpirun + [args.bin] + cmd), flush=True)
+        moved = sum(checks.sweep_points(args.ranks)) * args.size_bytes * PHASES
         sampler = MemSampler()
         before = sampler.low
         sampler.start()
         t0 = time.monotonic()
         try:
-            checks.job(cmd, checks.job_timeout(moved, 0, args.ranks), "the job", env=env)
+            timeout = checks.job_timeout(moved, 0, args.ranks)
+            checks.iosweep(args.bin, args.ranks, cmd, timeout, "the job", hosts, bind=True)
         finally:
             wall_s = time.monotonic() - t0
             sampler.stop.set()
             sampler.join()
-        try:
-            run = iosweep_run.read(
-                out,
-                summary=SUMMARY,
-                attrs={"points": (iosweep_run.COUNTS, True)},
-                tables={"rank_usage": USAGE},
-            )
-        except iosweep_run.ResultsError as e:
-            checks.stop(f"the results the job wrote cannot be read: {e}", 1)
+        points = {"points": (iosweep_run.COUNTS, True)}
+        run = checks.written_run(
+            out, what="the job", summary=SUMMARY, attrs=points, tables={"rank_usage": USAGE}
+        )
         usage, over = run.tables["rank_usage"], list(run.summary["overhead_s"])
-        if not len(usage) or not over:
-            checks.stop(f"the job's run {run.id} has no rank_usage or summary rows", 1)
+        if not len(usage):
+            checks.stop(f"the job wrote no rank_usage rows in run {run.id} of {out}", 1)
         npoints = len(run.attrs["points"])
         rss = sorted(int(v) for v in usage["rss_peak_bytes"])
         idle = sorted(int(v) for v in usage["private_idle_peak_bytes"] if v > 0)
