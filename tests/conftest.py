@@ -59,6 +59,13 @@ def run_iosweep(n, args, timeout=300, env=None, check=None):
     return p
 
 
+def small_run(work, out, phases="seq-write", *extra):
+    """One real run of the binary on one rank: a 1 MiB file of 1 MiB records in `work` (removed
+    unless `extra` keeps it), the run appended to the results file `out`."""
+    args = ["run", "--dir", work, "--file-size", "1MiB", "--seq-record", "1MiB"]
+    run_iosweep(1, args + ["--phases", phases, "--output", out, "--quiet", *extra], check=0)
+
+
 def runs_of(path):
     with h5py.File(path, "r") as f:
         return list(f["runs"].keys())
