@@ -158,21 +158,14 @@ def text_value(what="a value"):
 
 
 def _units(binary, texts):
-    """(status, [byte counts] or None, the line iosweep said) of `iosweep units TEXTS`."""
+    """([byte counts], "") of `iosweep units TEXTS` (iosweep_common.units), or (None, what
+    iosweep said) when it refused one; stops naming --bin when the binary could not answer."""
     try:
-        p = run_child([str(binary), "units", "--", *texts], timeout=30, limit=65536)
-    except ChildError as e:
-        stop(f"--bin: {binary} units: {e}")
-    except OSError as e:
-        stop(f"--bin: {binary}: cannot run it ({e.strerror})")
-    if p.returncode != 0:
-        said = [ln for ln in p.stderr.splitlines() if ln.strip()]
-        why = next((ln for ln in said if ln.startswith("iosweep: ")), said[0] if said else "")
-        return p.returncode, None, why.removeprefix("iosweep: ").removeprefix("units: ")
-    out = p.stdout.split()
-    if len(out) != len(texts) or not all(x.isdigit() for x in out):
-        stop(f"--bin: {binary} units: expected {len(texts)} byte count(s), got {shown(p.stdout)}")
-    return 0, [int(x) for x in out], ""
+        return common.units(binary, *texts), ""
+    except common.UnitsError as e:
+        if e.status != 2:
+            stop(f"--bin: {e}")
+        return None, str(e)
 
 
 def _bounded(option, text, n, lo=1, hi=1 << 40, multiple=1, lo_why="", multiple_why=""):
@@ -193,20 +186,18 @@ def _bounded(option, text, n, lo=1, hi=1 << 40, multiple=1, lo_why="", multiple_
 
 
 def sizes(binary, *items):
-    """The byte counts of sizes from iosweep's own parser (`iosweep units`, as
-    iosweep_common.units runs it, here with a timeout and bounded output), each item
+    """The byte counts of sizes from iosweep's own parser (`iosweep units`, run by
+    iosweep_common.units with a timeout and bounded output), each item
     (option, text, bounds) with bounds a dict of lo, hi (bytes, default 1 byte to 1 TiB),
     multiple, lo_why and multiple_why; stops with one line naming the first option refused.
     One run of the binary when all are sizes, one per size to name the one that is not."""
-    status, counts, why = _units(binary, [text for _, text, _ in items])
+    counts, why = _units(binary, [text for _, text, _ in items])
     if counts is None:
         for option, text, _ in items:
-            status, one, why = _units(binary, [text])
+            one, why_one = _units(binary, [text])
             if one is None:
-                if status == 2:
-                    stop(f"{option}: {why}")
-                stop(f"--bin: {binary} units failed (exit {status})" + (f": {why}" if why else ""))
-        stop(f"--bin: {binary} units failed on the sizes together (exit {status}): {why}")
+                stop(f"{option}: {why_one}")
+        stop(f"--bin: {binary} units refused the sizes together, none alone: {why}")
     return [_bounded(option, text, n, **b) for (option, text, b), n in zip(items, counts)]
 
 

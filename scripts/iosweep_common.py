@@ -14,6 +14,9 @@
 - Phase, engine and status names come from the HDF5 enum types stored in the results file, so
   a phase or an engine added to iosweep shows up here without any list to edit.
 - Sizes are parsed by the iosweep binary itself (`iosweep units SIZE...`).
+- open_results and pick_run are the one place a results file is opened and the one place a
+  run is picked; scripts read runs through iosweep_run, which checks what they hold.
+- fail is the one way a script refuses or stops: one line, control characters escaped.
 
 h5py is imported only by the functions that read results files, so scripts that need none of
 them (make-threadlist) start without it.
@@ -154,10 +157,8 @@ def by_value(members):
 def _summary_enum(where, field):
     """The members of `field` of the summary tables in `where`: a results file (path or open),
     whose runs' enums are merged, or one run group."""
-    import h5py
-
     if isinstance(where, (str, os.PathLike)):
-        with h5py.File(where, "r") as f:
+        with open_results(where) as f:
             return _summary_enum(f, field)
     if "summary" in where:
         return enum_members(where["summary"].dtype, field)
@@ -455,11 +456,16 @@ class UnitsError(Exception):
 
 
 def units(binary, *sizes):
-    """The byte count of each size, from `iosweep units`: the parser and messages of the options."""
+    """The byte count of each size, from `iosweep units`: the parser and messages of the options.
+    The binary runs as every child of the scripts does (iosweep_jobs.run_child), with 30 s and
+    64 KiB of output at most. Raises UnitsError: status 2 when iosweep refused a size."""
+    import iosweep_jobs
+
+    cmd = [str(binary), "units", "--", *sizes]
     try:
-        p = subprocess.run(
-            [str(binary), "units", "--", *sizes], capture_output=True, text=True, env=launch_env()
-        )
+        p = iosweep_jobs.run_child(cmd, timeout=30, env=launch_env(), limit=65536)
+    except iosweep_jobs.ChildError as e:
+        raise UnitsError(f"{binary} units: {e}", None) from None
     except OSError as e:
         raise UnitsError(f"{binary}: cannot run it ({e.strerror})", None) from None
     if p.returncode != 0:
@@ -471,8 +477,9 @@ def units(binary, *sizes):
         raise UnitsError(why, p.returncode)
     out = p.stdout.split()
     if len(out) != len(sizes) or not all(x.isdigit() for x in out):
+        got = one_line(p.stdout.strip())
+        got = got if len(got) <= 200 else got[:200] + "..."
         raise UnitsError(
-            f"{binary} units: expected {len(sizes)} byte count(s), got '{p.stdout.strip()}'",
-            p.returncode,
+            f"{binary} units: expected {len(sizes)} byte count(s), got '{got}'", p.returncode
         )
     return [int(x) for x in out]
