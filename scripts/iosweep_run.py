@@ -243,25 +243,20 @@ class Run:
         g = group.get("latency")
         if g is None:
             return None
-        if not isinstance(g, h5py.Group) or not all(
-            k in g and isinstance(g[k], h5py.Dataset) and g[k].dtype.kind in "iuf"
-            for k in ("bucket_lower_ns", "bucket_upper_ns", "counts")
-        ):
+        names = ("bucket_lower_ns", "bucket_upper_ns", "counts")
+        ds = [g.get(k) if isinstance(g, h5py.Group) else None for k in names]
+        if not all(isinstance(d, h5py.Dataset) and d.dtype.kind in "iuf" for d in ds):
             self.problems["latency"] = "not bucket_lower_ns, bucket_upper_ns and counts as numbers"
             return None
-        lower, upper, counts = g["bucket_lower_ns"], g["bucket_upper_ns"], g["counts"]
-        if (
-            lower.ndim != 1
-            or lower.shape != upper.shape
-            or counts.ndim != 2
-            or counts.shape[1] != lower.shape[0]
-        ):
+        lower, upper, counts = ds
+        shaped = (lower.ndim, counts.ndim) == (1, 2) and lower.shape == upper.shape
+        if not shaped or counts.shape[1:] != lower.shape:
             self.problems["latency"] = "counts are not one row of every bucket per point"
-            return None
-        if counts.size * counts.dtype.itemsize > MAX_TABLE_BYTES:
+        elif counts.size * counts.dtype.itemsize > MAX_TABLE_BYTES:
             self.problems["latency"] = "larger than this script reads"
-            return None
-        return lower[()], upper[()], counts[()]
+        else:
+            return lower[()], upper[()], counts[()]
+        return None
 
     # --------------------------------------------------------------------- what it holds
 
