@@ -210,10 +210,11 @@ class Run:
             try:
                 self.tables[name] = _table(group, name, fields, where)[0]
                 self.units[name] = _units(group[name])
-            except ResultsError as e:
+            except (ResultsError, OSError, ValueError, TypeError, KeyError) as e:
                 if not every:
                     raise
-                self.problems[name] = str(e).removeprefix(f"{where}: {name} ")
+                why = str(e) if isinstance(e, ResultsError) else f"cannot be read ({e})"
+                self.problems[name] = why.removeprefix(f"{where}: {name} ")
         try:
             self.status_name = common.status_of(group)
         except (KeyError, ValueError, TypeError):
