@@ -62,23 +62,37 @@ class Parser(argparse.ArgumentParser):
     prints its usage and the error on two lines)."""
 
     def error(self, message):
+        stop(self.refusal(message))
+
+    @staticmethod
+    def refusal(message):
+        """The line of an argparse error: the argument it is about first."""
         if message.startswith("unrecognized arguments: "):
             given = message.removeprefix("unrecognized arguments: ")
             first = given.split(" ")[0]
-            stop(
+            return (
                 f"{first}: not an argument of this script"
                 f" (unrecognized arguments: {given}; see --help)"
             )
         if message.startswith("the following arguments are required: "):
-            stop(f"{message.removeprefix('the following arguments are required: ')}: required")
-        stop(message.removeprefix("argument "))
+            return f"{message.removeprefix('the following arguments are required: ')}: required"
+        return message.removeprefix("argument ")
 
 
-def doc_parser(doc, skip=0, **kwargs):
-    """A Parser whose --help is a script's docstring as written: its first paragraph the
-    description, the paragraphs after the next `skip` ones the epilog."""
+class PlainParser(Parser):
+    """A Parser whose line keeps argparse's own words ("unrecognized arguments: --frob"), as
+    the dfs scripts have always said them."""
+
+    @staticmethod
+    def refusal(message):
+        return message
+
+
+def doc_parser(doc, skip=0, cls=Parser, **kwargs):
+    """A Parser (or `cls`) whose --help is a script's docstring as written: its first paragraph
+    the description, the paragraphs after the next `skip` ones the epilog."""
     parts = doc.split("\n\n")
-    return Parser(
+    return cls(
         description=parts[0],
         epilog="\n\n".join(parts[1 + skip :]),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -136,6 +150,16 @@ def value(option, text, parse):
         return parse(text)
     except argparse.ArgumentTypeError as e:
         stop(f"{option}: {e}")
+
+
+def whole_numbers(args, *bounds):
+    """Each attribute of `args` named in `bounds` ((name, lo, hi), given as text) made a whole
+    number from lo to hi, or a stop naming --name (the dfs scripts' words for count())."""
+    for name, lo, hi in bounds:
+        v = getattr(args, name)
+        if not re.fullmatch(r"[0-9]{1,30}", v) or not lo <= int(v) <= hi:
+            stop(f"--{name}: must be a whole number from {lo} to {hi} (found {shown(v)})")
+        setattr(args, name, int(v))
 
 
 def text_value(what="a value"):
