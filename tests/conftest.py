@@ -59,11 +59,12 @@ def run_iosweep(n, args, timeout=300, env=None, check=None):
     return p
 
 
-def small_run(work, out, phases="seq-write", *extra):
-    """One real run of the binary on one rank: a 1 MiB file of 1 MiB records in `work` (removed
-    unless `extra` keeps it), the run appended to the results file `out`."""
-    args = ["run", "--dir", work, "--file-size", "1MiB", "--seq-record", "1MiB"]
-    run_iosweep(1, args + ["--phases", phases, "--output", out, "--quiet", *extra], check=0)
+def make_results(n, work, out, size, record, *extra):
+    """A real run of the binary on `n` ranks that must succeed: files of `size` in `work` read
+    and written in sequential records of `record`, the run appended (quiet) to the results file
+    `out`; `extra` more options of `iosweep run`. Returns the CompletedProcess."""
+    args = ["run", "--dir", work, "--file-size", size, "--seq-record", record]
+    return run_iosweep(n, args + ["--output", out, "--quiet", *extra], check=0)
 
 
 def runs_of(path):

@@ -9,7 +9,7 @@ import subprocess
 import h5py
 import numpy as np
 
-from conftest import SOURCE_DIR, mpi_env, small_run, snapshot
+from conftest import SOURCE_DIR, make_results, mpi_env, snapshot
 
 
 def refused(script, args, name, roots, status=2, env=None, cwd=None, timeout=60):
@@ -46,7 +46,7 @@ def real_results(folder):
     work = folder / "w"
     work.mkdir()
     out = folder / "r.h5"
-    small_run(work, out, "seq-write,rand-read")
+    make_results(1, work, out, "1MiB", "1MiB", "--phases", "seq-write,rand-read")
     work.rmdir()
     return out
 
