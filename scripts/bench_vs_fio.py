@@ -39,7 +39,6 @@ above 0 and at most 10, every --only entry selecting a workload. Each fio and io
 stopped when it runs far past --runtime and its bytes (iosweep_checks.job_timeout); a tool that
 fails or prints no figures is status 1; Ctrl-C stops it and removes the folders.
 """
-import argparse
 import datetime
 import json
 import math
@@ -54,9 +53,8 @@ from pathlib import Path
 import numpy as np
 
 import iosweep_checks as checks
-import iosweep_common as common
-import iosweep_runs as runs
-from iosweep_common import block_device, fs_type, launch_env
+import iosweep_run
+from iosweep_common import block_device, fs_type
 
 HERE = Path(__file__).resolve().parent
 
@@ -85,11 +83,11 @@ RUNTIME = (1.0, 3600.0)  # seconds per run
 MAX_PAIRS = 100
 MAX_TARGET = 10.0
 SUMMARY = {
-    "bytes": runs.ID,
-    "iops": runs.FIGURE,
-    "bandwidth_Bps": runs.FIGURE,
-    "device_read_bytes": runs.MAYBE,
-    "device_write_bytes": runs.MAYBE,
+    "bytes": iosweep_run.ID,
+    "iops": iosweep_run.FIGURE,
+    "bandwidth_Bps": iosweep_run.FIGURE,
+    "device_read_bytes": iosweep_run.MAYBE,
+    "device_write_bytes": iosweep_run.MAYBE,
 }
 RESAMPLES = 2000  # bootstrap resamples of the pair ratios
 SEED = 20261130  # fixed: the same ratios always give the same interval
@@ -154,36 +152,18 @@ def direction_of(rw):
     return "read" if rw in ("read", "randread") else "write"
 
 
+def iosweep_run_args(args, phase, label):
+    """`iosweep run` of one phase on --size in the work folder, appended to its results."""
+    out = ["run", "--dir", args.dir, "--file-size", args.size, "--phases", phase]
+    return out + ["--output", args.out, "--quiet", "--label", f"bench-vs-fio: {label}"]
+
+
 def layout(args):
     """Writes the file both tools use, once, with iosweep (kept, reused)."""
-    cmd = [
-        "mpirun",
-        "--bind-to",
-        "none",
-        "-np",
-        "1",
-        args.bin,
-        "run",
-        "--dir",
-        args.dir,
-        "--file-size",
-        args.size,
-        "--phases",
-        "seq-write",
-        "--direct",
-        "--keep",
-        "--quiet",
-        "--output",
-        args.out,
-        "--label",
-        "bench-vs-fio: layout",
-    ]
+    cmd = iosweep_run_args(args, "seq-write", "layout") + ["--direct", "--keep"]
     timeout = checks.job_timeout(args.bytes[args.size])
-    checks.job(cmd, timeout, "iosweep laying out its file", env=launch_env())
-    try:
-        args.reuse = runs.ids(args.out)[-1]
-    except (common.ResultsError, IndexError) as e:
-        checks.stop(f"the results iosweep wrote cannot be read: {e or 'no run'}", 1)
+    checks.iosweep(args.bin, 1, cmd, timeout, "iosweep laying out its file")
+    args.reuse = checks.written_ids(args.out)[-1]
     args.iosweep_file = os.path.join(args.dir, f"iosweep.{args.reuse}.0")
     args.fio_file = args.iosweep_file
 
@@ -245,30 +225,8 @@ def run_iosweep(args, w):
     name, rw, bs, (_, engine), depth, direct, cached = w
     # Unbound, as fio runs: mpirun binds one or two ranks to a core by default, and on a VM whose
     # disk interrupt lands on another core that alone costs a quarter of the QD1 IOPS.
-    cmd = [
-        "mpirun",
-        "--bind-to",
-        "none",
-        "-np",
-        "1",
-        args.bin,
-        "run",
-        "--dir",
-        args.dir,
-        "--file-size",
-        args.size,
-        "--phases",
-        PHASE[rw],
-        "--engine",
-        engine,
-        "--stonewall",
-        f"{args.runtime_ms}ms",
-        "--output",
-        args.out,
-        "--quiet",
-        "--label",
-        f"bench-vs-fio: {name}",
-    ]
+    cmd = iosweep_run_args(args, PHASE[rw], name)
+    cmd += ["--engine", engine, "--stonewall", f"{args.runtime_ms}ms"]
     if rw != "write":
         cmd += ["--reuse", args.reuse]
     cmd += ["--seq-record", bs] if rw in ("read", "write") else ["--rand-record", bs]
@@ -280,25 +238,16 @@ def run_iosweep(args, w):
         cmd += ["--cache", "keep"]
         pre_read(args.iosweep_file)
     timeout = checks.job_timeout(args.bytes[args.size], args.runtime)
-    checks.job(cmd, timeout, f"iosweep for '{name}'", env=launch_env())
-    try:
-        summary = runs.read(args.out, summary=SUMMARY).summary
-    except common.ResultsError as e:
-        checks.stop(f"the results iosweep wrote cannot be read: {e}", 1)
-    if not len(summary):
-        checks.stop(f"iosweep for '{name}' wrote no summary row", 1)
-    row = summary.iloc[-1]
+    what = f"iosweep for '{name}'"
+    checks.iosweep(args.bin, 1, cmd, timeout, what)
+    row = checks.written_run(args.out, what=what, summary=SUMMARY, tables={}).frame().iloc[-1]
     value = row["iops"] if rw.startswith("rand") else row["bandwidth_Bps"] / 2**20
     dev = row.get(f"device_{direction_of(rw)}_bytes", float("nan"))
     return value, (float(dev) / row["bytes"] if row["bytes"] else float("nan"))
 
 
 def parse_args(argv):
-    ap = checks.Parser(
-        description=__doc__.split("\n\n")[0],
-        epilog=__doc__.split("\n\n", 1)[1],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    ap = checks.doc_parser(__doc__)
     ap.add_argument(
         "--dir",
         help="an existing folder on the storage to measure, where a folder of its own is made"
@@ -370,7 +319,7 @@ def parse_args(argv):
 
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
-    return checks.guard(lambda: _main(argv))
+    return checks.guard(_main, argv)
 
 
 def _main(argv):

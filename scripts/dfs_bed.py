@@ -49,6 +49,7 @@ import sys
 import time
 from pathlib import Path
 
+import iosweep_checks as checks
 import iosweep_common as common
 
 HERE = Path(__file__).resolve().parent
@@ -94,11 +95,6 @@ TOOLS = ("glusterd", "gluster", "glusterfs", "glusterfsd", "losetup", "mkfs.ext4
 
 class Fail(Exception):
     """A step of up or down that failed; str() is one line."""
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        common.fail(message)
 
 
 # ----------------------------------------------------------------------------- running
@@ -774,15 +770,10 @@ def parse_size(text):
 
 
 def parse_args(argv):
-    ap = Parser(
-        prog="dfs-bed",
-        description=__doc__.split("\n\n")[0],
-        epilog=__doc__.split("\n\n", 1)[1],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    ap = checks.doc_parser(__doc__, cls=checks.PlainParser, prog="dfs-bed")
     ap.add_argument("--name", default="iosweep-dfs", help="the bed's name (default iosweep-dfs)")
     sub = ap.add_subparsers(
-        dest="cmd", metavar="up|down|status|exec|node|revive", parser_class=Parser
+        dest="cmd", metavar="up|down|status|exec|node|revive", parser_class=checks.PlainParser
     )
     sub.required = True
     up = sub.add_parser("up", help="bring the bed up")
@@ -818,11 +809,7 @@ def parse_args(argv):
             common.fail(f"{a.cmd}: give the command to run after --")
     if a.cmd != "up":
         return a
-    for opt, lo, hi in (("nodes", 1, MAX_NODES), ("bricks", 1, MAX_BRICKS), ("slots", 1, 1024)):
-        v = getattr(a, opt)
-        if not v.isdigit() or not lo <= int(v) <= hi:
-            common.fail(f"--{opt}: must be a whole number from {lo} to {hi} (found '{v}')")
-        setattr(a, opt, int(v))
+    checks.whole_numbers(a, ("nodes", 1, MAX_NODES), ("bricks", 1, MAX_BRICKS), ("slots", 1, 1024))
     size = parse_size(a.brick_size)
     if size is None:
         common.fail(f"--brick-size: '{a.brick_size}' is not a size (512m, 1g)")

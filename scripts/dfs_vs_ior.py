@@ -44,7 +44,6 @@ own, brought up with 2 nodes and taken down at the end. Emulated nodes share 2 c
 kernel and the bricks' file system: the figures say whether the two tools measure the same
 thing, not what a cluster would do.
 """
-import argparse
 import datetime
 import json
 import math
@@ -57,6 +56,7 @@ import tempfile
 from pathlib import Path
 
 import dfs_bed
+import iosweep_checks as checks
 import iosweep_common as common
 import iosweep_load
 from bench_vs_fio import RESAMPLES, SEED, SPREAD, machine_text, ratio_stats, verdict
@@ -86,11 +86,6 @@ for root, _, files in os.walk(sys.argv[1]):
         finally:
             os.close(fd)
 """
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        common.fail(message)
 
 
 class Failed(Exception):
@@ -274,12 +269,7 @@ def fraction(v):
 
 
 def parse_args(argv):
-    ap = Parser(
-        prog="dfs-vs-ior",
-        description=__doc__.split("\n\n")[0],
-        epilog=__doc__.split("\n\n", 1)[1],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    ap = checks.doc_parser(__doc__, cls=checks.PlainParser, prog="dfs-vs-ior")
     ap.add_argument("--ior", required=True, help="the IOR binary (built outside this repository)")
     ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help="iosweep binary")
     ap.add_argument("--size", default="32m", help="file size per rank (-b), a multiple of 16m")
@@ -293,11 +283,7 @@ def parse_args(argv):
     ap.add_argument("--name", help="an existing bed to use (default: iosweep-dfs, or a new one)")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     a = ap.parse_args(argv)
-    for opt, lo, hi in (("pairs", 1, 100), ("ranks", 2, 64)):
-        v = getattr(a, opt)
-        if not v.isdigit() or not lo <= int(v) <= hi:
-            common.fail(f"--{opt}: must be a whole number from {lo} to {hi} (found '{v}')")
-        setattr(a, opt, int(v))
+    checks.whole_numbers(a, ("pairs", 1, 100), ("ranks", 2, 64))
     if a.ranks % 2:
         common.fail(f"--ranks: must be even, half on each of the 2 nodes (found {a.ranks})")
     if not (os.path.isfile(a.ior) and os.access(a.ior, os.X_OK)):

@@ -28,7 +28,6 @@ space), --np from 1 to 256 within MemAvailable (about 96 MiB per rank: buffers a
 --repetitions from 1 to 100. Each job is stopped when it runs far past what it was asked for
 (iosweep_checks.job_timeout); a failed job is status 1; Ctrl-C stops it and removes the folder.
 """
-import argparse
 import math
 import os
 import shutil
@@ -38,26 +37,22 @@ import tempfile
 from pathlib import Path
 
 import iosweep_checks as checks
-import iosweep_common as common
-import iosweep_runs as runs
-from iosweep_common import launch_env
+import iosweep_run
 
 HERE = Path(__file__).resolve().parent
 
-RECORD = 16 << 20  # iosweep's default sequential record, which the files hold whole
-MAX_SIZE = 1 << 40
 MAX_NP = 256
 MAX_REPETITIONS = 100
 RANK_BYTES = 96 << 20  # one rank: 4 x 16 MiB buffers at depth 4 and the process itself
 READ_PHASES = 3  # seq-read, scan-only, filter-count
 SUMMARY = {
-    "ranks": runs.POSITIVE,
-    "repetition": runs.ID,
-    "bandwidth_Bps": runs.FIGURE,
-    "compute_mean_s": runs.FIGURE,
-    "io_wait_mean_s": runs.FIGURE,
-    "filter_efficiency": runs.MAYBE,
-    "filter_vs_seq_read": runs.MAYBE,
+    "ranks": iosweep_run.POSITIVE,
+    "repetition": iosweep_run.ID,
+    "bandwidth_Bps": iosweep_run.FIGURE,
+    "compute_mean_s": iosweep_run.FIGURE,
+    "io_wait_mean_s": iosweep_run.FIGURE,
+    "filter_efficiency": iosweep_run.MAYBE,
+    "filter_vs_seq_read": iosweep_run.MAYBE,
 }
 
 SETTINGS = [
@@ -71,27 +66,9 @@ SETTINGS = [
 ]
 
 
-def mpirun(args, np_, iosweep_args, moved):
-    """One job; `moved` the bytes it reads or writes (its timeout follows them)."""
-    cmd = [
-        "mpirun",
-        "--bind-to",
-        "none",
-        "--oversubscribe",
-        "-np",
-        str(np_),
-        args.bin,
-    ] + iosweep_args
-    checks.job(cmd, checks.job_timeout(moved, 0, np_), "iosweep", env=launch_env())
-
-
-def sweep(n):
-    """The points of a run of n ranks: 1, the powers of two below n, n."""
-    out, k = [], 1
-    while k < n:
-        out.append(k)
-        k *= 2
-    return out + [n]
+def job(args, iosweep_args, moved):
+    """One job of --np ranks; `moved` the bytes it reads or writes (its timeout follows them)."""
+    checks.iosweep(args.bin, args.np, iosweep_args, checks.job_timeout(moved, 0, args.np))
 
 
 def spread(values):
@@ -137,27 +114,12 @@ def table(s, names):
     return rows
 
 
-def read_ids(out):
-    """The run ids of the script's own results file, the layout run first."""
-    try:
-        ids = runs.ids(out)
-    except common.ResultsError as e:
-        checks.stop(f"the results iosweep wrote cannot be read: {e}", 1)
-    if not ids:
-        checks.stop(f"iosweep wrote no run to {out}", 1)
-    return ids
-
-
 def num(v, fmt):
     return "n/a" if math.isnan(v) else format(v, fmt)
 
 
 def parse_args(argv):
-    ap = checks.Parser(
-        description=__doc__.split("\n\n")[0],
-        epilog=__doc__.split("\n\n", 1)[1],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    ap = checks.doc_parser(__doc__)
     ap.add_argument(
         "--dir",
         help="an existing folder on the storage to measure, where a folder of its own is made"
@@ -184,20 +146,7 @@ def parse_args(argv):
     args = ap.parse_args(argv)
     args.bin = checks.binary("--bin", args.bin)
     args.dir = checks.work_folder("--dir", args.dir or "/var/tmp")
-    (args.size_bytes,) = checks.sizes(
-        args.bin,
-        (
-            "--size",
-            args.size,
-            {
-                "lo": RECORD,
-                "hi": MAX_SIZE,
-                "multiple": RECORD,
-                "lo_why": "must hold at least one 16 MiB sequential record",
-                "multiple_why": "whole 16 MiB sequential records",
-            },
-        ),
-    )
+    (args.size_bytes,) = checks.sizes(args.bin, ("--size", args.size, checks.WHOLE_RECORDS))
     checks.check_memory("--np", args.np, RANK_BYTES)
     checks.check_space("--size", args.dir, args.np, args.size_bytes)
     return args
@@ -205,69 +154,29 @@ def parse_args(argv):
 
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
-    return checks.guard(lambda: _main(argv))
+    return checks.guard(_main, argv)
 
 
 def _main(argv):
     args = parse_args(argv)
     work = tempfile.mkdtemp(prefix="iosweep-eff.", dir=args.dir)
     out = os.path.join(work, "eff.h5")
+    base = ["run", "--dir", work, "--file-size", args.size, "--quiet", "--output", out]
     try:
-        mpirun(
-            args,
-            args.np,
-            [
-                "run",
-                "--dir",
-                work,
-                "--file-size",
-                args.size,
-                "--phases",
-                "seq-write",
-                "--ranks",
-                str(args.np),
-                "--direct",
-                "--keep",
-                "--quiet",
-                "--output",
-                out,
-            ],
-            args.np * args.size_bytes,
-        )
-        reuse = read_ids(out)[-1]
-        moved = sum(sweep(args.np)) * args.size_bytes * READ_PHASES * args.repetitions
+        layout = ["--phases", "seq-write", "--ranks", str(args.np), "--direct", "--keep"]
+        job(args, base + layout, args.np * args.size_bytes)
+        reuse = checks.written_ids(out)[-1]
+        moved = sum(checks.sweep_points(args.np)) * args.size_bytes * READ_PHASES * args.repetitions
         for name, extra in SETTINGS:
             # filter-count brings its control, scan-only, which iosweep runs before it on even
             # repetitions and after it on odd ones.
-            mpirun(
-                args,
-                args.np,
-                [
-                    "run",
-                    "--dir",
-                    work,
-                    "--file-size",
-                    args.size,
-                    "--phases",
-                    "seq-read,filter-count",
-                    "--reuse",
-                    reuse,
-                    "--repetitions",
-                    str(args.repetitions),
-                    "--quiet",
-                    "--label",
-                    name,
-                    "--output",
-                    out,
-                ]
-                + extra,
-                moved,
-            )
+            reads = ["--phases", "seq-read,filter-count", "--reuse", reuse, "--label", name]
+            job(args, base + reads + ["--repetitions", str(args.repetitions)] + extra, moved)
             print(f"  done: {name}", file=sys.stderr)
-        try:
-            s = runs.summaries([runs.read(out, r, summary=SUMMARY) for r in read_ids(out)[1:]])
-        except common.ResultsError as e:
-            checks.stop(f"the results iosweep wrote cannot be read: {e}", 1)
+        mine = checks.written_ids(out)[1:]  # the layout run first
+        s = iosweep_run.summaries(
+            [checks.written_run(out, r, summary=SUMMARY, tables={}) for r in mine]
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if not len(s):

@@ -2,15 +2,19 @@
 
     import iosweep_checks as checks
     ap = checks.Parser(...)                                  # argparse, errors in one line, 2
+    ap = checks.doc_parser(__doc__)                          # the same, --help the docstring
     ap.add_argument("--width", type=checks.number(1, 40, "inches"))
     ap.add_argument("--pairs", type=checks.count(1, 100))
+    checks.value("--seed", args.seed, checks.count(0, 2**63 - 1))   # the same, after parsing
     checks.binary("--bin", args.bin)                         # an executable regular file
     checks.sizes(args.bin, ("--size", args.size, {"lo": 16 << 20, "multiple": 16 << 20}))
     checks.work_folder("--dir", args.dir)                    # a writable folder on storage
-    checks.output_file("-o", args.output, suffixes=checks.plot_suffixes())
+    checks.output_file("-o", args.output, suffixes=checks.plot_suffixes(), inputs=[results])
+    checks.output_folder("--csv", args.csv)                  # a folder to write files into
     checks.input_file("outputs", path, 64 << 20)             # a regular file of bounded size
+    checks.run_id("--run", args.run); checks.split_run("r.h5:RUN_ID")
     checks.check_space("--size", folder, files, size)        # iosweep's free-space rule
-    checks.save_figure(fig, path)                            # whole or not at all
+    checks.write_output("--csv", path, text); checks.save_figure(fig, path)  # whole or nothing
 
 Running children and ending (job, run_child, guard, stop) are iosweep_jobs', re-exported here.
 
@@ -30,12 +34,18 @@ from iosweep_jobs import (  # noqa: F401 (re-exported: scripts use iosweep_check
     ChildError,
     Terminated,
     first_said,
+    emulated_nodes,
     guard,
+    iosweep,
     job,
     job_timeout,
+    mpirun,
     one_line,
     run_child,
     stop,
+    sweep_points,
+    written_ids,
+    written_run,
 )
 
 # -------------------------------------------------------------------------- messages
@@ -52,12 +62,42 @@ class Parser(argparse.ArgumentParser):
     prints its usage and the error on two lines)."""
 
     def error(self, message):
+        stop(self.refusal(message))
+
+    @staticmethod
+    def refusal(message):
+        """The line of an argparse error: the argument it is about first."""
         if message.startswith("unrecognized arguments: "):
-            first = message.removeprefix("unrecognized arguments: ").split(" ")[0]
-            stop(f"{first}: not an argument of this script (see --help)")
+            given = message.removeprefix("unrecognized arguments: ")
+            first = given.split(" ")[0]
+            return (
+                f"{first}: not an argument of this script"
+                f" (unrecognized arguments: {given}; see --help)"
+            )
         if message.startswith("the following arguments are required: "):
-            stop(f"{message.removeprefix('the following arguments are required: ')}: required")
-        stop(message.removeprefix("argument "))
+            return f"{message.removeprefix('the following arguments are required: ')}: required"
+        return message.removeprefix("argument ")
+
+
+class PlainParser(Parser):
+    """A Parser whose line keeps argparse's own words ("unrecognized arguments: --frob"), as
+    the dfs scripts have always said them."""
+
+    @staticmethod
+    def refusal(message):
+        return message
+
+
+def doc_parser(doc, skip=0, cls=Parser, **kwargs):
+    """A Parser (or `cls`) whose --help is a script's docstring as written: its first paragraph
+    the description, the paragraphs after the next `skip` ones the epilog."""
+    parts = doc.split("\n\n")
+    return cls(
+        description=parts[0],
+        epilog="\n\n".join(parts[1 + skip :]),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        **kwargs,
+    )
 
 
 # --------------------------------------------------------------------------- numbers
@@ -103,6 +143,25 @@ def number(lo, hi, unit="", above=False):
     return parse
 
 
+def value(option, text, parse):
+    """`text` parsed by an argparse type such as count() or number(), for an option checked
+    after parsing (one that only some forms of a command take); stops naming `option`."""
+    try:
+        return parse(text)
+    except argparse.ArgumentTypeError as e:
+        stop(f"{option}: {e}")
+
+
+def whole_numbers(args, *bounds):
+    """Each attribute of `args` named in `bounds` ((name, lo, hi), given as text) made a whole
+    number from lo to hi, or a stop naming --name (the dfs scripts' words for count())."""
+    for name, lo, hi in bounds:
+        v = getattr(args, name)
+        if not re.fullmatch(r"[0-9]{1,30}", v) or not lo <= int(v) <= hi:
+            stop(f"--{name}: must be a whole number from {lo} to {hi} (found {shown(v)})")
+        setattr(args, name, int(v))
+
+
 def text_value(what="a value"):
     """An argparse type: a non-empty value without whitespace or control characters (it goes
     into a file of whitespace-separated fields or onto a command line)."""
@@ -123,21 +182,14 @@ def text_value(what="a value"):
 
 
 def _units(binary, texts):
-    """(status, [byte counts] or None, the line iosweep said) of `iosweep units TEXTS`."""
+    """([byte counts], "") of `iosweep units TEXTS` (iosweep_common.units), or (None, what
+    iosweep said) when it refused one; stops naming --bin when the binary could not answer."""
     try:
-        p = run_child([str(binary), "units", "--", *texts], timeout=30, limit=65536)
-    except ChildError as e:
-        stop(f"--bin: {binary} units: {e}")
-    except OSError as e:
-        stop(f"--bin: {binary}: cannot run it ({e.strerror})")
-    if p.returncode != 0:
-        said = [ln for ln in p.stderr.splitlines() if ln.strip()]
-        why = next((ln for ln in said if ln.startswith("iosweep: ")), said[0] if said else "")
-        return p.returncode, None, why.removeprefix("iosweep: ").removeprefix("units: ")
-    out = p.stdout.split()
-    if len(out) != len(texts) or not all(x.isdigit() for x in out):
-        stop(f"--bin: {binary} units: expected {len(texts)} byte count(s), got {shown(p.stdout)}")
-    return 0, [int(x) for x in out], ""
+        return common.units(binary, *texts), ""
+    except common.UnitsError as e:
+        if e.status != 2:
+            stop(f"--bin: {e}")
+        return None, str(e)
 
 
 def _bounded(option, text, n, lo=1, hi=1 << 40, multiple=1, lo_why="", multiple_why=""):
@@ -158,21 +210,29 @@ def _bounded(option, text, n, lo=1, hi=1 << 40, multiple=1, lo_why="", multiple_
 
 
 def sizes(binary, *items):
-    """The byte counts of sizes from iosweep's own parser (`iosweep units`, as
-    iosweep_common.units runs it, here with a timeout and bounded output), each item
+    """The byte counts of sizes from iosweep's own parser (`iosweep units`, run by
+    iosweep_common.units with a timeout and bounded output), each item
     (option, text, bounds) with bounds a dict of lo, hi (bytes, default 1 byte to 1 TiB),
     multiple, lo_why and multiple_why; stops with one line naming the first option refused.
     One run of the binary when all are sizes, one per size to name the one that is not."""
-    status, counts, why = _units(binary, [text for _, text, _ in items])
+    counts, why = _units(binary, [text for _, text, _ in items])
     if counts is None:
         for option, text, _ in items:
-            status, one, why = _units(binary, [text])
+            one, why_one = _units(binary, [text])
             if one is None:
-                if status == 2:
-                    stop(f"{option}: {why}")
-                stop(f"--bin: {binary} units failed (exit {status})" + (f": {why}" if why else ""))
-        stop(f"--bin: {binary} units failed on the sizes together (exit {status}): {why}")
+                stop(f"{option}: {why_one}")
+        stop(f"--bin: {binary} units refused the sizes together, none alone: {why}")
     return [_bounded(option, text, n, **b) for (option, text, b), n in zip(items, counts)]
+
+
+# The bounds of a --size whose files hold whole 16 MiB sequential records, iosweep's default.
+WHOLE_RECORDS = {
+    "lo": 16 << 20,
+    "hi": 1 << 40,
+    "multiple": 16 << 20,
+    "lo_why": "must hold at least one 16 MiB sequential record",
+    "multiple_why": "whole 16 MiB sequential records",
+}
 
 
 def size_bytes(binary, option, text, **bounds):
@@ -215,16 +275,22 @@ def _pseudo(path):
     return kind if kind in PSEUDO_FS else None
 
 
-def work_folder(option, path):
-    """`path` as an absolute path, when it is an existing, writable folder on storage."""
-    if not path:
-        stop(f"{option}: is empty; expected a folder")
+def _stat(option, path, is_kind, kind):
+    """os.stat of `path`; stops unless it exists and its mode passes `is_kind` (S_ISDIR...)."""
     try:
         st = os.stat(path)
     except OSError as e:
         stop(f"{option}: {shown(path)}: {e.strerror}")
-    if not stat.S_ISDIR(st.st_mode):
-        stop(f"{option}: {shown(path)} is not a folder")
+    if not is_kind(st.st_mode):
+        stop(f"{option}: {shown(path)} is not {kind}")
+    return st
+
+
+def work_folder(option, path):
+    """`path` as an absolute path, when it is an existing, writable folder on storage."""
+    if not path:
+        stop(f"{option}: is empty; expected a folder")
+    _stat(option, path, stat.S_ISDIR, "a folder")
     kind = _pseudo(path)
     if kind:
         stop(f"{option}: {shown(path)} is on {kind}, a pseudo file system, not storage")
@@ -233,10 +299,11 @@ def work_folder(option, path):
     return os.path.abspath(path)
 
 
-def output_file(option, path, suffixes=None, new=False, what="file"):
+def output_file(option, path, suffixes=None, new=False, what="file", inputs=()):
     """`path` as an absolute path, when a file can be written there: its folder exists, is
-    writable and on storage; an existing file there is a regular file (not a symbolic link) and
-    writable, or refused with `new`; with `suffixes`, its name ends in one of them."""
+    writable and on storage; an existing file there is a regular file (not a symbolic link),
+    writable and none of the command's `inputs`, or refused with `new`; with `suffixes`, its name
+    ends in one of them."""
     if not path:
         stop(f"{option}: is empty; expected a {what}")
     full = os.path.abspath(path)
@@ -266,18 +333,36 @@ def output_file(option, path, suffixes=None, new=False, what="file"):
             stop(f"{option}: {shown(path)} exists and is not a regular file")
         if not os.access(full, os.W_OK):
             stop(f"{option}: {shown(path)} is not writable")
+        for i in inputs:
+            try:
+                same = os.path.samefile(full, i)
+            except OSError:
+                same = False
+            if same:
+                stop(f"{option}: {shown(path)} is an input of this command")
     return full
+
+
+def output_folder(option, path):
+    """`path` as an absolute path, when files can be written into it: an existing folder (not a
+    symbolic link) as work_folder checks it, or a new one in such a folder."""
+    if not path:
+        stop(f"{option}: is empty; expected a folder")
+    if os.path.islink(path):
+        stop(f"{option}: {shown(path)} is a symbolic link; name the folder itself")
+    if os.path.lexists(path):
+        return work_folder(option, path)
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        stop(f"{option}: {shown(path)}: folder {shown(parent)} does not exist")
+    work_folder(option, parent)
+    return os.path.abspath(path)
 
 
 def input_file(option, path, max_bytes):
     """Stops unless `path` is a readable regular file of at most `max_bytes` (a FIFO, a device
     such as /dev/zero or a folder would be read without end or not at all)."""
-    try:
-        st = os.stat(path)
-    except OSError as e:
-        stop(f"{option}: {shown(path)}: {e.strerror}")
-    if not stat.S_ISREG(st.st_mode):
-        stop(f"{option}: {shown(path)} is not a regular file")
+    st = _stat(option, path, stat.S_ISREG, "a regular file")
     if st.st_size > max_bytes:
         stop(
             f"{option}: {shown(path)} is {common.size_text(st.st_size)}, more than the "
@@ -355,24 +440,63 @@ def binary(option, path):
     return os.path.abspath(path)
 
 
-def save_figure(fig, path, option="--output"):
-    """Writes a matplotlib figure to `path` (checked by output_file) whole or not at all: into a
-    file of its own beside it, then renamed over it; a failure leaves no file behind and stops
-    with status 1."""
+# ------------------------------------------------------------------------------ run ids
+
+RUN_ID_SHAPE = re.compile(r"\d{8}T\d{6}\.\d{3}Z-[0-9a-f]{8}")
+
+
+def run_id(option, text):
+    """Stops unless `text` is shaped like a run id (YYYYMMDDTHHMMSS.mmmZ-xxxxxxxx)."""
+    if not RUN_ID_SHAPE.fullmatch(text):
+        stop(f"{option}: {shown(text)} is not shaped like a run id (YYYYMMDDTHHMMSS.mmmZ-xxxxxxxx)")
+
+
+def split_run(arg):
+    """(path, run id or None) of `RESULTS[:RUN_ID]`, split at the last ':' only when what follows
+    is shaped like a run id, as `iosweep show` splits it: paths may contain ':'."""
+    head, sep, tail = str(arg).rpartition(":")
+    if sep and head and RUN_ID_SHAPE.fullmatch(tail):
+        return head, tail
+    return str(arg), None
+
+
+# ------------------------------------------------------------------------------ writing
+
+
+def write_whole(path, data):
+    """Writes `data` (str, bytes, or a function that writes to a binary file) to `path` whole or
+    not at all: into a file of its own in the same folder, renamed over `path` once complete, so
+    that a reader never sees half a file and a failure leaves nothing behind. Raises OSError."""
     import tempfile
 
-    folder, name = os.path.split(path)
-    ext = os.path.splitext(name)[1].lstrip(".").lower()
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=f".{ext}", dir=folder)
+    folder, name = os.path.split(os.path.abspath(path))
+    ext = os.path.splitext(name)[1]
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=ext, dir=folder)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fig.savefig(fh, dpi=100, format=ext)
+            if callable(data):
+                data(fh)
+            else:
+                fh.write(data.encode() if isinstance(data, str) else data)
         mask = os.umask(0)
         os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)
+        os.chmod(tmp, 0o666 & ~mask)  # as open() would have made it
         os.replace(tmp, path)
-    except OSError as e:
-        stop(f"{option}: cannot write {shown(path)}: {e.strerror or e}", 1)
     finally:
         if os.path.lexists(tmp):
             os.unlink(tmp)
+
+
+def write_output(option, path, data):
+    """write_whole for a script's output (checked by output_file): a failure stops with one line
+    naming `option` and status 1."""
+    try:
+        write_whole(path, data)
+    except OSError as e:
+        stop(f"{option}: cannot write {shown(path)}: {e.strerror or e}", 1)
+
+
+def save_figure(fig, path, option="--output"):
+    """Writes a matplotlib figure to `path`, in the format of its extension, as write_output."""
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    write_output(option, path, lambda fh: fig.savefig(fh, dpi=100, format=ext))

@@ -14,6 +14,9 @@
 - Phase, engine and status names come from the HDF5 enum types stored in the results file, so
   a phase or an engine added to iosweep shows up here without any list to edit.
 - Sizes are parsed by the iosweep binary itself (`iosweep units SIZE...`).
+- open_results and pick_run are the one place a results file is opened and the one place a
+  run is picked; scripts read runs through iosweep_run, which checks what they hold.
+- fail is the one way a script refuses or stops: one line, control characters escaped.
 
 h5py is imported only by the functions that read results files, so scripts that need none of
 them (make-threadlist) start without it.
@@ -31,9 +34,19 @@ ENV_FILE = Path(__file__).resolve().with_name("iosweep-env.sh")
 # ------------------------------------------------------------------------------- errors
 
 
+def one_line(text):
+    """`text` with every control character shown escaped (\\n, \\t, \\x1b), so that a message
+    naming any value stays one line."""
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    return "".join(
+        named.get(c, f"\\x{ord(c):02x}") if ord(c) < 32 or ord(c) == 127 else c for c in str(text)
+    )
+
+
 def fail(msg, status=2):
-    """Prints `<script>: msg` on one line to stderr and exits with `status` (2: bad input)."""
-    print(f"{os.path.basename(sys.argv[0])}: {msg}", file=sys.stderr)
+    """Prints `<script>: msg` as one line to stderr (control characters escaped) and exits with
+    `status` (2: bad input). Every refusal and stop of the scripts ends here."""
+    print(f"{os.path.basename(sys.argv[0])}: {one_line(msg)}", file=sys.stderr)
     sys.exit(status)
 
 
@@ -144,10 +157,8 @@ def by_value(members):
 def _summary_enum(where, field):
     """The members of `field` of the summary tables in `where`: a results file (path or open),
     whose runs' enums are merged, or one run group."""
-    import h5py
-
     if isinstance(where, (str, os.PathLike)):
-        with h5py.File(where, "r") as f:
+        with open_results(where) as f:
             return _summary_enum(f, field)
     if "summary" in where:
         return enum_members(where["summary"].dtype, field)
@@ -265,6 +276,7 @@ def size_text(n):
 # ---------------------------------------------------------------------- results files
 
 SCHEMA = "iosweep.results"
+MAX_RUNS = 1 << 20  # rows of a run_index: a corrupted one may claim any number
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 
 
@@ -312,8 +324,9 @@ def run_ids(f):
     Raises ResultsError when the index is missing or not a table of run ids."""
     idx = f.get("run_index")
     try:
-        ids = [text(r) for r in idx["run_id"]] if idx is not None else None
-    except (KeyError, ValueError, TypeError):
+        ok = idx is not None and idx.ndim == 1 and idx.size <= MAX_RUNS
+        ids = [text(r) for r in idx["run_id"]] if ok else None
+    except (KeyError, ValueError, TypeError, AttributeError):
         ids = None
     if ids is None or not all(isinstance(r, str) for r in ids):
         raise ResultsError(f"'{f.filename}' has no readable run_index")
@@ -443,11 +456,16 @@ class UnitsError(Exception):
 
 
 def units(binary, *sizes):
-    """The byte count of each size, from `iosweep units`: the parser and messages of the options."""
+    """The byte count of each size, from `iosweep units`: the parser and messages of the options.
+    The binary runs as every child of the scripts does (iosweep_jobs.run_child), with 30 s and
+    64 KiB of output at most. Raises UnitsError: status 2 when iosweep refused a size."""
+    import iosweep_jobs
+
+    cmd = [str(binary), "units", "--", *sizes]
     try:
-        p = subprocess.run(
-            [str(binary), "units", "--", *sizes], capture_output=True, text=True, env=launch_env()
-        )
+        p = iosweep_jobs.run_child(cmd, timeout=30, env=launch_env(), limit=65536)
+    except iosweep_jobs.ChildError as e:
+        raise UnitsError(f"{binary} units: {e}", None) from None
     except OSError as e:
         raise UnitsError(f"{binary}: cannot run it ({e.strerror})", None) from None
     if p.returncode != 0:
@@ -459,8 +477,9 @@ def units(binary, *sizes):
         raise UnitsError(why, p.returncode)
     out = p.stdout.split()
     if len(out) != len(sizes) or not all(x.isdigit() for x in out):
+        got = one_line(p.stdout.strip())
+        got = got if len(got) <= 200 else got[:200] + "..."
         raise UnitsError(
-            f"{binary} units: expected {len(sizes)} byte count(s), got '{p.stdout.strip()}'",
-            p.returncode,
+            f"{binary} units: expected {len(sizes)} byte count(s), got '{got}'", p.returncode
         )
     return [int(x) for x in out]

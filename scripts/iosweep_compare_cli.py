@@ -38,16 +38,16 @@ different) and gives no ratio, unless --loose. Results of one source (same tool 
 that occur several times for one row (repetitions, several files) are averaged. Control phases
 (scan_only) have no counterpart in other tools and are not compared.
 """
-import argparse
 import csv
 import io
 import sys
 
+import iosweep_checks as checks
 import iosweep_compare as ic
-import iosweep_cli as cli
-import iosweep_common as common
+import iosweep_run
 import iosweep_runcompare_cli
-from iosweep_common import fail, phases, size_text, sweep_axis
+from iosweep_checks import stop
+from iosweep_common import size_text, sweep_axis
 
 SETTINGS = ("record_bytes", "file_bytes", "direct", "stonewall", "shared")
 CSV_KEYS = [
@@ -85,11 +85,7 @@ RUN_ONLY = ("--fail-below", "--resamples", "--seed")
 
 
 def parser():
-    ap = cli.one_line_parser(
-        description=__doc__.split("\n\n")[0],
-        epilog=__doc__.split("\n\n", 2)[2],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    ap = checks.doc_parser(__doc__, skip=1, prog="iosweep-compare")
     ap.add_argument("results", help="iosweep HDF5 results file (A.h5[:RUN_ID] against B)")
     ap.add_argument(
         "outputs",
@@ -125,36 +121,43 @@ def run_against_run(args):
     :RUN_ID suffix)."""
     if len(args.outputs) != 1:
         return False
-    return all(cli.looks_like_results(cli.split_run(a)[0]) for a in (args.results, args.outputs[0]))
+    return all(
+        iosweep_run.is_results(checks.split_run(a)[0]) for a in (args.results, args.outputs[0])
+    )
 
 
-def main():
-    args = parser().parse_intermixed_args()
+def main(argv=None):
+    """The command; its status (see iosweep_checks.guard)."""
+    return checks.guard(_main, argv)
+
+
+def _main(argv):
+    args = parser().parse_intermixed_args(argv)
     if run_against_run(args):
         return iosweep_runcompare_cli.main(args)
     for opt in RUN_ONLY:
         if getattr(args, opt[2:].replace("-", "_")) is not None:
-            fail(f"{opt}: only when comparing two iosweep runs (A.h5[:RUN] B.h5[:RUN])")
+            stop(f"{opt}: only when comparing two iosweep runs (A.h5[:RUN] B.h5[:RUN])")
     if args.csv:
-        why = cli.output_problem(args.csv, exts=(".csv",), inputs=[args.results, *args.outputs])
-        if why:
-            fail(f"--csv: {why}")
-    import iosweep_load  # pandas: only this form needs it
-
+        checks.output_file(
+            "--csv", args.csv, suffixes={"csv"}, inputs=[args.results, *args.outputs]
+        )
     try:
-        run, summary = iosweep_load.load_run(args.results, args.run)
-    except common.NoSuchRun as e:
-        fail(f"--run: {e}")
-    except common.ResultsError as e:
-        fail(str(e))
-    run_id = run["run_id"]
+        read = iosweep_run.read(args.results, args.run)
+    except iosweep_run.NoSuchRun as e:
+        stop(f"--run: {e}")
+    except iosweep_run.ResultsError as e:
+        stop(str(e))
+    run, summary = read.attrs, read.frame()
+    run_id = read.id
     results = []
     for path in args.outputs:
         try:
             results += ic.parse_any(path)
         except ic.ParseError as e:
-            fail(str(e))
-    table, sources = ic.compare(summary, run, results, phases(args.results), loose=args.loose)
+            stop(str(e))
+    phases = {name: v for v, name in read.phase_names.items()}
+    table, sources = ic.compare(summary, run, results, phases, loose=args.loose)
 
     shared = str(run.get("file_layout")) == "shared"
     layout = "region of one shared file" if shared else "file"
@@ -224,10 +227,7 @@ def main():
         w.writeheader()
         for r in table:
             w.writerow({k: "" if r[k] is None else r[k] for k in CSV_KEYS})
-        try:
-            cli.write_atomically(args.csv, buf.getvalue())
-        except OSError as e:
-            fail(f"--csv: '{args.csv}': {e.strerror}")
+        checks.write_output("--csv", args.csv, buf.getvalue())
         print(f"written: {args.csv}")
     return 0
 

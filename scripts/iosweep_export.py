@@ -36,7 +36,7 @@ import os
 
 import numpy as np
 
-import iosweep_cli as cli
+import iosweep_checks as checks
 
 TABLES = ("rank_map", "summary", "ranks", "nodes", "device", "timeseries", "rank_usage")
 TABLES += ("wire", "mounts")
@@ -152,11 +152,6 @@ def csv_cell(v):
     return str(v)
 
 
-def check_folder(folder):
-    """None when the CSV files may be written into `folder`, else why not."""
-    return cli.output_problem(folder, folder=True)
-
-
 def write_csv(runs, folder):
     """One CSV file per table in `folder` (made when missing; its parent must exist). Returns
     the paths written."""
@@ -169,7 +164,7 @@ def write_csv(runs, folder):
         for row in rows:
             w.writerow([csv_cell(v) for v in row])
         path = os.path.join(folder, f"{name}.csv")
-        cli.write_atomically(path, buf.getvalue())
+        checks.write_whole(path, buf.getvalue())
         written.append(path)
     return written
 
@@ -205,7 +200,11 @@ def document(runs, source):
     return out
 
 
+def json_text(runs, source):
+    """The JSON document of `runs` (read from `source`) as text."""
+    return json.dumps(document(runs, source), allow_nan=False, ensure_ascii=False, indent=1) + "\n"
+
+
 def write_json(runs, path, source):
-    text = json.dumps(document(runs, source), allow_nan=False, ensure_ascii=False, indent=1)
-    cli.write_atomically(path, text + "\n")
+    checks.write_whole(path, json_text(runs, source))
     return path

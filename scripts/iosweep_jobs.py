@@ -3,7 +3,9 @@
     import iosweep_jobs as jobs
     p = jobs.job(["mpirun", ...], jobs.job_timeout(bytes_moved, seconds, ranks), "the job")
     p = jobs.run_child(cmd, timeout=30, limit=4096)   # CompletedProcess; ChildError past limits
-    sys.exit(jobs.guard(main))                        # Ctrl-C: one line, status 130
+    jobs.iosweep(binary, 4, ["run", ...], timeout, hostfile=None)  # mpirun, then job()
+    run = jobs.written_run("r.h5", tables={})         # iosweep_run.read of what a job wrote
+    sys.exit(jobs.guard(main, argv))                  # Ctrl-C: one line, status 130
     jobs.stop("--size: must be positive")             # `<script>: ...` on one line, status 2
 
 A child runs in a process group of its own with no stdin; its output is read up to a limit and
@@ -21,22 +23,8 @@ import time
 import warnings
 
 import iosweep_common as common
-
-# -------------------------------------------------------------------------- messages
-
-
-def one_line(text):
-    """`text` with every control character shown escaped (\\n, \\t, \\x1b), so that a message
-    naming any value stays one line."""
-    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-    return "".join(
-        named.get(c, f"\\x{ord(c):02x}") if ord(c) < 32 or ord(c) == 127 else c for c in str(text)
-    )
-
-
-def stop(msg, status=2):
-    """Prints `<script>: msg` as one line (control characters escaped) and exits with `status`."""
-    common.fail(one_line(msg), status)
+from iosweep_common import fail as stop  # `<script>: msg` as one line, and exit
+from iosweep_common import one_line  # noqa: F401 (re-exported: the scripts' name for it)
 
 
 # --------------------------------------------------------------------- child processes
@@ -163,6 +151,73 @@ def job(cmd, timeout, what, env=None):
     return p
 
 
+# ------------------------------------------------------------------------ iosweep jobs
+
+
+def sweep_points(n):
+    """The points of iosweep's --sweep 1:n and --streams 1:n: 1, the powers of two below n, n."""
+    out, k = [], 1
+    while k < n:
+        out.append(k)
+        k *= 2
+    return out + [n]
+
+
+def emulated_nodes(path, nodes, slots):
+    """Writes a host file of `nodes` emulated nodes (node01, node02 ...) of `slots` slots each
+    (scripts/cluster/emu-rsh starts them) to `path` and returns it."""
+    path.write_text("".join(f"node{i + 1:02d} slots={slots}\n" for i in range(nodes)))
+    return path
+
+
+def mpirun(n, hostfile=None, bind=False):
+    """(command, environment) of mpirun starting `n` ranks with the launch environment:
+    unbound (--bind-to none) unless `bind` (mpirun's own binding), on this machine
+    (--oversubscribe) or, with `hostfile`, round-robin over its emulated nodes."""
+    env = common.launch_env()
+    cmd = ["mpirun"] + ([] if bind else ["--bind-to", "none"]) + ["-np", str(n)]
+    if hostfile:
+        cmd += ["--hostfile", str(hostfile), "--map-by", "node"]
+        env = common.emulated_env(env)
+    else:
+        cmd += ["--oversubscribe"]
+    return cmd, env
+
+
+def iosweep(binary, n, args, timeout, what="iosweep", hostfile=None, bind=False):
+    """job() of `binary` ARGS under mpirun (see mpirun)."""
+    cmd, env = mpirun(n, hostfile, bind)
+    return job(cmd + [str(binary)] + [str(a) for a in args], timeout, what, env=env)
+
+
+def written_run(path, run_id=None, what="iosweep", **spec):
+    """iosweep_run.read (`spec`: summary, attrs, tables) of a results file that a job of the
+    script wrote (the last run when `run_id` is None). Stops with status 1 when it cannot be
+    read or has no summary rows: the job's failure, not bad input."""
+    import iosweep_run
+
+    try:
+        run = iosweep_run.read(path, run_id, **spec)
+    except iosweep_run.ResultsError as e:
+        stop(f"the results {what} wrote cannot be read: {e}", 1)
+    if not len(run.summary):
+        stop(f"{what} wrote no summary rows in run {run.id} of {path}", 1)
+    return run
+
+
+def written_ids(path, what="iosweep"):
+    """The run ids of a results file that a job of the script wrote; stops as written_run."""
+    import iosweep_run
+
+    try:
+        ids = iosweep_run.ids(path)
+    except iosweep_run.ResultsError as e:
+        stop(f"the results {what} wrote cannot be read: {e}", 1)
+    if not ids:
+        stop(f"{what} wrote no run to {path}", 1)
+    return ids
+
+
 # ----------------------------------------------------------------------------- main
 
 
@@ -174,24 +229,25 @@ def _on_sigterm(signum, frame):
     raise Terminated()
 
 
-def guard(main):
-    """Runs main() and returns its status. Ctrl-C ends in one line and 130, SIGTERM in one line
-    and 143, after the script's own `finally` clean-up; a closed stdout (`| head`) ends quietly;
-    any other exception, which bad input never reaches, in one line and status 1."""
+def guard(main, *args):
+    """Runs main(*args) and returns its status: every script's top level. Ctrl-C ends in one
+    line and 130, SIGTERM in one line and 143, after the script's own `finally` clean-up; a
+    closed stdout (`| head`) ends quietly with 1; any other exception, which bad input never
+    reaches, in one line and status 1 (IOSWEEP_TRACEBACK=1 lets its traceback through)."""
     signal.signal(signal.SIGTERM, _on_sigterm)
     if not sys.warnoptions:  # a library's warning would be a second line on stderr
         warnings.simplefilter("ignore")
     try:
-        return main()
+        return main(*args)
     except KeyboardInterrupt:
         stop("interrupted (SIGINT): stopped, its temporary files removed", 130)
     except Terminated:
         stop("terminated (SIGTERM): stopped, its temporary files removed", 143)
     except BrokenPipeError:
-        try:
-            sys.stdout = open(os.devnull, "w")
-        except OSError:
-            pass
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # nothing more reaches the closed pipe at exit
         return 1
     except Exception as e:  # the last resort; every input is checked before this
-        stop(f"unexpected error: {type(e).__name__}: {e}", 1)
+        if os.environ.get("IOSWEEP_TRACEBACK"):
+            raise
+        stop(f"unexpected error: {type(e).__name__}: {e} (IOSWEEP_TRACEBACK=1 shows where)", 1)

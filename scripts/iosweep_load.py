@@ -15,159 +15,76 @@ export every table (iosweep_export).
 """
 import sys
 
-import numpy as np
-
-import iosweep_cli as cli
-import iosweep_common as common
+import iosweep_checks as checks
+import iosweep_run
+from iosweep_checks import stop
 
 # pandas is imported where DataFrames are made: the command's checks and exports start without
 # it.
 
-# The one way every script opens a results file and picks a run (iosweep_common).
-NotAResultsFile = common.ResultsError
+NotAResultsFile = iosweep_run.ResultsError
 
 
-def _open(path):
-    return common.open_results(path)
-
-
-def _attrs(group):
-    out = {}
-    for k, v in group.attrs.items():
-        if isinstance(v, bytes):
-            v = common.text(v)
-        elif isinstance(v, np.ndarray):
-            v = v.tolist()
-        elif isinstance(v, np.generic):
-            v = v.item()
-        out[k] = v
-    return out
-
-
-def _table(ds):
+def frames(runs):
+    """(runs, summary) DataFrames of Runs (iosweep_run.Run): one row per run (its attributes,
+    status_name, hosts and the run_index's n_points), one row per summary point (Run.frame)."""
     import pandas as pd
 
-    df = pd.DataFrame.from_records(ds[()])
-    for col in df.columns:
-        if df[col].dtype == object:
-            df[col] = df[col].map(common.text)
-    return df
+    rows = [
+        {**r.attrs, "status_name": r.status_name, "hosts": r.hosts, "n_points": r.n_points}
+        for r in runs
+    ]
+    return pd.DataFrame(rows), iosweep_run.summaries(runs)
 
 
 def load(path):
-    """Returns (runs, summary) DataFrames for every run in the file. Raises NotAResultsFile (one
-    line naming the file) for a file whose runs cannot be read."""
-    try:
-        return _load(path)
-    except (KeyError, ValueError, TypeError, IndexError, OSError, AttributeError) as e:
-        raise NotAResultsFile(
-            f"'{path}' cannot be read as iosweep results ({type(e).__name__}: {e})"
-        ) from None
-
-
-def _decode(members, values, what, path, run_id):
-    out = []
-    for i, v in enumerate(values):
-        if int(v) not in members:
-            raise NotAResultsFile(
-                f"'{path}' run {run_id}: summary row {i}: {what} value {int(v)} is not in the"
-                f" file's {what} enum"
-            )
-        out.append(members[int(v)])
-    return out
-
-
-def _load(path):
-    import pandas as pd
-
-    with _open(path) as f:
-        index = _table(f["run_index"]) if "run_index" in f else pd.DataFrame()
-        run_rows, frames = [], []
-        for run_id, g in f["runs"].items():
-            attrs = _attrs(g)
-            attrs["run_id"] = run_id
-            attrs["status_name"] = common.status_of(g)
-            attrs["hosts"] = [common.text(h) for h in g["hosts"][()]]
-            run_rows.append(attrs)
-            s = _table(g["summary"])
-            if len(s):
-                s.insert(0, "run_id", run_id)
-                phase_of = common.by_value(common.phases(g))
-                engine_of = common.by_value(common.engines(g))
-                s.insert(2, "phase_name", _decode(phase_of, s["phase"], "phase", path, run_id))
-                s["engine_name"] = _decode(engine_of, s["engine"], "engine", path, run_id)
-                for k in (
-                    "label",
-                    "file_size_bytes",
-                    "seq_record_bytes",
-                    "rand_record_bytes",
-                    "scan_record_bytes",
-                    "direct",
-                    "iodepth",
-                    "fs_type",
-                    "world_size",
-                    "n_nodes",
-                    "status_name",
-                ):
-                    if k not in s.columns:  # a row's own figure (iodepth per point) stays
-                        s[k] = attrs.get(k)
-                # The record size each row's phase used (seq, rand or scan record).
-                s["record_bytes"] = [common.record_bytes(attrs, p) for p in s["phase_name"]]
-                frames.append(s)
-        runs = pd.DataFrame(run_rows)
-        if len(index) and len(runs):
-            runs = runs.merge(index[["run_id", "n_points"]], on="run_id", how="left")
-        summary = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-        return runs, summary
+    """Returns (runs, summary) DataFrames for every run in the file, every run read and checked
+    by iosweep_run. Raises NotAResultsFile (one line naming the file and the run)."""
+    return frames(iosweep_run.read_all(path))
 
 
 def load_run(path, run_id=None):
     """(run, summary): the run `run_id` (the run appended last when None) as a row of load()'s
-    runs, and the summary of every run in the file. Raises NotAResultsFile naming the file and
-    the run."""
-    with _open(path) as f:
-        run_id = common.pick_run(f, run_id)[0]
-    runs, summary = load(path)
-    return runs[runs["run_id"] == run_id].iloc[0], summary
+    runs, and its summary. Raises NotAResultsFile naming the file and the run."""
+    runs, summary = frames([iosweep_run.read(path, run_id)])
+    return runs.iloc[0], summary
 
 
 def last_run_id(path):
     """The id of the run appended last to the file."""
-    with _open(path) as f:
-        return common.pick_run(f)[0]
+    return iosweep_run.read(path, tables={}).id
 
 
-def _run_group(f, run_id):
-    return common.pick_run(f, run_id)[1]
+def _table(path, run_id, name):
+    import pandas as pd
+
+    t = iosweep_run.read(path, run_id, tables={name: {}}).table(name)
+    return pd.DataFrame({k: iosweep_run.column(t[k]) for k in t.dtype.names})
 
 
 def ranks(path, run_id=None):
-    with _open(path) as f:
-        return _table(_run_group(f, run_id)["ranks"])
+    return _table(path, run_id, "ranks")
 
 
 def nodes(path, run_id=None):
-    with _open(path) as f:
-        return _table(_run_group(f, run_id)["nodes"])
+    return _table(path, run_id, "nodes")
 
 
 def timeseries(path, run_id=None):
     """The timeseries table as stored. In files of newer iosweep versions, rows with rank == -1
     are the merge of all ranks of a bin: sum bytes over rank >= 0 or rank == -1, never both
     (iosweep_timeseries.cluster_bins does)."""
-    with _open(path) as f:
-        return _table(_run_group(f, run_id)["timeseries"])
+    return _table(path, run_id, "timeseries")
 
 
 def latency(path, run_id=None):
-    """(bucket_lower_ns, bucket_upper_ns, counts[points, buckets]) as numpy arrays."""
-    with _open(path) as f:
-        g = _run_group(f, run_id)["latency"]
-        return g["bucket_lower_ns"][()], g["bucket_upper_ns"][()], g["counts"][()]
+    """(bucket_lower_ns, bucket_upper_ns, counts[points, buckets]) as numpy arrays; None when the
+    run has no usable latency group."""
+    return iosweep_run.read(path, run_id).latency
 
 
 def parser():
-    ap = cli.one_line_parser(
+    ap = checks.Parser(
         prog="iosweep-load",
         description=(
             "Print the runs of an iosweep results file, or export every table as CSV files"
@@ -182,45 +99,41 @@ def parser():
     return ap
 
 
-def main(argv):
-    args = parser().parse_args(argv[1:])
+def main(argv=None):
+    """The command; its status (see iosweep_checks.guard)."""
+    return checks.guard(_main, argv)
+
+
+def _main(argv):
+    args = parser().parse_args(argv)
     import iosweep_export
-    import iosweep_run
 
     if args.csv is not None:
-        why = iosweep_export.check_folder(args.csv)
-        if why:
-            common.fail(f"--csv: {why}")
+        checks.output_folder("--csv", args.csv)
     if args.json is not None:
-        why = cli.output_problem(args.json, exts=(".json",), inputs=[args.results])
-        if why:
-            common.fail(f"--json: {why}")
-    if args.run is not None and not cli.RUN_ID_SHAPE.fullmatch(args.run):
-        common.fail(
-            f"--run: '{args.run}' is not shaped like a run id (YYYYMMDDTHHMMSS.mmmZ-xxxxxxxx)"
-        )
+        checks.output_file("--json", args.json, suffixes={"json"}, inputs=[args.results])
+    if args.run is not None:
+        checks.run_id("--run", args.run)
     try:  # every run read and checked whole before anything is printed or written
         checked = iosweep_run.read_all(args.results, None if args.run is None else [args.run])
-    except common.NoSuchRun as e:
-        common.fail(f"--run: {e}")
-    except common.ResultsError as e:
-        common.fail(str(e))
+    except iosweep_run.NoSuchRun as e:
+        stop(f"--run: {e}")
+    except iosweep_run.ResultsError as e:
+        stop(str(e))
     if args.csv is not None or args.json is not None:
-        runs = checked
-        try:
-            if args.csv is not None:
-                for path in iosweep_export.write_csv(runs, args.csv):
+        if args.csv is not None:
+            try:
+                for path in iosweep_export.write_csv(checked, args.csv):
                     print(f"written: {path}")
-            if args.json is not None:
-                print(f"written: {iosweep_export.write_json(runs, args.json, args.results)}")
-        except OSError as e:
-            common.fail(f"{'--csv' if args.json is None else '--json'}: {e.strerror}")
+            except OSError as e:
+                stop(f"--csv: cannot write into {checks.shown(args.csv)}: {e.strerror or e}", 1)
+        if args.json is not None:
+            checks.write_output(
+                "--json", args.json, iosweep_export.json_text(checked, args.results)
+            )
+            print(f"written: {args.json}")
         return 0
-    try:
-        runs, summary = load(args.results)
-    except NotAResultsFile as e:
-        common.fail(str(e))
-    runs = runs[runs["run_id"].isin([r.id for r in checked])]
+    runs, summary = frames(checked)
     import pandas as pd
 
     pd.set_option("display.width", 200)
@@ -242,4 +155,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())

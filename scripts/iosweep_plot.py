@@ -23,7 +23,6 @@ used for that phase, and the file per thread where the CSV states it. A figure w
 size the CSV does not state is drawn only with --baselines, which draws every published figure
 (labelled ≠ where it differs). Uses Debian's matplotlib.
 """
-import argparse
 import csv
 import glob
 import itertools
@@ -33,9 +32,8 @@ import re
 import sys
 
 import iosweep_checks as checks
-import iosweep_common as common
 import iosweep_compare as ic
-import iosweep_runs as runs
+import iosweep_run
 from iosweep_common import (
     SCAN_PHASES,
     is_control,
@@ -334,13 +332,6 @@ def draw_latency_over_time(run, width=12.0, height=4.0):
     return fig
 
 
-# What the plot reads of a run's summary, each value checked (iosweep_runs).
-SUMMARY = {
-    "ranks": runs.POSITIVE,
-    "streams": (runs.POSITIVE, False),  # runs before --streams have no streams column
-    "bandwidth_Bps": runs.FIGURE,
-    "iops": runs.FIGURE,
-}
 MAX_OUTPUT_BYTES = 64 << 20  # an IOzone or IOR output; IOzone's largest are a few MiB
 MAX_CSV_BYTES = 16 << 20  # a CSV of published figures
 WIDTH = (2.0, 40.0)  # inches, at 100 dpi: 200 to 4000 pixels
@@ -348,11 +339,7 @@ HEIGHT = (2.0, 40.0)
 
 
 def parse_args(argv=None):
-    ap = checks.Parser(
-        description=__doc__.split("\n\n")[0],
-        epilog=__doc__.split("\n\n", 2)[2],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    ap = checks.doc_parser(__doc__, skip=1)
     ap.add_argument(
         "results", help="iosweep HDF5 results file (a regular file; the run is read and checked)"
     )
@@ -425,20 +412,23 @@ def parse_args(argv=None):
 
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
-    return checks.guard(lambda: _main(argv))
+    return checks.guard(_main, argv)
 
 
 def _main(argv=None):
     args = parse_args(argv)
     try:
-        run = runs.read(args.results, args.run, summary=SUMMARY)
-    except common.NoSuchRun as e:
+        # What the plot reads of the summary (ranks, streams, bandwidth_Bps, iops) every reader
+        # checks; the other tables only for --latency-over-time.
+        tables = None if args.latency_over_time else {}
+        run = iosweep_run.read(args.results, args.run, tables=tables)
+    except iosweep_run.NoSuchRun as e:
         checks.stop(f"--run: {e}")
-    except common.ResultsError as e:
+    except iosweep_run.ResultsError as e:
         checks.stop(f"results: {e}")
     if not len(run.summary):
         checks.stop(f"results: '{args.results}': run {run.id} has no summary rows to draw")
-    if sweep_axis(run.attrs) == "streams" and "streams" not in run.summary.columns:
+    if sweep_axis(run.attrs) == "streams" and "streams" not in run.summary.dtype.names:
         checks.stop(f"results: {args.results}: run {run.id} swept streams but has no streams field")
     others = []
     for path in args.outputs:
@@ -451,10 +441,10 @@ def _main(argv=None):
     baselines = load_baselines(args.baselines_dir) if args.baselines_dir else []
     fig = draw(
         run.attrs,
-        run.summary,
+        run.frame(),
         others,
         baselines,
-        list(run.phases),
+        list(run.phase_names.values()),
         all_baselines=args.baselines,
         controls=args.controls,
         width=args.width,
@@ -462,9 +452,7 @@ def _main(argv=None):
     )
     lat = None
     if args.latency_over_time:
-        import iosweep_run
-
-        lat = draw_latency_over_time(iosweep_run.read(args.results, run.id), width=args.width)
+        lat = draw_latency_over_time(run, width=args.width)
         if lat is None:
             checks.stop("--latency-over-time: not recorded in this file (no timeseries latency)")
     checks.save_figure(fig, args.output)

@@ -16,12 +16,10 @@ Every number in a table is a stored figure: its cell carries data-run, data-tabl
 data-field and data-value (the exact stored value); a derived figure says how it was derived
 (data-derived) and in which unit.
 """
-import argparse
 import datetime
 import sys
 
-import iosweep_cli as cli
-import iosweep_common as common
+import iosweep_checks as checks
 import iosweep_compare as ic
 import iosweep_report_compare as rcmp
 import iosweep_report_html as h
@@ -30,19 +28,15 @@ import iosweep_report_overview as ov
 import iosweep_report_sections as sec
 import iosweep_run
 import iosweep_runcompare as rc
-from iosweep_common import fail
+import iosweep_runcompare_cli as rcc
+from iosweep_checks import stop
 
 MAX_RUNS = 8
 MAX_BASELINES = 32
 
 
 def parser():
-    ap = cli.one_line_parser(
-        prog="iosweep-report",
-        description=__doc__.split("\n\n")[0],
-        epilog=__doc__.split("\n\n", 2)[2],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    ap = checks.doc_parser(__doc__, skip=1, prog="iosweep-report")
     ap.add_argument("results", help="iosweep HDF5 results file")
     ap.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="runs (default: the latest)")
     ap.add_argument("-o", "--output", required=True, help="the page to write (.html)")
@@ -61,29 +55,17 @@ def parser():
 
 def check(args):
     """Every argument, before anything is read at length or written."""
-    import iosweep_runcompare_cli as rcc
-
-    why = cli.output_problem(
-        args.output, exts=(".html", ".htm"), inputs=[args.results, *args.baseline]
-    )
-    if why:
-        fail(f"--output: {why}")
+    inputs = [args.results, *args.baseline]
+    checks.output_file("--output", args.output, suffixes={"html", "htm"}, inputs=inputs)
     if len(args.run_ids) > MAX_RUNS:
-        fail(f"RUN_ID: at most {MAX_RUNS} runs on one page (given {len(args.run_ids)})")
+        stop(f"RUN_ID: at most {MAX_RUNS} runs on one page (given {len(args.run_ids)})")
     if len(set(args.run_ids)) != len(args.run_ids):
-        fail("RUN_ID: a run is named twice")
+        stop("RUN_ID: a run is named twice")
     for r in args.run_ids:
-        if not cli.RUN_ID_SHAPE.fullmatch(r):
-            fail(f"RUN_ID: '{r}' is not shaped like a run id (YYYYMMDDTHHMMSS.mmmZ-xxxxxxxx)")
+        checks.run_id("RUN_ID", r)
     if len(args.baseline) > MAX_BASELINES:
-        fail(f"--baseline: at most {MAX_BASELINES} files")
-    resamples = rc.DEFAULT_RESAMPLES
-    if args.resamples is not None:
-        resamples = rcc.check_number("--resamples", args.resamples, 100, rc.MAX_RESAMPLES, True)
-    seed = rc.DEFAULT_SEED
-    if args.seed is not None:
-        seed = rcc.check_number("--seed", args.seed, 0, 2**63 - 1, integer=True)
-    return resamples, seed
+        stop(f"--baseline: at most {MAX_BASELINES} files")
+    return rcc.bootstrap_options(args)
 
 
 def read_baselines(paths):
@@ -93,7 +75,7 @@ def read_baselines(paths):
         try:
             results += [r for r in ic.parse_any(path) if r.kind != "parent"]
         except ic.ParseError as e:
-            fail(f"--baseline: {e}")
+            stop(f"--baseline: {e}")
     out = []
     for src in ic.sources(results):
         key = (src["tool"], src["record_bytes"], src["file_bytes"], src["direct"])
@@ -182,6 +164,11 @@ def build(runs, baselines, cmps):
 
 
 def main(argv=None):
+    """The command; its status (see iosweep_checks.guard)."""
+    return checks.guard(_main, argv)
+
+
+def _main(argv):
     args = parser().parse_intermixed_args(argv)
     resamples, seed = check(args)
     baselines = read_baselines(args.baseline)
@@ -189,21 +176,18 @@ def main(argv=None):
     try:
         for rid in args.run_ids or [None]:
             runs.append(iosweep_run.read(args.results, rid))
-    except common.NoSuchRun as e:
-        fail(f"RUN_ID: {e}")
-    except common.ResultsError as e:
-        fail(str(e))
+    except iosweep_run.NoSuchRun as e:
+        stop(f"RUN_ID: {e}")
+    except iosweep_run.ResultsError as e:
+        stop(str(e))
     cmps = []
     try:
         for b in runs[1:]:
             cmps.append(rc.compare(runs[0], b, loose=args.loose, resamples=resamples, seed=seed))
-    except common.ResultsError as e:
-        fail(str(e))
+    except iosweep_run.ResultsError as e:
+        stop(str(e))
     page = build(runs, baselines, cmps)
-    try:
-        cli.write_atomically(args.output, page)
-    except OSError as e:
-        fail(f"--output: '{args.output}': {e.strerror}")
+    checks.write_output("--output", args.output, page)
     print(f"written: {args.output} ({len(page)} bytes, {len(runs)} run(s))")
     return 0
 

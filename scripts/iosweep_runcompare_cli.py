@@ -7,13 +7,14 @@ below R (a regression gate); 2 for bad input.
 """
 import csv
 import io
+import math
 import sys
 
-import iosweep_cli as cli
-import iosweep_common as common
+import iosweep_checks as checks
 import iosweep_run
 import iosweep_runcompare as rc
-from iosweep_common import fail, size_text
+from iosweep_checks import stop
+from iosweep_common import size_text
 
 CSV_KEYS = [
     "phase",
@@ -141,54 +142,40 @@ def print_comparison(cmp, out=sys.stdout):
         p("no (phase, point) was measured by both runs")
 
 
-def check_number(opt, v, lo=None, hi=None, integer=False):
-    if integer:
-        try:
-            x = int(v)
-        except (TypeError, ValueError):
-            fail(f"{opt}: expected a whole number (found '{v}')")
-        if (lo is not None and x < lo) or (hi is not None and x > hi):
-            fail(f"{opt}: expected a whole number from {lo} to {hi} (found {x})")
-        return x
-    x = cli.positive_number(v)
-    if x is None:
-        fail(f"{opt}: expected a finite number above 0 (found '{v}')")
-    return x
+def bootstrap_options(args):
+    """(resamples, seed) of --resamples and --seed, checked (iosweep-compare, iosweep-report)."""
+    resamples, seed = rc.DEFAULT_RESAMPLES, rc.DEFAULT_SEED
+    if args.resamples is not None:
+        resamples = checks.value("--resamples", args.resamples, checks.count(100, rc.MAX_RESAMPLES))
+    if args.seed is not None:
+        seed = checks.value("--seed", args.seed, checks.count(0, 2**63 - 1))
+    return resamples, seed
 
 
 def main(args):
     """The run-against-run command, from the parsed arguments of iosweep_compare_cli."""
     if args.run is not None:
-        fail("--run: with two results files, name each run as FILE:RUN_ID")
-    if args.seed is not None:
-        seed = check_number("--seed", args.seed, 0, 2**63 - 1, integer=True)
-    else:
-        seed = rc.DEFAULT_SEED
-    resamples = rc.DEFAULT_RESAMPLES
-    if args.resamples is not None:
-        resamples = check_number("--resamples", args.resamples, 100, rc.MAX_RESAMPLES, True)
-    gate = None if args.fail_below is None else check_number("--fail-below", args.fail_below)
-    (pa, ra), (pb, rb) = cli.split_run(args.results), cli.split_run(args.outputs[0])
+        stop("--run: with two results files, name each run as FILE:RUN_ID")
+    resamples, seed = bootstrap_options(args)
+    gate = None
+    if args.fail_below is not None:
+        gate = checks.value("--fail-below", args.fail_below, checks.number(0, math.inf, above=True))
+    (pa, ra), (pb, rb) = checks.split_run(args.results), checks.split_run(args.outputs[0])
     if args.csv:
-        why = cli.output_problem(args.csv, exts=(".csv",), inputs=(pa, pb))
-        if why:
-            fail(f"--csv: {why}")
+        checks.output_file("--csv", args.csv, suffixes={"csv"}, inputs=(pa, pb))
     runs = []
     for label, path, rid in (("A", pa, ra), ("B", pb, rb)):
         try:
             runs.append(iosweep_run.read(path, rid))
-        except common.ResultsError as e:
-            fail(f"{label}: {e}")
+        except iosweep_run.ResultsError as e:
+            stop(f"{label}: {e}")
     try:
         cmp = rc.compare(runs[0], runs[1], loose=args.loose, resamples=resamples, seed=seed)
-    except common.ResultsError as e:
-        fail(str(e))
+    except iosweep_run.ResultsError as e:
+        stop(str(e))
     print_comparison(cmp)
     if args.csv:
-        try:
-            cli.write_atomically(args.csv, csv_text(cmp))
-        except OSError as e:
-            fail(f"--csv: '{args.csv}': {e.strerror}")
+        checks.write_output("--csv", args.csv, csv_text(cmp))
         print(f"written: {args.csv}")
     if gate is not None:
         bad = rc.below(cmp, gate)

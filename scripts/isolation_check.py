@@ -34,13 +34,11 @@ from pathlib import Path
 
 import iosweep_checks as checks
 import iosweep_common as common
-import iosweep_runs as runs
+import iosweep_run
 
 HERE = Path(__file__).resolve().parent
 MAX_PAIRS = 100
 MAX_RANKS = 4096
-MAX_SIZE = 1 << 40
-RECORD = 16 << 20  # iosweep's default sequential record, which the file holds whole
 RANK_BYTES = 16 << 20  # what one rank takes, with its buffers (docs/scaling.md)
 STONEWALL_S = 3
 WORKLOADS = [  # name, phase, extra options, column of the summary, unit
@@ -54,32 +52,22 @@ WORKLOADS = [  # name, phase, extra options, column of the summary, unit
 
 def run(args, n, hostfile=None):
     """One job of `n` ranks running args.iosweep; stops in one line when it fails."""
-    env = common.launch_env()
-    cmd = ["mpirun", "--bind-to", "none", "-np", str(n)]
-    if hostfile:
-        cmd += ["--hostfile", hostfile, "--map-by", "node"]
-        env = common.emulated_env(env)
-    else:
-        cmd += ["--oversubscribe"]
     timeout = checks.job_timeout(args.size_bytes, STONEWALL_S, n)
-    checks.job(cmd + [args.bin] + args.iosweep, timeout, "iosweep", env=env)
+    checks.iosweep(args.bin, n, args.iosweep, timeout, hostfile=hostfile)
 
 
 def figure(out, column, unit):
     """(the figure of the last run's last summary row, the mean size of the read requests the
     device completed in that phase, bytes; NaN without device counters)."""
-    device = {"point": runs.ID, "counted": runs.FLAG, "read_ops": runs.ID, "read_bytes": runs.ID}
-    try:
-        run = runs.read(
-            out,
-            summary={"point": runs.ID, column: runs.FIGURE},
-            tables={"device": (device, False)},
-        )
-    except common.ResultsError as e:
-        checks.stop(f"the results iosweep wrote cannot be read: {e}", 1)
-    if not len(run.summary):
-        checks.stop(f"run {run.id} of {out} has no summary rows", 1)
-    row = run.summary.iloc[-1]
+    device = {
+        "point": iosweep_run.ID,
+        "counted": iosweep_run.FLAG,
+        "read_ops": iosweep_run.ID,
+        "read_bytes": iosweep_run.ID,
+    }
+    summary = {"point": iosweep_run.ID, column: iosweep_run.FIGURE}
+    run = checks.written_run(out, summary=summary, tables={"device": (device, False)})
+    row = run.frame().iloc[-1]
     v = float(row[column])
     dev = [
         d
@@ -143,20 +131,7 @@ def parse_args(argv):
         )
     args.bin = checks.binary("--bin", args.bin)
     args.dir = checks.work_folder("--dir", args.dir or "/var/tmp")
-    (args.size_bytes,) = checks.sizes(
-        args.bin,
-        (
-            "--size",
-            args.size,
-            {
-                "lo": RECORD,
-                "hi": MAX_SIZE,
-                "multiple": RECORD,
-                "lo_why": "must hold at least one 16 MiB sequential record",
-                "multiple_why": "whole 16 MiB sequential records",
-            },
-        ),
-    )
+    (args.size_bytes,) = checks.sizes(args.bin, ("--size", args.size, checks.WHOLE_RECORDS))
     args.why_not = common.can_emulate()
     checks.check_memory("--ranks", args.ranks, RANK_BYTES)
     if args.why_not is None:
@@ -167,7 +142,7 @@ def parse_args(argv):
 
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
-    return checks.guard(lambda: _main(argv))
+    return checks.guard(_main, argv)
 
 
 def _main(argv):
@@ -179,34 +154,14 @@ def _main(argv):
     why_not = args.why_not
     try:
         if why_not is None:
-            hostfile = work / "nodes"
             per_node = -(-args.emulated_ranks // args.emulated_nodes)
-            hostfile.write_text(
-                "".join(f"node{i + 1:02d} slots={per_node}\n" for i in range(args.emulated_nodes))
-            )
-        base = [
-            "run",
-            "--dir",
-            str(work),
-            "--file-size",
-            args.size,
-            "--output",
-            str(out),
-            "--quiet",
-        ]
-        args.iosweep = base + [
-            "--phases",
-            "seq-write",
-            "--direct",
-            "--keep",
-            "--label",
-            "isolation-check: layout",
-        ]
+            hostfile = checks.emulated_nodes(work / "nodes", args.emulated_nodes, per_node)
+        base = ["run", "--dir", str(work), "--file-size", args.size, "--output", str(out)]
+        base += ["--quiet", "--direct"]
+        layout = ["--phases", "seq-write", "--keep", "--label", "isolation-check: layout"]
+        args.iosweep = base + layout
         run(args, 1)
-        try:
-            kept = runs.ids(out)[-1]
-        except (common.ResultsError, IndexError) as e:
-            checks.stop(f"the results iosweep wrote cannot be read: {e or 'no run'}", 1)
+        kept = checks.written_ids(out)[-1]
         print(
             f"isolation-check: {args.pairs} alternating pairs per comparison, file {args.size} "
             f"({work}), device {common.block_device(str(work)).name or 'none'}"
@@ -234,21 +189,8 @@ def _main(argv):
                 for i in range(args.pairs):
                     figures = {}
                     for which in ("alone", "big") if i % 2 == 0 else ("big", "alone"):
-                        args.iosweep = (
-                            base
-                            + [
-                                "--phases",
-                                phase,
-                                "--direct",
-                                "--reuse",
-                                kept,
-                                "--ranks",
-                                "1",
-                                "--order-seed",
-                                "7",
-                            ]
-                            + extra
-                        )
+                        point = ["--phases", phase, "--reuse", kept, "--ranks", "1"]
+                        args.iosweep = base + point + ["--order-seed", "7"] + extra
                         if which == "alone":
                             run(args, 1)
                         else:

@@ -132,7 +132,7 @@ def node_names(args):
 
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
-    return checks.guard(lambda: _main(argv))
+    return checks.guard(_main, argv)
 
 
 def _main(argv=None):

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import iosweep_checks as checks
 import iosweep_common as common
-import iosweep_runs as runs
+import iosweep_run
 
 HERE = Path(__file__).resolve().parent
 MAX_RANKS = 16384
@@ -42,13 +42,13 @@ MAX_NODES = 1024
 MAX_SIZE = 64 << 30
 RANK_BYTES = 16 << 20  # what one rank of the sweep takes (docs/scaling.md: 6.1 GiB for 512)
 PHASES = 6  # seq-write, seq-read, rand-write, rand-read, scan-only, filter-count
-SUMMARY = {"ranks": runs.POSITIVE, "overhead_s": runs.FIGURE}
+SUMMARY = {"ranks": iosweep_run.POSITIVE, "overhead_s": iosweep_run.FIGURE}
 USAGE = {
-    "rss_peak_bytes": runs.ID,
-    "private_peak_bytes": runs.ID,
-    "private_idle_peak_bytes": runs.ID,
-    "cpu_user_s": runs.FIGURE,
-    "cpu_sys_s": runs.FIGURE,
+    "rss_peak_bytes": iosweep_run.ID,
+    "private_peak_bytes": iosweep_run.ID,
+    "private_idle_peak_bytes": iosweep_run.ID,
+    "cpu_user_s": iosweep_run.FIGURE,
+    "cpu_sys_s": iosweep_run.FIGURE,
 }
 
 
@@ -68,15 +68,6 @@ class MemSampler(threading.Thread):
 
 def mib(b):
     return b / 1048576.0
-
-
-def sweep(n):
-    """The points of --sweep 1:n: 1, the powers of two below n, n."""
-    out, k = [], 1
-    while k < n:
-        out.append(k)
-        k *= 2
-    return out + [n]
 
 
 def parse_args(argv):
@@ -155,7 +146,7 @@ def parse_args(argv):
 
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
-    return checks.guard(lambda: _main(argv))
+    return checks.guard(_main, argv)
 
 
 def _main(argv):
@@ -165,56 +156,33 @@ def _main(argv):
         data = work / "data"
         data.mkdir()
         out = Path(args.output) if args.output else work / "r.h5"
-        env = common.launch_env()
-        cmd = ["mpirun", "-np", str(args.ranks)]
-        if args.nodes:
-            hosts = work / "nodes"
-            hosts.write_text(
-                "".join(f"node{i + 1:02d} slots={args.slots}\n" for i in range(args.nodes))
-            )
-            cmd += ["--hostfile", str(hosts), "--map-by", "node"]
-            env = common.emulated_env(env)
-        else:
-            cmd += ["--oversubscribe"]
-        cmd += [
-            args.bin,
-            "run",
-            "--dir",
-            str(data),
-            "--file-size",
-            args.size,
-            "--seq-record",
-            "1MiB",
-            "--sweep",
-            f"1:{args.ranks}",
-            "--output",
-            str(out),
-            "--quiet",
-        ] + (["--direct"] if args.direct else [])
-        print("scale-check:", " ".join(cmd), flush=True)
-        moved = sum(sweep(args.ranks)) * args.size_bytes * PHASES
+        hosts = (
+            checks.emulated_nodes(work / "nodes", args.nodes, args.slots) if args.nodes else None
+        )
+        cmd = ["run", "--dir", str(data), "--file-size", args.size, "--seq-record", "1MiB"]
+        cmd += ["--sweep", f"1:{args.ranks}", "--output", str(out), "--quiet"]
+        cmd += ["--direct"] if args.direct else []
+        mpirun = checks.mpirun(args.ranks, hosts, bind=True)[0]
+        print("scale-check:", " ".join(mpirun + [args.bin] + cmd), flush=True)
+        moved = sum(checks.sweep_points(args.ranks)) * args.size_bytes * PHASES
         sampler = MemSampler()
         before = sampler.low
         sampler.start()
         t0 = time.monotonic()
         try:
-            checks.job(cmd, checks.job_timeout(moved, 0, args.ranks), "the job", env=env)
+            timeout = checks.job_timeout(moved, 0, args.ranks)
+            checks.iosweep(args.bin, args.ranks, cmd, timeout, "the job", hosts, bind=True)
         finally:
             wall_s = time.monotonic() - t0
             sampler.stop.set()
             sampler.join()
-        try:
-            run = runs.read(
-                out,
-                summary=SUMMARY,
-                attrs={"points": (runs.COUNTS, True)},
-                tables={"rank_usage": USAGE},
-            )
-        except common.ResultsError as e:
-            checks.stop(f"the results the job wrote cannot be read: {e}", 1)
+        points = {"points": (iosweep_run.COUNTS, True)}
+        run = checks.written_run(
+            out, what="the job", summary=SUMMARY, attrs=points, tables={"rank_usage": USAGE}
+        )
         usage, over = run.tables["rank_usage"], list(run.summary["overhead_s"])
-        if not len(usage) or not over:
-            checks.stop(f"the job's run {run.id} has no rank_usage or summary rows", 1)
+        if not len(usage):
+            checks.stop(f"the job wrote no rank_usage rows in run {run.id} of {out}", 1)
         npoints = len(run.attrs["points"])
         rss = sorted(int(v) for v in usage["rss_peak_bytes"])
         idle = sorted(int(v) for v in usage["private_idle_peak_bytes"] if v > 0)

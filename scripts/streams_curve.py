@@ -35,8 +35,7 @@ import tempfile
 from pathlib import Path
 
 import iosweep_checks as checks
-import iosweep_common as common
-import iosweep_runs as runs
+import iosweep_run
 
 HERE = Path(__file__).resolve().parent
 CURVES = ("ranks alone", "2 ranks x depth")
@@ -48,13 +47,13 @@ MAX_SECONDS = 3600.0
 MAX_REPETITIONS = 100
 # What the results file holds of each point that the table shows, each value checked.
 SUMMARY = {
-    "streams": runs.POSITIVE,
-    "ranks": runs.POSITIVE,
-    "iodepth": runs.POSITIVE,
-    "ops": runs.ID,
-    "iops": runs.FIGURE,
-    "cpu_s": runs.FIGURE,
-    "wall_s": runs.FIGURE,
+    "streams": iosweep_run.POSITIVE,
+    "ranks": iosweep_run.POSITIVE,
+    "iodepth": iosweep_run.POSITIVE,
+    "ops": iosweep_run.ID,
+    "iops": iosweep_run.FIGURE,
+    "cpu_s": iosweep_run.FIGURE,
+    "wall_s": iosweep_run.FIGURE,
 }
 
 
@@ -70,51 +69,15 @@ def ranks_max(args):
     return r
 
 
-def points(most):
-    """The points of --streams 1:most: 1, the powers of two above it, most."""
-    out, s = [], 1
-    while s < most:
-        out.append(s)
-        s *= 2
-    return out + [most]
-
-
 def run_curve(args, np_, most, label, work, out, size):
     """One curve: `np_` ranks, streams 1 .. `most` (depth 1 up to np_ streams), `size` per rank."""
-    cmd = [
-        "mpirun",
-        "--bind-to",
-        "none",
-        "--oversubscribe",
-        "-np",
-        str(np_),
-        args.bin,
-        "run",
-        "--dir",
-        work,
-        "--engine",
-        args.engine,
-        "--streams",
-        f"1:{most}",
-        "--phases",
-        "rand-read",
-        "--rand-record",
-        "4KiB",
-        "--file-size",
-        size,
-        "--stonewall",
-        f"{args.seconds:.6g}",
-        "--repetitions",
-        str(args.repetitions),
-        "--label",
-        label,
-        "--output",
-        out,
-        "--quiet",
-    ] + (["--direct"] if args.direct else [])
-    n = len(points(most)) * args.repetitions
+    cmd = ["run", "--dir", work, "--engine", args.engine, "--streams", f"1:{most}"]
+    cmd += ["--phases", "rand-read", "--rand-record", "4KiB", "--file-size", size]
+    cmd += ["--stonewall", f"{args.seconds:.6g}", "--repetitions", str(args.repetitions)]
+    cmd += ["--label", label, "--output", out, "--quiet"] + (["--direct"] if args.direct else [])
+    n = len(checks.sweep_points(most)) * args.repetitions
     timeout = checks.job_timeout(np_ * args.bytes[size], n * args.seconds, np_)
-    checks.job(cmd, timeout, label, env=common.launch_env())
+    checks.iosweep(args.bin, np_, cmd, timeout, label)
     print(f"  done: {label} ({np_} ranks)", file=sys.stderr)
 
 
@@ -219,11 +182,7 @@ def draw(c, title):
 
 
 def parse_args(argv):
-    ap = checks.Parser(
-        description=__doc__.split("\n\n")[0],
-        epilog=__doc__.split("\n\n", 1)[1],
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    ap = checks.doc_parser(__doc__)
     ap.add_argument(
         "--dir",
         help="folder on the storage to measure, where a folder of the run's own is made and"
@@ -308,8 +267,8 @@ def parse_args(argv):
         args.output = checks.output_file("--output", args.output, what="results file")
         if os.path.exists(args.output):
             try:
-                runs.ids(args.output)
-            except common.ResultsError as e:
+                iosweep_run.ids(args.output)
+            except iosweep_run.ResultsError as e:
                 checks.stop(f"--output: {e}")
     if args.png:
         args.png = checks.output_file("-o", args.png, suffixes=checks.plot_suffixes(), what="image")
@@ -333,7 +292,7 @@ def parse_args(argv):
 
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
-    return checks.guard(lambda: _main(argv))
+    return checks.guard(_main, argv)
 
 
 def _main(argv):
@@ -341,19 +300,16 @@ def _main(argv):
     work = tempfile.mkdtemp(prefix="iosweep-streams.", dir=args.dir)
     try:
         out = args.output or os.path.join(work, "streams.h5")
-        before = set(runs.ids(out)) if os.path.exists(out) else set()
+        before = set(iosweep_run.ids(out)) if os.path.exists(out) else set()
         run_curve(args, args.r_max, args.r_max, CURVES[0], work, out, args.alone_size or args.size)
         run_curve(args, 2, args.max, CURVES[1], work, out, args.size)
-        try:
-            mine = [r for r in runs.ids(out) if r not in before]
-            read = [runs.read(out, r, summary=SUMMARY) for r in mine]
-        except common.ResultsError as e:
-            checks.stop(f"the results iosweep wrote cannot be read: {e}", 1)
+        mine = [r for r in checks.written_ids(out) if r not in before]
+        read = [checks.written_run(out, r, summary=SUMMARY, tables={}) for r in mine]
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if sorted(r.attrs.get("label") for r in read) != sorted(CURVES):
         checks.stop(f"expected the runs {', '.join(CURVES)} in {out}; found {len(read)}", 1)
-    c = curves(runs.summaries(read))
+    c = curves(iosweep_run.summaries(read))
     print(markdown(c))
     print()
     print(

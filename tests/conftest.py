@@ -59,6 +59,14 @@ def run_iosweep(n, args, timeout=300, env=None, check=None):
     return p
 
 
+def make_results(n, work, out, size, record, *extra):
+    """A real run of the binary on `n` ranks that must succeed: files of `size` in `work` read
+    and written in sequential records of `record`, the run appended (quiet) to the results file
+    `out`; `extra` more options of `iosweep run`. Returns the CompletedProcess."""
+    args = ["run", "--dir", work, "--file-size", size, "--seq-record", record]
+    return run_iosweep(n, args + ["--output", out, "--quiet", *extra], check=0)
+
+
 def runs_of(path):
     with h5py.File(path, "r") as f:
         return list(f["runs"].keys())

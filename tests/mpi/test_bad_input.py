@@ -6,7 +6,7 @@ import subprocess
 import h5py
 import pytest
 
-from conftest import run_iosweep, snapshot
+from conftest import make_results, run_iosweep, snapshot
 
 GOOD = ["--file-size", "32MiB", "--seq-record", "4MiB"]
 
@@ -19,24 +19,7 @@ def env(tmp_path_factory):
     work = tmp_path / "work"
     work.mkdir()
     out = tmp_path / "results.h5"
-    run_iosweep(
-        1,
-        [
-            "run",
-            "--dir",
-            work,
-            "--file-size",
-            "1MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-write",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        check=0,
-    )
+    make_results(1, work, out, "1MiB", "1MiB", "--phases", "seq-write")
     (tmp_path / "a-file").write_text("not a folder\n")
     (tmp_path / "notes.txt").write_text("a text file, not HDF5\n")
     with h5py.File(tmp_path / "other.h5", "w") as f:
@@ -56,27 +39,8 @@ def env(tmp_path_factory):
         f.attrs["schema_version"] = 1
     # Two kept runs for --reuse: one whose file is then replaced by a symbolic link.
     for label in ("kept", "linked"):
-        run_iosweep(
-            1,
-            [
-                "run",
-                "--dir",
-                work,
-                "--file-size",
-                "1MiB",
-                "--seq-record",
-                "1MiB",
-                "--phases",
-                "seq-write",
-                "--keep",
-                "--output",
-                tmp_path / "keep.h5",
-                "--label",
-                label,
-                "--quiet",
-            ],
-            check=0,
-        )
+        keep = ["--phases", "seq-write", "--keep", "--label", label]
+        make_results(1, work, tmp_path / "keep.h5", "1MiB", "1MiB", *keep)
     with h5py.File(tmp_path / "keep.h5", "r") as f:
         kept, linked = [r.decode() for r in f["run_index"]["run_id"]]
     os.unlink(work / f"iosweep.{linked}.0")

@@ -9,7 +9,7 @@ import subprocess
 import h5py
 import numpy as np
 
-from conftest import SOURCE_DIR, mpi_env, run_iosweep, snapshot
+from conftest import SOURCE_DIR, make_results, mpi_env, snapshot
 
 
 def refused(script, args, name, roots, status=2, env=None, cwd=None, timeout=60):
@@ -46,24 +46,7 @@ def real_results(folder):
     work = folder / "w"
     work.mkdir()
     out = folder / "r.h5"
-    run_iosweep(
-        1,
-        [
-            "run",
-            "--dir",
-            work,
-            "--file-size",
-            "1MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-write,rand-read",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        check=0,
-    )
+    make_results(1, work, out, "1MiB", "1MiB", "--phases", "seq-write,rand-read")
     work.rmdir()
     return out
 

@@ -14,7 +14,7 @@ import pytest
 
 import iosweep_common as common
 import iosweep_load
-from conftest import BIN, SOURCE_DIR, latest_run, run_ids, run_iosweep
+from conftest import BIN, SOURCE_DIR, latest_run, make_results, run_ids, run_iosweep
 
 SCRIPTS = SOURCE_DIR / "scripts"
 BASH_OWN = {"PWD", "OLDPWD", "SHLVL", "_"}  # what bash itself puts in the environment
@@ -350,24 +350,7 @@ def test_the_root_file_systems_device_is_resolved_as_sys_describes_it():
 
 def test_the_device_is_the_one_iosweep_found_for_the_same_folder(workdir, tmp_path):
     out = tmp_path / "r.h5"
-    run_iosweep(
-        1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "1MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-write",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        check=0,
-    )
+    make_results(1, workdir, out, "1MiB", "1MiB", "--phases", "seq-write")
     dev = common.block_device(workdir)
     with h5py.File(out, "r") as f:
         g = latest_run(f)

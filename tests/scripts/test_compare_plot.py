@@ -13,7 +13,7 @@ import pytest
 
 import iosweep_common as common
 import iosweep_compare as ic
-from conftest import SOURCE_DIR, latest_run, run_iosweep
+from conftest import SOURCE_DIR, latest_run, make_results, run_iosweep
 
 FIX = SOURCE_DIR / "tests" / "fixtures"
 MIB = 1048576.0
@@ -232,26 +232,7 @@ def run_file(tmp_path_factory):
     work = tmp / "w"
     work.mkdir()
     out = tmp / "r.h5"
-    p = run_iosweep(
-        2,
-        [
-            "run",
-            "--dir",
-            work,
-            "--file-size",
-            "4MiB",
-            "--seq-record",
-            "1MiB",
-            "--output",
-            out,
-            "--quiet",
-            "--format",
-            "iozone",
-            "--label",
-            "cmp",
-        ],
-        check=0,
-    )
+    p = make_results(2, work, out, "4MiB", "1MiB", "--format", "iozone", "--label", "cmp")
     (tmp / "iosweep-as-iozone.txt").write_text(p.stdout)
     return out, tmp / "iosweep-as-iozone.txt"
 
@@ -398,24 +379,7 @@ def test_a_different_record_size_gives_no_ratio_unless_loose(tmp_path_factory, t
     tmp = tmp_path_factory.mktemp("rec16")
     (tmp / "w").mkdir()
     out = tmp / "r.h5"
-    run_iosweep(
-        2,
-        [
-            "run",
-            "--dir",
-            tmp / "w",
-            "--file-size",
-            "16MiB",
-            "--seq-record",
-            "16MiB",
-            "--phases",
-            "seq-write,rand-write,rand-read",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        check=0,
-    )
+    make_results(2, tmp / "w", out, "16MiB", "16MiB", "--phases", "seq-write,rand-write,rand-read")
     iozone = FIX / "iozone/02-rand-t2-with-i0.txt"
     p = compare_cmd(out, iozone, "--csv", tmp_path / "strict.csv")
     assert p.returncode == 0, p.stderr
@@ -482,26 +446,8 @@ def iozone11_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ioz11")
     (tmp / "w").mkdir()
     out = tmp / "r.h5"
-    run_iosweep(
-        2,
-        [
-            "run",
-            "--dir",
-            tmp / "w",
-            "--file-size",
-            "32MiB",
-            "--seq-record",
-            "4KiB",
-            "--rand-record",
-            "4KiB",
-            "--phases",
-            "seq-write,rand-write,rand-read",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        check=0,
-    )
+    phases = ["--phases", "seq-write,rand-write,rand-read"]
+    make_results(2, tmp / "w", out, "32MiB", "4KiB", "--rand-record", "4KiB", *phases)
     return out
 
 
@@ -696,28 +642,8 @@ def ior_shared_fixture(tmp_path):
 def test_a_shared_file_run_matches_ior_without_F_only(tmp_path, workdir, layout):
     # IOR -t 16m -b 64m on 2 tasks; iosweep's 64 MiB per rank, as a region of one file or a file.
     out = tmp_path / "r.h5"
-    run_iosweep(
-        2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "64MiB",
-            "--seq-record",
-            "16MiB",
-            "--ranks",
-            "2",
-            "--phases",
-            "seq-write,seq-read",
-            "--file-layout",
-            layout,
-            "--output",
-            out,
-            "--quiet",
-        ],
-        check=0,
-    )
+    phases = ["--ranks", "2", "--phases", "seq-write,seq-read", "--file-layout", layout]
+    make_results(2, workdir, out, "64MiB", "16MiB", *phases)
     shared, per_file = ior_shared_fixture(tmp_path), FIX / "ior/01-posix-seq16m.txt"
     p = compare_cmd(out, shared, per_file, "--csv", tmp_path / "t.csv")
     assert p.returncode == 0, p.stderr

@@ -12,7 +12,7 @@ import pytest
 
 import iosweep_common as common
 import iosweep_export
-from conftest import SOURCE_DIR, run_ids, run_iosweep
+from conftest import SOURCE_DIR, make_results, run_ids
 
 LOAD = SOURCE_DIR / "scripts" / "iosweep-load"
 TABLES = (
@@ -35,12 +35,7 @@ def results(tmp_path_factory):
     work.mkdir()
     out = tmp / "r.h5"
     for label in ("one", "two"):
-        run_iosweep(
-            2,
-            ["run", "--dir", work, "--file-size", "2m", "--seq-record", "1m", "--output", out]
-            + ["--timeseries-bin", "1ms", "--label", label, "--quiet"],
-            check=0,
-        )
+        make_results(2, work, out, "2m", "1m", "--timeseries-bin", "1ms", "--label", label)
     return tmp, out
 
 

@@ -5,7 +5,7 @@ import h5py
 import pytest
 
 import iosweep_load
-from conftest import SOURCE_DIR, run_ids, run_iosweep
+from conftest import SOURCE_DIR, make_results, run_ids
 
 
 @pytest.fixture(scope="module")
@@ -15,25 +15,8 @@ def results(tmp_path_factory):
     work.mkdir()
     out = tmp / "r.h5"
     for label in ("first", "second"):
-        run_iosweep(
-            2,
-            [
-                "run",
-                "--dir",
-                work,
-                "--file-size",
-                "2MiB",
-                "--seq-record",
-                "1MiB",
-                "--phases",
-                "seq-write,rand-read",
-                "--output",
-                out,
-                "--quiet",
-                "--label",
-                label,
-            ],
-            check=0,
+        make_results(
+            2, work, out, "2MiB", "1MiB", "--phases", "seq-write,rand-read", "--label", label
         )
     return out
 

@@ -9,7 +9,7 @@ import pytest
 import iosweep_plot as plot
 import iosweep_common as common
 import iosweep_load
-from conftest import SOURCE_DIR, run_iosweep
+from conftest import SOURCE_DIR, make_results
 
 SCRIPT = SOURCE_DIR / "scripts" / "iosweep-plot"
 FIX = SOURCE_DIR / "tests" / "fixtures"
@@ -22,46 +22,9 @@ def results(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("plot")
     (tmp / "w").mkdir()
     out = tmp / "r.h5"
-    run_iosweep(
-        2,
-        [
-            "run",
-            "--dir",
-            tmp / "w",
-            "--file-size",
-            "4MiB",
-            "--seq-record",
-            "1MiB",
-            "--output",
-            out,
-            "--quiet",
-            "--label",
-            "one",
-        ],
-        check=0,
-    )
-    run_iosweep(
-        2,
-        [
-            "run",
-            "--dir",
-            tmp / "w",
-            "--file-size",
-            "4MiB",
-            "--seq-record",
-            "2MiB",
-            "--scan-record",
-            "1MiB",
-            "--rand-record",
-            "8KiB",
-            "--output",
-            out,
-            "--quiet",
-            "--label",
-            "two",
-        ],
-        check=0,
-    )
+    make_results(2, tmp / "w", out, "4MiB", "1MiB", "--label", "one")
+    records = ["--scan-record", "1MiB", "--rand-record", "8KiB"]
+    make_results(2, tmp / "w", out, "4MiB", "2MiB", *records, "--label", "two")
     return out
 
 

@@ -79,22 +79,40 @@ def test_two_runs_compare_with_intervals_reproducibly(runs, tmp_path):
     assert "settings that differ: none" in p.stdout
     rows = [m.groups() for m in map(INTERVAL.match, p.stdout.splitlines()) if m]
     assert len(rows) == 3 * 2  # 3 phases x (1, 2 ranks)
+    table = list(csv.DictReader(open(tmp_path / "t.csv")))
+    assert len(table) == 6 and all(r["compared"] == "1" for r in table)
+    exact = {(r["phase"], r["ranks"], r["iodepth"]): r for r in table}
     ha, hb = headline(a), headline(b)
     for phase, k, depth, ratio, lo, hi, verdict in rows:
         assert depth == "1"
         want = np.mean(hb[(phase, int(k))]) / np.mean(ha[(phase, int(k))])
         assert float(ratio) == pytest.approx(want, abs=5e-4)
         assert float(lo) <= float(ratio) <= float(hi)
-        expected = "faster" if float(lo) > 1 else "slower" if float(hi) < 1 else "within noise"
-        assert verdict == expected
-    table = list(csv.DictReader(open(tmp_path / "t.csv")))
-    assert len(table) == 6 and all(r["compared"] == "1" for r in table)
+        # The verdict follows the interval as computed (the CSV's exact values), which the
+        # table rounds to 3 decimals: [1.0004, 1.2] prints as [1.000, 1.200] and is "faster".
+        # Figures close to each other (any two runs on a quiet machine) make such intervals.
+        row = exact[(phase, k, depth)]
+        ratio_x, lo_x, hi_x = (float(row[c]) for c in ("ratio", "ci_low", "ci_high"))
+        assert (f"{ratio_x:.3f}", f"{lo_x:.3f}", f"{hi_x:.3f}") == (ratio, lo, hi)
+        assert ratio_x == pytest.approx(want, rel=1e-9)
+        expected = "faster" if lo_x > 1 else "slower" if hi_x < 1 else "within noise"
+        assert verdict == row["verdict"] == expected
     r0 = table[0]
     assert float(r0["mean_a"]) == np.mean(ha[(r0["phase"], int(r0["ranks"]))])
     assert float(r0["ci_low"]) <= float(r0["ratio"]) <= float(r0["ci_high"])
     # The same files give the same intervals; another seed gives others.
     assert compare(a, b).stdout == p.stdout.replace(f"written: {tmp_path / 't.csv'}\n", "")
-    assert compare(a, b, "--seed", "7").stdout != compare(a, b).stdout
+    seven = compare(a, b, "--seed", "7").stdout
+    assert seven != compare(a, b).stdout
+    # The seed is the one said and draws the intervals only: the rows, their ratios and means
+    # are the same whatever it is (and with every repetition equal, so are the intervals).
+    assert f"seed {rc.DEFAULT_SEED})" in p.stdout and "seed 7)" in seven
+    assert compare(a, b, "--seed", "7").stdout == seven
+
+    def points(out):
+        return [m.groups()[:4] for m in map(INTERVAL.match, out.splitlines()) if m]
+
+    assert points(seven) == points(p.stdout)
 
 
 def test_the_gate_fails_an_impossible_speed_up_and_passes_a_tiny_one(runs):
@@ -146,6 +164,13 @@ def test_bootstrap_of_equal_figures_and_of_shifted_ones():
     ratio, lo, hi = rc.bootstrap([1.0, 1.1, 0.9], [2.0, 2.2, 1.8], 2000, rng)
     assert ratio == pytest.approx(2.0) and 1.6 < lo <= ratio <= hi < 2.5
     assert rc.bootstrap([3.0], [6.0], 2000, rng) == (2.0, 2.0, 2.0)
+    # Another seed draws other resamples: the same ratio, another interval, where the
+    # repetitions spread.
+    a, b = [1.0, 1.3, 0.8, 1.1, 0.95], [2.1, 1.7, 2.4, 2.0, 2.6]
+    one = rc.bootstrap(a, b, 2000, np.random.default_rng(1))
+    two = rc.bootstrap(a, b, 2000, np.random.default_rng(2))
+    assert one[0] == two[0] and one[1:] != two[1:]
+    assert one == rc.bootstrap(a, b, 2000, np.random.default_rng(1))
 
 
 def test_the_comparison_reads_the_file_not_a_copy(runs):
