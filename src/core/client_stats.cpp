@@ -120,10 +120,10 @@ std::string unescape(std::string_view s) {
 }
 
 template <class Result>
-Result failed(ClientStatsStatus status, std::string message) {
+Result failed(ClientStatsStatus status, const std::string& message) {
   Result r;
   r.status = status;
-  r.error = std::move(message);
+  r.error = message;
   return r;
 }
 
@@ -131,15 +131,92 @@ std::string at(const char* what, std::size_t line) {
   return std::string(what) + ": line " + std::to_string(line) + ": ";
 }
 
+// A step of a parser: empty when the line was taken, else why the text is refused.
+struct Refusal {
+  ClientStatsStatus status = ClientStatsStatus::ok;
+  std::string why;
+  explicit operator bool() const { return status != ClientStatsStatus::ok; }
+};
+Refusal refuse(ClientStatsStatus s, std::string why) {
+  return {s, std::move(why)};
+}
+
+std::string too_large_text(const char* what, std::size_t bytes) {
+  return std::string(what) + ": " + std::to_string(bytes) + " bytes, more than the " +
+         std::to_string(kClientStatsMaxBytes) + " read";
+}
+
 // ------------------------------------------------------------------------------- NFS
 
+constexpr const char* kNfs = "mountstats";
+
+// "device D mounted on M with fstype T [statvers=V]" (or "no device mounted on M ..."): a new
+// block; `out` is the NFS mount it opens, or null for another file system or mount point.
+Refusal nfs_device_line(std::string_view line, std::size_t n, std::string_view mount_point,
+                        NfsClientStats& r, NfsMountBytes*& out) {
+  out = nullptr;
+  // "no device mounted on M ..." when the mount has no device name: read as device "-".
+  const bool nodev = line.front() == 'n';
+  const std::string nodev_line =
+      nodev ? "device - " + std::string(line.substr(std::string_view("no device ").size()))
+            : std::string();
+  auto t = split<10>(nodev ? std::string_view(nodev_line) : line);
+  if (t.count < 8 || t.tok[2] != "mounted" || t.tok[3] != "on" || t.tok[5] != "with" ||
+      t.tok[6] != "fstype")
+    return refuse(
+        ClientStatsStatus::malformed,
+        at(kNfs, n) + "expected 'device D mounted on M with fstype T', found " + shown(line));
+  if (t.tok[7] != "nfs" && t.tok[7] != "nfs4") return {};
+  if (t.count > 9 || (t.count == 9 && t.tok[8].rfind("statvers=", 0) != 0))
+    return refuse(ClientStatsStatus::malformed,
+                  at(kNfs, n) + "an NFS mount's line ends in 'statvers=V', found " + shown(line));
+  std::string mnt = unescape(t.tok[4]);
+  if (!mount_point.empty() && mnt != mount_point) return {};
+  NfsMountBytes m;
+  m.device = nodev ? std::string() : unescape(t.tok[1]);
+  m.mount_point = std::move(mnt);
+  m.fstype = std::string(t.tok[7]);
+  if (t.count == 9) m.statvers = std::string(t.tok[8].substr(9));
+  r.mounts.push_back(std::move(m));
+  out = &r.mounts.back();
+  return {};
+}
+
+// "bytes: NORMAL_READ NORMAL_WRITE DIRECT_READ DIRECT_WRITE SERVER_READ SERVER_WRITE
+// READ_PAGES WRITE_PAGES" of the mount being read.
+Refusal nfs_bytes_line(std::string_view s, std::string_view line, std::size_t n, NfsMountBytes& m) {
+  if (m.has_bytes)
+    return refuse(ClientStatsStatus::malformed,
+                  at(kNfs, n) + "a second bytes: line for " + shown(m.mount_point));
+  auto t = split<12>(s.substr(6));
+  std::array<std::uint64_t, 8> v{};
+  if (t.count < v.size())
+    return refuse(ClientStatsStatus::malformed, at(kNfs, n) + "bytes: expected 8 counters, found " +
+                                                    std::to_string(t.count) + " in " + shown(line));
+  for (std::size_t i = 0; i < t.count && i < t.tok.size(); ++i) {
+    std::uint64_t x = 0;
+    if (!parse_u64(t.tok[i], x))
+      return refuse(ClientStatsStatus::malformed,
+                    at(kNfs, n) + "bytes: counter " + std::to_string(i + 1) +
+                        " is not a count below 2^64: " + shown(t.tok[i]));
+    if (i < v.size()) v[i] = x;
+  }
+  m.has_bytes = true;
+  m.normal_read = v[0];
+  m.normal_write = v[1];
+  m.direct_read = v[2];
+  m.direct_write = v[3];
+  m.server_read = v[4];
+  m.server_write = v[5];
+  m.read_pages = v[6];
+  m.write_pages = v[7];
+  return {};
+}
+
 NfsClientStats nfs_impl(std::string_view text, std::string_view mount_point) {
-  constexpr const char* kWhat = "mountstats";
   using R = NfsClientStats;
   if (text.size() > kClientStatsMaxBytes)
-    return failed<R>(ClientStatsStatus::too_large,
-                     std::string(kWhat) + ": " + std::to_string(text.size()) +
-                         " bytes, more than the " + std::to_string(kClientStatsMaxBytes) + " read");
+    return failed<R>(ClientStatsStatus::too_large, too_large_text(kNfs, text.size()));
   R r;
   Lines lines(text);
   std::string_view line;
@@ -148,84 +225,35 @@ NfsClientStats nfs_impl(std::string_view text, std::string_view mount_point) {
   NfsMountBytes* cur = nullptr;  // the NFS block being read, or none (skipping)
   while (lines.next(line, too_long)) {
     if (line.rfind("device ", 0) == 0 || line.rfind("no device ", 0) == 0) {
-      cur = nullptr;
       if (++devices > kClientStatsMaxMounts)
-        return failed<R>(ClientStatsStatus::too_large, at(kWhat, lines.number()) + "more than " +
+        return failed<R>(ClientStatsStatus::too_large, at(kNfs, lines.number()) + "more than " +
                                                            std::to_string(kClientStatsMaxMounts) +
                                                            " mounts");
-      // "no device mounted on M ..." when the mount has no device name: read as device "-".
-      const bool nodev = line.front() == 'n';
-      const std::string nodev_line =
-          nodev ? "device - " + std::string(line.substr(std::string_view("no device ").size()))
-                : std::string();
-      auto t = split<10>(nodev ? std::string_view(nodev_line) : line);
-      // device D mounted on M with fstype T [statvers=V]
-      if (t.count < 8 || t.tok[2] != "mounted" || t.tok[3] != "on" || t.tok[5] != "with" ||
-          t.tok[6] != "fstype")
-        return failed<R>(ClientStatsStatus::malformed,
-                         at(kWhat, lines.number()) +
-                             "expected 'device D mounted on M with fstype T', found " +
-                             shown(line));
-      if (t.tok[7] != "nfs" && t.tok[7] != "nfs4") continue;
-      if (t.count > 9 || (t.count == 9 && t.tok[8].rfind("statvers=", 0) != 0))
-        return failed<R>(ClientStatsStatus::malformed,
-                         at(kWhat, lines.number()) +
-                             "an NFS mount's line ends in 'statvers=V', found " + shown(line));
-      std::string mnt = unescape(t.tok[4]);
-      if (!mount_point.empty() && mnt != mount_point) continue;
-      NfsMountBytes m;
-      m.device = nodev ? std::string() : unescape(t.tok[1]);
-      m.mount_point = std::move(mnt);
-      m.fstype = std::string(t.tok[7]);
-      if (t.count == 9) m.statvers = std::string(t.tok[8].substr(9));
-      r.mounts.push_back(std::move(m));
-      cur = &r.mounts.back();
+      if (auto no = nfs_device_line(line, lines.number(), mount_point, r, cur))
+        return failed<R>(no.status, no.why);
       continue;
     }
     if (cur == nullptr) continue;  // another file system's block, or text before any device
     const std::string_view s = trim(line);
     if (s.rfind("bytes:", 0) != 0) continue;  // opts, events, xprt, per-op statistics, ...
-    if (cur->has_bytes)
-      return failed<R>(
-          ClientStatsStatus::malformed,
-          at(kWhat, lines.number()) + "a second bytes: line for " + shown(cur->mount_point));
-    auto t = split<12>(s.substr(6));
-    std::array<std::uint64_t, 8> v{};
-    if (t.count < v.size())
-      return failed<R>(ClientStatsStatus::malformed,
-                       at(kWhat, lines.number()) + "bytes: expected 8 counters, found " +
-                           std::to_string(t.count) + " in " + shown(line));
-    for (std::size_t i = 0; i < t.count && i < t.tok.size(); ++i) {
-      std::uint64_t x = 0;
-      if (!parse_u64(t.tok[i], x))
-        return failed<R>(ClientStatsStatus::malformed,
-                         at(kWhat, lines.number()) + "bytes: counter " + std::to_string(i + 1) +
-                             " is not a count below 2^64: " + shown(t.tok[i]));
-      if (i < v.size()) v[i] = x;
-    }
-    cur->has_bytes = true;
-    cur->normal_read = v[0];
-    cur->normal_write = v[1];
-    cur->direct_read = v[2];
-    cur->direct_write = v[3];
-    cur->server_read = v[4];
-    cur->server_write = v[5];
-    cur->read_pages = v[6];
-    cur->write_pages = v[7];
+    if (auto no = nfs_bytes_line(s, line, lines.number(), *cur))
+      return failed<R>(no.status, no.why);
   }
   if (too_long)
-    return failed<R>(ClientStatsStatus::too_large, at(kWhat, lines.number()) + "longer than " +
-                                                       std::to_string(kClientStatsMaxLine) +
-                                                       " bytes");
+    return failed<R>(
+        ClientStatsStatus::too_large,
+        at(kNfs, lines.number()) + "longer than " + std::to_string(kClientStatsMaxLine) + " bytes");
   if (r.mounts.empty())
     return failed<R>(ClientStatsStatus::not_found,
                      mount_point.empty()
-                         ? std::string(kWhat) + ": no NFS mount"
-                         : std::string(kWhat) + ": no NFS mount at " + shown(mount_point));
+                         ? std::string(kNfs) + ": no NFS mount"
+                         : std::string(kNfs) + ": no NFS mount at " + shown(mount_point));
   return r;
 }
 
 // ---------------------------------------------------------------------------- Lustre
+
+constexpr const char* kLlite = "llite stats";
 
 bool llite_header(std::string_view line, std::string_view& instance) {
   constexpr std::string_view kPre = "llite.", kPost = ".stats=";
@@ -243,13 +271,46 @@ bool matches(std::string_view instance, std::string_view want) {
          instance[want.size()] == '-';
 }
 
+// A line of one mount's statistics: its snapshot time, or read_bytes / write_bytes as
+// "NAME N samples [bytes] MIN MAX SUM [SUMSQ]"; other counters are skipped.
+Refusal llite_counter_line(std::string_view s, std::size_t n, LustreMountBytes& m) {
+  auto t = split<9>(s);
+  const std::string_view name = t.tok[0];
+  if (name == "snapshot_time") {
+    if (t.count >= 2) m.snapshot = std::string(t.tok[1]);
+    return {};
+  }
+  LustreCounter* c = name == "read_bytes" ? &m.read : name == "write_bytes" ? &m.write : nullptr;
+  if (c == nullptr) return {};  // open, close, getattr, osc_read, ...
+  if (c->present)
+    return refuse(ClientStatsStatus::malformed,
+                  at(kLlite, n) + std::string(name) +
+                      " a second time in one mount's statistics (several mounts without their "
+                      "llite.INSTANCE.stats= headers, as lctl get_param -n prints them?)");
+  std::uint64_t v[5] = {};
+  bool good = (t.count == 7 || t.count == 8) && t.tok[2] == "samples" && t.tok[3] == "[bytes]";
+  for (std::size_t i = 0; good && i < t.count - 3; ++i)
+    good = parse_u64(t.tok[i == 0 ? 1 : i + 3], v[i]);
+  if (!good)
+    return refuse(ClientStatsStatus::malformed,
+                  at(kLlite, n) +
+                      "expected 'NAME N samples [bytes] MIN MAX SUM [SUMSQ]' with counts below "
+                      "2^64, found " +
+                      shown(s));
+  c->present = true;
+  c->samples = v[0];
+  c->min = v[1];
+  c->max = v[2];
+  c->sum = v[3];
+  c->has_sumsq = t.count == 8;
+  c->sumsq = v[4];
+  return {};
+}
+
 LustreClientStats lustre_impl(std::string_view text, std::string_view want) {
-  constexpr const char* kWhat = "llite stats";
   using R = LustreClientStats;
   if (text.size() > kClientStatsMaxBytes)
-    return failed<R>(ClientStatsStatus::too_large,
-                     std::string(kWhat) + ": " + std::to_string(text.size()) +
-                         " bytes, more than the " + std::to_string(kClientStatsMaxBytes) + " read");
+    return failed<R>(ClientStatsStatus::too_large, too_large_text(kLlite, text.size()));
   R r;
   Lines lines(text);
   std::string_view line;
@@ -268,7 +329,7 @@ LustreClientStats lustre_impl(std::string_view text, std::string_view want) {
       std::string_view instance;
       if (!llite_header(s, instance)) continue;  // another parameter: skip its lines
       if (++blocks > kClientStatsMaxMounts)
-        return failed<R>(ClientStatsStatus::too_large, at(kWhat, lines.number()) + "more than " +
+        return failed<R>(ClientStatsStatus::too_large, at(kLlite, lines.number()) + "more than " +
                                                            std::to_string(kClientStatsMaxMounts) +
                                                            " mounts");
       if (!matches(instance, want)) continue;
@@ -280,54 +341,19 @@ LustreClientStats lustre_impl(std::string_view text, std::string_view want) {
     if (!started) {  // the text of one stats file, without a header
       started = true;
       blocks = 1;
-      if (want.empty()) {
-        r.mounts.emplace_back();
-        cur = &r.mounts.back();
-      }
+      if (want.empty()) cur = &r.mounts.emplace_back();
     }
     if (cur == nullptr) continue;
-    auto t = split<9>(s);
-    const std::string_view name = t.tok[0];
-    if (name == "snapshot_time") {
-      if (t.count >= 2) cur->snapshot = std::string(t.tok[1]);
-      continue;
-    }
-    LustreCounter* c = name == "read_bytes"    ? &cur->read
-                       : name == "write_bytes" ? &cur->write
-                                               : nullptr;
-    if (c == nullptr) continue;  // open, close, getattr, osc_read, ...
-    if (c->present)
-      return failed<R>(ClientStatsStatus::malformed,
-                       at(kWhat, lines.number()) + std::string(name) +
-                           " a second time in one mount's statistics (several mounts without their "
-                           "llite.INSTANCE.stats= headers, as lctl get_param -n prints them?)");
-    // NAME N samples [bytes] MIN MAX SUM [SUMSQ]
-    std::uint64_t v[5] = {};
-    bool good = (t.count == 7 || t.count == 8) && t.tok[2] == "samples" && t.tok[3] == "[bytes]";
-    for (std::size_t i = 0; good && i < t.count - 3; ++i)
-      good = parse_u64(t.tok[i == 0 ? 1 : i + 3], v[i]);
-    if (!good)
-      return failed<R>(ClientStatsStatus::malformed,
-                       at(kWhat, lines.number()) +
-                           "expected 'NAME N samples [bytes] MIN MAX SUM [SUMSQ]' with counts "
-                           "below 2^64, found " +
-                           shown(s));
-    c->present = true;
-    c->samples = v[0];
-    c->min = v[1];
-    c->max = v[2];
-    c->sum = v[3];
-    c->has_sumsq = t.count == 8;
-    c->sumsq = v[4];
+    if (auto no = llite_counter_line(s, lines.number(), *cur)) return failed<R>(no.status, no.why);
   }
   if (too_long)
-    return failed<R>(ClientStatsStatus::too_large, at(kWhat, lines.number()) + "longer than " +
+    return failed<R>(ClientStatsStatus::too_large, at(kLlite, lines.number()) + "longer than " +
                                                        std::to_string(kClientStatsMaxLine) +
                                                        " bytes");
   if (r.mounts.empty())
     return failed<R>(ClientStatsStatus::not_found,
-                     want.empty() ? std::string(kWhat) + ": no llite.*.stats"
-                                  : std::string(kWhat) + ": no llite mount " + shown(want));
+                     want.empty() ? std::string(kLlite) + ": no llite.*.stats"
+                                  : std::string(kLlite) + ": no llite mount " + shown(want));
   return r;
 }
 

@@ -110,14 +110,11 @@ std::string parse_size(std::string_view text, std::uint64_t& out) {
 
 // A rate's unit: an optional decimal (k, M, G, T) or binary (Ki, Mi, Gi, Ti) prefix, B for
 // bytes or b (bit) for bits as networking writes them, then /s or ps. The prefix may be written
-// in either case; B and b are told apart. Returns the bytes per second of one unit, or 0.
+// in either case; B and b are told apart. Returns the bytes per second of one unit, 0 for an
+// unknown unit, -1 for one that is not per second.
 double rate_unit(std::string_view u) {
-  if (u.ends_with("/s"))
-    u.remove_suffix(2);
-  else if (u.ends_with("ps"))
-    u.remove_suffix(2);
-  else
-    return -1;  // no "per second"
+  if (!u.ends_with("/s") && !u.ends_with("ps")) return -1;
+  u.remove_suffix(2);
   double per_unit = 0;
   if (u.ends_with("bit")) {
     per_unit = 1.0 / 8;
