@@ -263,7 +263,9 @@ def test_io_cache_would_serve_rereads_from_the_client_process(bed, voldir):
         a = bed.wire("node2")
         bed.py("node2", READ, path, "drop")
         b = bed.wire("node2")
-        assert bed.resident("node2", path) == 8 * MiB  # the read refilled the page cache ...
+        # The read refilled the page cache (nearly all of it: the FUSE client may drop a few
+        # pages again when it revalidates the file, 20 KiB of 8 MiB once under load) ...
+        assert bed.resident("node2", path) >= 0.9 * 8 * MiB
         assert b[0] - a[0] < MiB, f"{b[0] - a[0]} bytes crossed"  # ... from the process
     finally:
         bed.bed.gluster("volume", "set", vol, "performance.io-cache", "off")
