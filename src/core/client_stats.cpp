@@ -357,39 +357,28 @@ LustreClientStats lustre_impl(std::string_view text, std::string_view want) {
   return r;
 }
 
+// A parser that never throws: running out of memory is "too large", anything else a failure
+// of its own, each one line.
+template <class R, class F>
+R never_throwing(const char* what, F&& parse) noexcept {
+  try {
+    return parse();
+  } catch (const std::bad_alloc&) {
+    return failed<R>(ClientStatsStatus::too_large, std::string(what) + ": out of memory");
+  } catch (...) {
+    return failed<R>(ClientStatsStatus::malformed, std::string(what) + ": unexpected failure");
+  }
+}
+
 }  // namespace
 
 NfsClientStats parse_nfs_mountstats(std::string_view text, std::string_view mount_point) noexcept {
-  try {
-    return nfs_impl(text, mount_point);
-  } catch (const std::bad_alloc&) {
-    NfsClientStats r;
-    r.status = ClientStatsStatus::too_large;
-    r.error = "mountstats: out of memory";
-    return r;
-  } catch (...) {
-    NfsClientStats r;
-    r.status = ClientStatsStatus::malformed;
-    r.error = "mountstats: unexpected failure";
-    return r;
-  }
+  return never_throwing<NfsClientStats>(kNfs, [&] { return nfs_impl(text, mount_point); });
 }
 
 LustreClientStats parse_lustre_llite_stats(std::string_view text,
                                            std::string_view instance) noexcept {
-  try {
-    return lustre_impl(text, instance);
-  } catch (const std::bad_alloc&) {
-    LustreClientStats r;
-    r.status = ClientStatsStatus::too_large;
-    r.error = "llite stats: out of memory";
-    return r;
-  } catch (...) {
-    LustreClientStats r;
-    r.status = ClientStatsStatus::malformed;
-    r.error = "llite stats: unexpected failure";
-    return r;
-  }
+  return never_throwing<LustreClientStats>(kLlite, [&] { return lustre_impl(text, instance); });
 }
 
 }  // namespace iosweep
