@@ -48,10 +48,11 @@ import sys
 import time
 from pathlib import Path
 
+import dfs_bed_down
 import iosweep_checks as checks
 import iosweep_common as common
 from dfs_bed_base import AGENT, MADE_MARK, SERVER_BINDS, SERVER_IP, SUBNET, Fail, alive
-from dfs_bed_base import mountinfo, read_pid, run, stop_pid
+from dfs_bed_base import mountinfo, read_pid, run
 
 # Not used here; tests and dfs_vs_ior read them as dfs_bed.NAME.
 from dfs_bed_base import cmdline, netdev  # noqa: F401
@@ -483,151 +484,8 @@ class Bed:
     # -------------------------------------------------------------------------- down
 
     def down(self):
-        """Removes everything of this bed that exists; each step skips what is already gone.
-        Collects failures and reports them together after trying every step."""
-        problems = []
-
-        def step(what, fn, *a):
-            try:
-                fn(*a)
-            except (Fail, OSError) as e:
-                problems.append(f"{what}: {e}")
-
-        marker = str(self.root)
-        node_names = set(self.nodes())
-        node_names |= {p.stem for p in self.ns.glob("node*.mnt")} if self.ns.is_dir() else set()
-        for node in sorted(node_names):
-            step(f"{node}'s client", self._down_client, node, marker)
-        gd = self.state.get("glusterd_pid")
-        if gd and alive(gd) and self.state.get("volume_created"):
-            # Stopping the volume ends the brick daemons; deleting it leaves glusterd clean.
-            self.gluster("volume", "stop", self.name, "force", check=False, timeout=60)
-            self.gluster("volume", "delete", self.name, check=False, timeout=60)
-        for pid in self.brick_pids().values():
-            step(f"brick daemon {pid}", stop_pid, pid, marker)
-        if gd:
-            step(f"glusterd {gd}", stop_pid, gd, marker)
-        # Anything else still inside the bed's namespaces (a rank left on a node, say) would keep
-        # them alive: found by namespace, ended by pid.
-        for pid in self._pids_in_namespaces():
-            step(f"process {pid} in the bed's namespaces", stop_pid, pid, "")
-        server = self.ns / "server.mnt"
-        if str(server) in self.ns_mounts():
-            for m, t, _ in reversed(self._server_mounts()):
-                step(f"unmount {m}", run, self.server_cmd(["umount", m]))
-        for dev, _ in self.our_loops():
-            step(f"detach {dev}", run, ["losetup", "-d", dev])
-        for m in reversed(self.ns_mounts()):
-            step(f"unmount {m}", run, ["umount", m])
-        if self.ns.is_dir() and any(m == str(self.ns) for m, _, _ in mountinfo()):
-            step(f"unmount {self.ns}", run, ["umount", self.ns])
-        for ns in reversed(self.our_netns()):
-            step(f"delete netns {ns}", run, ["ip", "netns", "delete", ns])
-        if self.state.get("made_mount_dir"):
-            step(f"remove {self.mount}", _rmdir_if_empty, self.mount)
-        if not other_beds(self.name):
-            for d in SERVER_BINDS.values():
-                if (Path(d) / MADE_MARK).exists():
-                    step(f"remove {d}", _remove_made_dir, d)
-        left = self.our_loops() or self.ns_mounts() or self.our_netns()
-        if not problems and not left and self.root.exists():
-            step(f"remove {self.root}", shutil.rmtree, self.root)
-        if left and not problems:
-            problems.append(f"still there: {left}")
-        if problems:
-            raise Fail("; ".join(problems))
-
-    def _down_client(self, node, marker):
-        mnt_ns = self.ns / f"{node}.mnt"
-        pid = read_pid(self.root / "clients" / f"{node}.pid")
-        if str(mnt_ns) in self.ns_mounts():
-            inside = ["nsenter", f"--mount={mnt_ns}", "--"]
-            mounted = run(inside + ["findmnt", "-n", self.mount], check=False).returncode == 0
-            if mounted and run(inside + ["umount", self.mount], check=False).returncode != 0:
-                # Busy (a process of a node still has a file open): detach it; the client ends
-                # below.
-                run(inside + ["umount", "-l", self.mount], what=f"umount -l on {node}")
-        if pid:
-            end = time.monotonic() + 10  # the client exits by itself once unmounted
-            while alive(pid) and time.monotonic() < end:
-                time.sleep(0.05)
-            stop_pid(pid, marker)
-
-    def _server_mounts(self):
-        pid = None
-        for p in self.brick_pids().values():
-            if alive(p):
-                pid = p
-        if pid is None:
-            # No process in the servers' namespace: look at it through a short-lived one.
-            lines = run(
-                ["nsenter", f"--mount={self.ns / 'server.mnt'}", "cat", "/proc/self/mountinfo"]
-            ).stdout.splitlines()
-        else:
-            lines = Path(f"/proc/{pid}/mountinfo").read_text().splitlines()
-        out = []
-        prefix = str(self.root) + "/bricks/"
-        for ln in lines:
-            f = ln.split(" - ")[0].split()
-            if len(f) >= 5 and f[4].startswith(prefix):
-                out.append((f[4], "", ""))
-        return out
-
-    def _pids_in_namespaces(self):
-        """Pids of processes in any of the bed's namespaces, compared as readlink shows them
-        ("net:[4026532411]"): a stat of /proc/PID/ns/net of some busy processes took seconds."""
-        names = set()
-        for ns in self.our_netns():
-            try:
-                names.add(f"net:[{os.stat(f'/run/netns/{ns}').st_ino}]")
-            except OSError:
-                pass
-        for m in self.ns_mounts():
-            try:
-                names.add(f"{'mnt' if m.endswith('.mnt') else 'uts'}:[{os.stat(m).st_ino}]")
-            except OSError:
-                pass
-        pids = []
-        me = os.getpid()
-        for d in Path("/proc").iterdir():
-            if not d.name.isdigit() or int(d.name) == me:
-                continue
-            for kind in ("net", "mnt", "uts"):
-                try:
-                    if os.readlink(d / "ns" / kind) in names:
-                        pids.append(int(d.name))
-                        break
-                except OSError:
-                    break
-        return [p for p in pids if alive(p)]
-
-
-def _remove_made_dir(path):
-    os.unlink(Path(path) / MADE_MARK)
-    _rmdir_if_empty(path)
-
-
-def _rmdir_if_empty(path):
-    try:
-        os.rmdir(path)
-    except FileNotFoundError:
-        pass
-    except OSError as e:
-        if e.errno != 39:  # ENOTEMPTY: something of someone else's is in it
-            raise
-
-
-def other_beds(name):
-    """Names of other beds that are up on this machine (their state files in /run)."""
-    out = []
-    for st in Path("/run").glob("*/state.json"):
-        if st.parent.name != name:
-            try:
-                if json.loads(st.read_text()).get("name") == st.parent.name:
-                    out.append(st.parent.name)
-            except (OSError, ValueError):
-                continue
-    return out
+        """Removes everything of this bed that exists (dfs_bed_down.down)."""
+        dfs_bed_down.down(self)
 
 
 # ----------------------------------------------------------------------------- checks
