@@ -40,7 +40,6 @@ import argparse
 import json
 import os
 import re
-import shlex
 import shutil
 import signal
 import subprocess
@@ -49,10 +48,10 @@ import time
 from pathlib import Path
 
 import dfs_bed_down
+import dfs_bed_up
 import iosweep_checks as checks
 import iosweep_common as common
-from dfs_bed_base import AGENT, MADE_MARK, SERVER_BINDS, SERVER_IP, SUBNET, Fail, alive
-from dfs_bed_base import mountinfo, read_pid, run
+from dfs_bed_base import AGENT, SERVER_IP, SUBNET, Fail, alive, mountinfo, read_pid, run
 
 # Not used here; tests and dfs_vs_ior read them as dfs_bed.NAME.
 from dfs_bed_base import cmdline, netdev  # noqa: F401
@@ -279,175 +278,8 @@ class Bed:
     # ---------------------------------------------------------------------------- up
 
     def up(self, nodes, bricks, brick_size, slots, options):
-        self.state = {
-            "name": self.name,
-            "mount": self.mount,
-            "phase": "starting",
-            "started": time.time(),
-        }
-        self.root.mkdir(parents=True)
-        for d in ("ns", "srv/glusterd", "srv/log", "srv/run", "log", "bricks", "clients"):
-            (self.root / d).mkdir(parents=True, exist_ok=True)
-        self.save()
-        # Namespace files must sit on a private mount (a mount namespace bound on a shared one
-        # could end up inside itself).
-        run(["mount", "--bind", self.ns, self.ns])
-        self.note("ns_bound", True)
-        run(["mount", "--make-private", self.ns])
-        if not Path(self.mount).exists():
-            self.note("made_mount_dir", True)
-            os.makedirs(self.mount)
-        # The bind targets of glusterd's fixed paths (the packages make the first two): empty
-        # folders of the host when they are missing, marked as made by a bed, so that the last
-        # bed to go down removes them whichever bed made them.
-        for d in SERVER_BINDS.values():
-            if not Path(d).exists():
-                os.makedirs(d)
-                (Path(d) / MADE_MARK).touch()
-
-        # The head: a network namespace with the bridge the servers listen on.
-        self.note("netns", [self.head])
-        run(["ip", "netns", "add", self.head])
-        ipn = ["ip", "-n", self.head]
-        run(ipn + ["link", "set", "lo", "up"])
-        run(ipn + ["link", "add", "br0", "type", "bridge"])
-        run(ipn + ["addr", "add", f"{SERVER_IP}/{SUBNET.prefixlen}", "dev", "br0"])
-        run(ipn + ["link", "set", "br0", "up"])
-
-        # The servers' mount namespace: bricks and glusterd's fixed paths, private to it.
-        (self.ns / "server.mnt").touch()
-        binds = " && ".join(
-            f"mount --bind {shlex.quote(str(self.srv / src))} {dst}"
-            for src, dst in SERVER_BINDS.items()
-        )
-        run(
-            [
-                "nsenter",
-                f"--net=/run/netns/{self.head}",
-                "unshare",
-                f"--mount={self.ns / 'server.mnt'}",
-                "--propagation",
-                "private",
-                "/bin/sh",
-                "-c",
-                binds,
-            ],
-            what="the servers' mount namespace",
-        )
-
-        # Bricks: a sparse file, a loop device, ext4, mounted for the servers only.
-        self.state["bricks"] = []
-        for i in range(1, bricks + 1):
-            img = self.root / "bricks" / f"b{i}.img"
-            mnt = self.root / "bricks" / f"b{i}"
-            mnt.mkdir()
-            with open(img, "wb") as f:
-                f.truncate(brick_size)
-            dev = run(["losetup", "--find", "--show", img], what=f"losetup {img}").stdout.strip()
-            self.state["bricks"].append({"image": str(img), "dev": dev, "path": f"{mnt}/brick"})
-            self.save()
-            run(["mkfs.ext4", "-q", "-F", "-E", "nodiscard", dev], what=f"mkfs.ext4 {dev}")
-            run(self.server_cmd(["mount", "-o", "noatime", dev, mnt]), what=f"mount {dev}")
-            run(self.server_cmd(["mkdir", f"{mnt}/brick"]))
-
-        # glusterd in the foreground (-N): the pid started is glusterd's own.
-        log = open(self.root / "log" / "glusterd.out", "ab")
-        gd = subprocess.Popen(
-            self.server_cmd(
-                [
-                    "glusterd",
-                    "-N",
-                    "--log-level=WARNING",
-                    f"--log-file={self.root / 'log' / 'glusterd.log'}",
-                    f"--xlator-option=management.working-directory={self.srv / 'glusterd'}",
-                    f"--xlator-option=management.run-directory={self.srv / 'run'}",
-                    f"--xlator-option=management.glusterd-sockfile={self.sock}",
-                    f"--xlator-option=management.transport.socket.bind-address={SERVER_IP}",
-                ]
-            ),
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,
-            cwd="/",
-        )
-        log.close()
-        self.note("glusterd_pid", gd.pid)
-        end = time.monotonic() + 30
-        while True:
-            if gd.poll() is not None:
-                raise Fail(f"glusterd exited with {gd.returncode}: see {self.root}/log")
-            if self.sock.exists() and self.gluster("volume", "list", check=False).returncode == 0:
-                break
-            if time.monotonic() > end:
-                raise Fail("glusterd did not answer within 30 s")
-            time.sleep(0.1)
-
-        brick_args = [f"{SERVER_IP}:{b['path']}" for b in self.state["bricks"]]
-        self.note("volume_created", True)
-        self.gluster("volume", "create", self.name, *brick_args)
-        self.note("options", [f"{k}={v}" for k, v in options])
-        for k, v in options:
-            self.gluster("volume", "set", self.name, k, v)
-        self.note("volume_started", True)
-        self.gluster("volume", "start", self.name)
-        end = time.monotonic() + 30
-        while len(self.brick_pids()) < bricks or not all(map(alive, self.brick_pids().values())):
-            if time.monotonic() > end:
-                raise Fail(f"{bricks} brick daemons did not start within 30 s")
-            time.sleep(0.1)
-
-        # Nodes: network, mount and UTS namespaces, and the volume's own client in them.
-        self.state["nodes"] = {}
-        for i in range(1, nodes + 1):
-            node = f"node{i}"
-            self.state["netns"].append(self.netns(node))
-            self.state["nodes"][node] = {"ip": self.node_ip(i), "veth": f"v{i}"}
-            self.save()
-            run(["ip", "netns", "add", self.netns(node)])
-            run(ipn + ["link", "add", f"v{i}", "type", "veth", "peer", "name", "eth0", "netns",
-                       self.netns(node)])  # fmt: skip
-            run(ipn + ["link", "set", f"v{i}", "master", "br0", "up"])
-            ipc = ["ip", "-n", self.netns(node)]
-            run(ipc + ["addr", "add", f"{self.node_ip(i)}/{SUBNET.prefixlen}", "dev", "eth0"])
-            run(ipc + ["link", "set", "eth0", "up"])
-            run(ipc + ["link", "set", "lo", "up"])
-            for kind in ("mnt", "uts"):
-                (self.ns / f"{node}.{kind}").touch()
-            pidfile = self.root / "clients" / f"{node}.pid"
-            client = [
-                "glusterfs",
-                "--process-name",
-                "fuse",
-                f"--volfile-server={SERVER_IP}",
-                f"--volfile-id={self.name}",
-                f"--log-file={self.root / 'log' / ('client-' + node + '.log')}",
-                "--log-level=WARNING",
-                f"--pid-file={pidfile}",
-                self.mount,
-            ]
-            run(
-                [
-                    "nsenter",
-                    f"--net=/run/netns/{self.netns(node)}",
-                    "unshare",
-                    f"--mount={self.ns / (node + '.mnt')}",
-                    f"--uts={self.ns / (node + '.uts')}",
-                    "--propagation",
-                    "private",
-                    "/bin/sh",
-                    "-c",
-                    f"hostname {node} && exec {shlex.join(client)}",
-                ],
-                what=f"mounting the volume on {node}",
-            )
-            pid = read_pid(pidfile)
-            if not pid or not any(
-                m == self.mount and t == "fuse.glusterfs" for m, t, _ in mountinfo(pid)
-            ):
-                raise Fail(f"{node}: the client did not mount {self.mount}")
-        self.hostfile.write_text("".join(f"{n} slots={slots}\n" for n in self.state["nodes"]))
-        self.note("phase", "up")
+        """Brings the bed up (dfs_bed_up.up)."""
+        dfs_bed_up.up(self, nodes, bricks, brick_size, slots, options)
 
     def clients_connected(self):
         """{node: number of bricks its client is connected to}, from the client's own view
@@ -467,19 +299,9 @@ class Bed:
         return out
 
     def revive(self, timeout=60.0):
-        """Restarts brick daemons that are gone (a brick killed in a test) and waits until every
-        node's client is connected to every brick again."""
-        end = time.monotonic() + timeout
-        while True:
-            bricks = self.info()["bricks"]
-            if not all(b["online"] for b in bricks):
-                # glusterd restarts only bricks it has seen go down: ask until it has.
-                self.gluster("volume", "start", self.name, "force", check=False)
-            elif all(n == len(bricks) for n in self.clients_connected().values()):
-                return
-            if time.monotonic() > end:
-                raise Fail(f"bricks or clients not back after {timeout:g} s: {self.info()}")
-            time.sleep(0.2)
+        """Restarts brick daemons that are gone and waits until every node's client is connected
+        to every brick again (dfs_bed_up.revive)."""
+        dfs_bed_up.revive(self, timeout)
 
     # -------------------------------------------------------------------------- down
 
