@@ -1,6 +1,6 @@
-"""Taking a GlusterFS bed down (dfs_bed.Bed.down): everything its up made, by pid and by path,
-in reverse order. Each step skips what is already gone, so it works after a partial up, on a bed
-that is gone already and twice in a row; failures are collected and reported together.
+"""Taking a GlusterFS bed down (dfs_bed_layout.Bed.down): everything its up made, by pid and by
+path, in reverse order. Each step skips what is already gone, so it works after a partial up, on
+a bed that is gone already and twice in a row; failures are collected and reported together.
 """
 import json
 import os

@@ -1,9 +1,9 @@
-"""Bringing a GlusterFS bed up (dfs_bed.Bed.up), in the order that dfs_bed's docstring tells: the
-bed's folders and the private mount its namespace files sit on, the head network namespace with
-its bridge, the servers' mount namespace, the bricks (ext4 on loop devices), glusterd and the
-volume, then each node's namespaces and its client. What is made is recorded in the bed's state
-(state.json) step by step, so that dfs_bed_down can take a partial bed down. Also revive, which
-starts the brick daemons that a test killed again and waits for every client.
+"""Bringing a GlusterFS bed up (dfs_bed_layout.Bed.up), in the order that dfs_bed's docstring
+tells: the bed's folders and the private mount its namespace files sit on, the head network
+namespace with its bridge, the servers' mount namespace, the bricks (ext4 on loop devices),
+glusterd and the volume, then each node's namespaces and its client. What is made is recorded in
+the bed's state (state.json) step by step, so that dfs_bed_down can take a partial bed down. Also
+revive, which starts the brick daemons that a test killed again and waits for every client.
 """
 import os
 import shlex
