@@ -200,13 +200,15 @@ def test_every_node_is_a_client_of_its_own(bed, voldir):
     w1 = bed.wire_all()
     assert w1["node1"][1] - w0["node1"][1] >= 32 * MiB  # the writer's tx
     assert w1["node2"][0] - w0["node2"][0] < MiB  # nothing for the other node
-    assert bed.resident("node1", path) == 32 * MiB
+    # The writer's own pages stay in its cache; a few may be reclaimed or invalidated by the
+    # client in the meantime (5 of 8192 pages were once), so "nearly all" is the claim.
+    assert bed.resident("node1", path) >= 0.9 * 32 * MiB
     assert bed.resident("node2", path) == 0  # another client, another page cache
     bed.py("node2", READ, path, "keep")
     w2 = bed.wire_all()
     assert w2["node2"][0] - w1["node2"][0] >= 32 * MiB
     assert w2["node1"][0] - w1["node1"][0] < MiB
-    assert bed.resident("node2", path) == 32 * MiB
+    assert bed.resident("node2", path) >= 0.9 * 32 * MiB
 
 
 def test_fadvise_dontneed_drops_the_fuse_clients_page_cache(bed, voldir):
