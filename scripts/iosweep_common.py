@@ -21,6 +21,7 @@
 h5py is imported only by the functions that read results files, so scripts that need none of
 them (make-threadlist) start without it.
 """
+import errno
 import os
 import re
 import stat
@@ -288,13 +289,11 @@ class NoSuchRun(ResultsError):
     """The run asked for is not in the file; str() says which runs it has."""
 
 
-def open_results(path):
+def open_results(path, lock_wait_s=60):
     """The results file at `path`, opened read-only with h5py (close it, or use it in a `with`).
     Only a regular file that starts with HDF5's signature and carries iosweep's schema attribute
     is opened: a FIFO, a device (/dev/zero) or a folder is refused before anything is read.
-    Raises ResultsError."""
-    import h5py
-
+    It holds iosweep's shared read lock until it is closed (see read_lock). Raises ResultsError."""
     shown = f"'{path}'"
     try:
         st = os.stat(path)
@@ -302,21 +301,88 @@ def open_results(path):
         raise ResultsError(f"{shown}: {e.strerror}") from None
     if not stat.S_ISREG(st.st_mode):
         raise ResultsError(f"{shown} is not a regular file")
+    lock_fd = read_lock(path, shown, lock_wait_s)
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(len(HDF5_SIGNATURE))
-    except OSError as e:
-        raise ResultsError(f"{shown}: {e.strerror}") from None
-    if head != HDF5_SIGNATURE:
-        raise ResultsError(f"{shown} is not an iosweep results file (not an HDF5 file)")
-    try:
-        f = h5py.File(path, "r")
-    except OSError as e:
-        raise ResultsError(f"{shown} cannot be opened as an HDF5 file ({e})") from None
+        try:
+            head = os.pread(lock_fd, len(HDF5_SIGNATURE), 0)
+        except OSError as e:
+            raise ResultsError(f"{shown}: {e.strerror}") from None
+        if head != HDF5_SIGNATURE:
+            raise ResultsError(f"{shown} is not an iosweep results file (not an HDF5 file)")
+        try:
+            f = _locked_file(path)
+        except OSError as e:
+            raise ResultsError(f"{shown} cannot be opened as an HDF5 file ({e})") from None
+    except ResultsError:
+        os.close(lock_fd)
+        raise
+    f.lock_fd = lock_fd
     if text(f.attrs.get("schema")) != SCHEMA:
         f.close()
         raise ResultsError(f"{shown} is not an iosweep results file (no iosweep schema attribute)")
     return f
+
+
+# struct flock on Linux x86-64 and aarch64: l_type, l_whence (short), l_start, l_len (off_t),
+# l_pid (pid_t, 0 for an OFD lock), padded to 32 bytes.
+_FLOCK = "hhxxxxqqixxxx"
+
+
+def read_lock(path, shown, wait_s):
+    """A descriptor of `path` holding the shared OFD lock iosweep's writers take exclusive around
+    every append (src/output/hdf5_file.hpp, FileLock): while it is held no run is half way
+    through writing a point, so the file read is whole. Waits at most `wait_s` seconds for a
+    writer (a stopped one holds the lock for ever), then raises ResultsError."""
+    import fcntl
+    import struct
+    import time
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+    except OSError as e:
+        raise ResultsError(f"{shown}: {e.strerror}") from None
+    shared = struct.pack(_FLOCK, fcntl.F_RDLCK, os.SEEK_SET, 0, 0, 0)
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            fcntl.fcntl(fd, fcntl.F_OFD_SETLK, shared)
+            return fd
+        except OSError as e:
+            if e.errno not in (errno.EAGAIN, errno.EACCES, errno.EINTR):
+                os.close(fd)
+                raise ResultsError(f"{shown}: cannot lock it to read ({e.strerror})") from None
+        if time.monotonic() >= deadline:
+            os.close(fd)
+            raise ResultsError(
+                f"{shown} is locked by a run writing to it; waited {wait_s:g} s (is that run "
+                "stopped?)"
+            )
+        time.sleep(0.01)  # a writer holds the lock for one point's worth of writing
+
+
+_LOCKED_FILE = None
+
+
+def _locked_file(path):
+    """h5py.File(path, "r") of a class that releases iosweep's read lock when it is closed (the
+    class is made when h5py is first needed: scripts without results files never import it)."""
+    global _LOCKED_FILE
+    if _LOCKED_FILE is None:
+        import h5py
+
+        class LockedFile(h5py.File):
+            lock_fd = None
+
+            def close(self):
+                try:
+                    super().close()
+                finally:
+                    if self.lock_fd is not None:
+                        os.close(self.lock_fd)
+                        self.lock_fd = None
+
+        _LOCKED_FILE = LockedFile
+    return _LOCKED_FILE(path, "r")
 
 
 def run_ids(f):

@@ -3,9 +3,11 @@ names decoded from the enum types of a real results file (and of phases and engi
 scripts have never heard of), sizes through `iosweep units`, the scripts' one-line errors, and
 the block device holding a folder (the root file system's, iosweep's own answer, partitions and
 device-mapper devices)."""
+import fcntl
 import os
 import re
 import shutil
+import struct
 import subprocess
 
 import h5py
@@ -248,6 +250,45 @@ def test_a_phase_or_engine_added_to_iosweep_reaches_the_scripts_unedited(run_fil
         [str(SCRIPTS / "iosweep-compare"), str(newer)], capture_output=True, text=True
     )
     assert p.returncode == 0, p.stderr
+
+
+# ----------------------------------------------------------------- reading under the lock
+
+
+def writer_lock(path):
+    """An exclusive OFD lock on `path` as iosweep's writer takes it around an append: the open
+    descriptor, or None when a reader holds the file."""
+    fd = os.open(path, os.O_RDWR)
+    try:
+        fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack(common._FLOCK, fcntl.F_WRLCK, 0, 0, 0, 0))
+        return fd
+    except BlockingIOError:
+        os.close(fd)
+        return None
+
+
+def test_an_open_results_file_keeps_writers_out_until_it_is_closed(run_file):
+    with common.open_results(run_file[0]) as f:
+        assert len(f["run_index"]) >= 1
+        assert writer_lock(run_file[0]) is None, "a run could append while the file is read"
+        with common.open_results(run_file[0]) as g:  # readers share the lock
+            assert len(g["run_index"]) == len(f["run_index"])
+    fd = writer_lock(run_file[0])
+    assert fd is not None, "closing the file must release the lock"
+    os.close(fd)
+
+
+def test_a_file_a_writer_holds_is_refused_in_one_line_after_the_wait(run_file):
+    fd = writer_lock(run_file[0])
+    try:
+        with pytest.raises(
+            common.ResultsError, match="locked by a run writing to it; waited 0.2 s"
+        ):
+            common.open_results(run_file[0], lock_wait_s=0.2)
+    finally:
+        os.close(fd)
+    with common.open_results(run_file[0]) as f:  # and is read once the writer is done
+        assert len(f["run_index"]) >= 1
 
 
 # ------------------------------------------------------------------------------- sizes
