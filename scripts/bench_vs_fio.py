@@ -51,10 +51,13 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+from iosweep_tools.core import children, cmdline, command, files, units
+from iosweep_tools.bench import harness
+from iosweep_tools.results import fields
+from iosweep_tools.core.devices import block_device, fs_type
+from iosweep_tools.core.errors import Stop
+from iosweep_tools.core.text import one_line, shown
 
-import iosweep_checks as checks
-import iosweep_run
-from iosweep_common import block_device, fs_type
 
 HERE = Path(__file__).resolve().parent
 
@@ -83,11 +86,11 @@ RUNTIME = (1.0, 3600.0)  # seconds per run
 MAX_PAIRS = 100
 MAX_TARGET = 10.0
 SUMMARY = {
-    "bytes": iosweep_run.ID,
-    "iops": iosweep_run.FIGURE,
-    "bandwidth_Bps": iosweep_run.FIGURE,
-    "device_read_bytes": iosweep_run.MAYBE,
-    "device_write_bytes": iosweep_run.MAYBE,
+    "bytes": fields.ID,
+    "iops": fields.FIGURE,
+    "bandwidth_Bps": fields.FIGURE,
+    "device_read_bytes": fields.MAYBE,
+    "device_write_bytes": fields.MAYBE,
 }
 RESAMPLES = 2000  # bootstrap resamples of the pair ratios
 SEED = 20261130  # fixed: the same ratios always give the same interval
@@ -161,9 +164,9 @@ def iosweep_run_args(args, phase, label):
 def layout(args):
     """Writes the file both tools use, once, with iosweep (kept, reused)."""
     cmd = iosweep_run_args(args, "seq-write", "layout") + ["--direct", "--keep"]
-    timeout = checks.job_timeout(args.bytes[args.size])
-    checks.iosweep(args.bin, 1, cmd, timeout, "iosweep laying out its file")
-    args.reuse = checks.written_ids(args.out)[-1]
+    timeout = children.job_timeout(args.bytes[args.size])
+    children.iosweep(args.bin, 1, cmd, timeout, "iosweep laying out its file")
+    args.reuse = harness.written_ids(args.out)[-1]
     args.iosweep_file = os.path.join(args.dir, f"iosweep.{args.reuse}.0")
     args.fio_file = args.iosweep_file
 
@@ -205,8 +208,8 @@ def run_fio(args, w):
     if cached:
         cmd += ["--pre_read=1", "--invalidate=0"]
     before = args.device.sample() if args.device else None
-    timeout = checks.job_timeout(args.bytes[args.size], args.runtime)
-    p = checks.job(cmd, timeout, f"fio for '{name}'")
+    timeout = children.job_timeout(args.bytes[args.size], args.runtime)
+    p = children.job(cmd, timeout, f"fio for '{name}'")
     after = args.device.sample() if args.device else None
     try:
         job = json.loads(p.stdout[p.stdout.index("{") :])["jobs"][0]
@@ -215,9 +218,9 @@ def run_fio(args, w):
         moved = side.get("io_bytes")
         moved = int(moved) if isinstance(moved, (int, float)) and math.isfinite(moved) else 0
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as e:
-        checks.stop(f"fio for '{name}' printed no figures fio's JSON gives ({e})", 1)
+        raise Stop(f"fio for '{name}' printed no figures fio's JSON gives ({e})", 1)
     if not math.isfinite(value) or value < 0:
-        checks.stop(f"fio for '{name}' printed {value} as its figure", 1)
+        raise Stop(f"fio for '{name}' printed {value} as its figure", 1)
     return value, device_fraction(before, after, direction_of(rw), moved)
 
 
@@ -237,17 +240,17 @@ def run_iosweep(args, w):
     if cached:
         cmd += ["--cache", "keep"]
         pre_read(args.iosweep_file)
-    timeout = checks.job_timeout(args.bytes[args.size], args.runtime)
+    timeout = children.job_timeout(args.bytes[args.size], args.runtime)
     what = f"iosweep for '{name}'"
-    checks.iosweep(args.bin, 1, cmd, timeout, what)
-    row = checks.written_run(args.out, what=what, summary=SUMMARY, tables={}).frame().iloc[-1]
+    children.iosweep(args.bin, 1, cmd, timeout, what)
+    row = harness.written_run(args.out, what=what, summary=SUMMARY, tables={}).frame().iloc[-1]
     value = row["iops"] if rw.startswith("rand") else row["bandwidth_Bps"] / 2**20
     dev = row.get(f"device_{direction_of(rw)}_bytes", float("nan"))
     return value, (float(dev) / row["bytes"] if row["bytes"] else float("nan"))
 
 
 def parse_args(argv):
-    ap = checks.doc_parser(__doc__)
+    ap = cmdline.doc_parser(__doc__)
     ap.add_argument(
         "--dir",
         help="an existing folder on the storage to measure, where a folder of its own is made"
@@ -260,13 +263,13 @@ def parse_args(argv):
     )
     ap.add_argument(
         "--runtime",
-        type=checks.number(*RUNTIME, "s"),
+        type=cmdline.number(*RUNTIME, "s"),
         default=3.0,
         help=f"seconds per run, {RUNTIME[0]:g} to {RUNTIME[1]:g} (default 3)",
     )
     ap.add_argument(
         "--pairs",
-        type=checks.count(1, MAX_PAIRS),
+        type=cmdline.count(1, MAX_PAIRS),
         default=3,
         help=f"iosweep runs per workload, each between two fio runs, 1 to {MAX_PAIRS} (default 3)",
     )
@@ -276,30 +279,30 @@ def parse_args(argv):
         help="comma-separated substrings selecting workloads, each selecting at least one"
         " (default: all)",
     )
-    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=checks.BIN_HELP)
+    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=cmdline.BIN_HELP)
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     ap.add_argument(
         "--target",
-        type=checks.number(0, MAX_TARGET),
+        type=cmdline.number(0, MAX_TARGET),
         default=0.97,
         help="the ratio iosweep / fio a workload must reach for 'ok', above 0 and at most"
         f" {MAX_TARGET:g} (default 0.97)",
     )
     args = ap.parse_args(argv)
     if shutil.which("fio") is None:
-        checks.stop("fio is not installed (scripts/install-deps installs it)")
-    args.bin = checks.binary("--bin", args.bin)
+        raise Stop("fio is not installed (scripts/install-deps installs it)")
+    args.bin = cmdline.binary("--bin", args.bin)
     args.selected = WORKLOADS
     if args.only:
         for part in args.only.split(","):
             if not part or not any(part in w[0] for w in WORKLOADS):
-                checks.stop(
-                    f"--only: {checks.shown(part)} selects no workload (the workloads: "
+                raise Stop(
+                    f"--only: {shown(part)} selects no workload (the workloads: "
                     + "; ".join(w[0] for w in WORKLOADS)
                     + ")"
                 )
         args.selected = [w for w in WORKLOADS if any(p in w[0] for p in args.only.split(","))]
-    args.base = checks.work_folder("--dir", args.dir or "/var/tmp")
+    args.base = files.work_folder("--dir", args.dir or "/var/tmp")
     args.runtime_ms = int(round(args.runtime * 1000))
     # Byte counts from iosweep's own parser: --size, then the record sizes of the workloads.
     records = sorted({w[2] for w in WORKLOADS})
@@ -311,15 +314,15 @@ def parse_args(argv):
         "multiple_why": "whole 16 MiB records",
     }
     items = [("--size", args.size, whole)] + [("a workload's record", r, {}) for r in records]
-    args.bytes = dict(zip([args.size] + records, checks.sizes(args.bin, *items)))
+    args.bytes = dict(zip([args.size] + records, units.sizes(args.bin, *items)))
     # The kept file and one fresh sequential write beside it.
-    checks.check_space("--size", args.base, 2, args.bytes[args.size])
+    files.check_space("--size", args.base, 2, args.bytes[args.size])
     return args
 
 
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
-    return checks.guard(_main, argv)
+    return command.guard(_main, argv)
 
 
 def _main(argv):
@@ -412,12 +415,12 @@ def report(args, rows):
                 f"{r[7]:8} {fraction(r[8]):>8} {fraction(r[9]):>11}"
             )
     try:
-        version = checks.run_child(["fio", "--version"], timeout=30, limit=4096).stdout.strip()
-    except (checks.ChildError, OSError):
+        version = children.run_child(["fio", "--version"], timeout=30, limit=4096).stdout.strip()
+    except (children.ChildError, OSError):
         version = "(version unknown)"
     print(
         "(fio"
-        f" {checks.one_line(version)},"
+        f" {one_line(version)},"
         f" {args.pairs} iosweep run(s) between {args.pairs + 1} fio runs per workload,"
         f" {args.size} file, {args.runtime:g} s per run; ratio = iosweep / fio, median over both"
         f" neighbours of every iosweep run, with a bootstrap 95% interval ({RESAMPLES} resamples,"

@@ -46,8 +46,9 @@ import subprocess
 import sys
 import time
 
-import iosweep_checks as checks
-import iosweep_common as common
+from iosweep_tools.core.cmdline import PlainParser, doc_parser, whole_numbers
+from iosweep_tools.core import command
+from iosweep_tools.core.errors import Stop
 from dfs_bed_base import SERVER_IP, SUBNET, Fail
 from dfs_bed_layout import Bed
 
@@ -123,10 +124,10 @@ def parse_size(text):
 
 
 def parse_args(argv):
-    ap = checks.doc_parser(__doc__, cls=checks.PlainParser, prog="dfs-bed")
+    ap = doc_parser(__doc__, cls=PlainParser, prog="dfs-bed")
     ap.add_argument("--name", default="iosweep-dfs", help="the bed's name (default iosweep-dfs)")
     sub = ap.add_subparsers(
-        dest="cmd", metavar="up|down|status|exec|node|revive", parser_class=checks.PlainParser
+        dest="cmd", metavar="up|down|status|exec|node|revive", parser_class=PlainParser
     )
     sub.required = True
     up = sub.add_parser("up", help="bring the bed up")
@@ -153,35 +154,35 @@ def parse_args(argv):
     nd.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args(argv)
     if not NAME_RE.fullmatch(a.name):
-        common.fail(f"--name: '{a.name}' must be a lowercase letter then letters, digits or '-'"
-                    " (at most 24)")  # fmt: skip
+        raise Stop(f"--name: '{a.name}' must be a lowercase letter then letters, digits or '-'"
+                   " (at most 24)")  # fmt: skip
     if a.cmd in ("exec", "node"):
         if a.command[:1] == ["--"]:
             a.command = a.command[1:]
         if not a.command:
-            common.fail(f"{a.cmd}: give the command to run after --")
+            raise Stop(f"{a.cmd}: give the command to run after --")
     if a.cmd != "up":
         return a
-    checks.whole_numbers(a, ("nodes", 1, MAX_NODES), ("bricks", 1, MAX_BRICKS), ("slots", 1, 1024))
+    whole_numbers(a, ("nodes", 1, MAX_NODES), ("bricks", 1, MAX_BRICKS), ("slots", 1, 1024))
     size = parse_size(a.brick_size)
     if size is None:
-        common.fail(f"--brick-size: '{a.brick_size}' is not a size (512m, 1g)")
+        raise Stop(f"--brick-size: '{a.brick_size}' is not a size (512m, 1g)")
     if size < MIN_BRICK:
-        common.fail(f"--brick-size: must be at least 64m (found '{a.brick_size}')")
+        raise Stop(f"--brick-size: must be at least 64m (found '{a.brick_size}')")
     a.brick_size = size
     if a.mount is None:
         a.mount = f"/mnt/{a.name}"
     else:
         if not a.mount.startswith("/") or a.mount.rstrip("/") in ("", "/run") or ".." in a.mount:
-            common.fail(f"--mount: '{a.mount}' must be an absolute path of a folder")
+            raise Stop(f"--mount: '{a.mount}' must be an absolute path of a folder")
         a.mount = os.path.normpath(a.mount)
     if os.path.exists(a.mount) and (not os.path.isdir(a.mount) or os.listdir(a.mount)):
-        common.fail(f"--mount: '{a.mount}' exists and is not an empty folder")
+        raise Stop(f"--mount: '{a.mount}' exists and is not an empty folder")
     opts = list(VOLUME_OPTIONS)
     for o in a.option:
         k, eq, v = o.partition("=")
         if not eq or not re.fullmatch(r"[a-z][a-z0-9.-]*\.[a-z0-9.-]+", k) or not v or " " in v:
-            common.fail(f"--option: '{o}' is not KEY=VALUE (performance.io-cache=on)")
+            raise Stop(f"--option: '{o}' is not KEY=VALUE (performance.io-cache=on)")
         opts = [(ok, ov) for ok, ov in opts if ok != k] + [(k, v)]
     a.options = opts
     return a
@@ -191,33 +192,36 @@ def parse_args(argv):
 
 
 def main(argv=None):
-    a = parse_args(sys.argv[1:] if argv is None else argv)
+    """The command; its status (a Stop in one line, see core.command.plain)."""
+    return command.plain(_main, sys.argv[1:] if argv is None else argv)
+
+
+def _main(argv):
+    a = parse_args(argv)
     bed = Bed(a.name, getattr(a, "mount", None))
     if a.cmd == "status":
         return status(bed, a.json)
     if a.cmd == "exec":
         if bed.state.get("phase") != "up":
-            common.fail(f"exec: bed {a.name} is not up (scripts/dfs-bed up)", 1)
+            raise Stop(f"exec: bed {a.name} is not up (scripts/dfs-bed up)", 1)
         return exec_cmd(bed.head_cmd(a.command), bed.mpi_env())
     if a.cmd == "node":
         if bed.state.get("phase") != "up":
-            common.fail(f"node: bed {a.name} is not up (scripts/dfs-bed up)", 1)
+            raise Stop(f"node: bed {a.name} is not up (scripts/dfs-bed up)", 1)
         if a.node not in bed.nodes():
-            common.fail(
-                f"node: '{a.node}' is not a node of bed {a.name} ({', '.join(bed.nodes())})"
-            )
+            raise Stop(f"node: '{a.node}' is not a node of bed {a.name} ({', '.join(bed.nodes())})")
         return exec_cmd(bed.node_cmd(a.node, a.command), None)
     why = can_run(to_start=a.cmd == "up")
     if why:
-        common.fail(f"{a.cmd}: {why}", 1)
+        raise Stop(f"{a.cmd}: {why}", 1)
     if a.cmd == "revive":
         if bed.state.get("phase") != "up":
-            common.fail(f"revive: bed {a.name} is not up (scripts/dfs-bed up)", 1)
+            raise Stop(f"revive: bed {a.name} is not up (scripts/dfs-bed up)", 1)
         t0 = time.monotonic()
         try:
             bed.revive()
         except Fail as e:
-            common.fail(f"revive: {e}", 1)
+            raise Stop(f"revive: {e}", 1)
         print(f"dfs-bed: every brick of {a.name} is back ({time.monotonic() - t0:.1f} s)")
         return 0
     if a.cmd == "down":
@@ -225,12 +229,12 @@ def main(argv=None):
         try:
             bed.down()
         except Fail as e:
-            common.fail(f"down: {e}", 1)
+            raise Stop(f"down: {e}", 1)
         print(f"dfs-bed: {a.name} is down ({time.monotonic() - t0:.1f} s)")
         return 0
     # up
     if bed.root.exists() or bed.our_netns():
-        common.fail(f"up: bed {a.name} exists already (scripts/dfs-bed --name {a.name} down)", 1)
+        raise Stop(f"up: bed {a.name} exists already (scripts/dfs-bed --name {a.name} down)", 1)
     t0 = time.monotonic()
     old = signal.signal(signal.SIGTERM, _interrupt)
     try:
@@ -241,7 +245,7 @@ def main(argv=None):
             bed.down()
         except Fail as e2:
             why += f"; taking it down again also failed: {e2}"
-        common.fail(f"up: {why}", 1)
+        raise Stop(f"up: {why}", 1)
     finally:
         signal.signal(signal.SIGTERM, old)
     print(
@@ -260,7 +264,7 @@ def exec_cmd(argv, env):
     try:
         os.execvpe(argv[0], argv, env if env is not None else os.environ)
     except OSError as e:
-        common.fail(f"{argv[0]}: {e.strerror}", 1)
+        raise Stop(f"{argv[0]}: {e.strerror}", 1)
 
 
 def status(bed, as_json):

@@ -8,9 +8,9 @@ import os
 import re
 from pathlib import Path
 
+from iosweep_tools.core import launch
 import dfs_bed_down
 import dfs_bed_up
-import iosweep_common as common
 from dfs_bed_base import AGENT, SERVER_IP, SUBNET, Fail, alive, mountinfo, read_pid, run
 
 
@@ -97,7 +97,7 @@ class Bed:
         its namespaces and keeps Open MPI's TCP on the bed's subnet. Tree spawn stays off: an
         orted inside one node cannot enter another node's mount namespace (nsfs files of mount
         namespaces are not copied into new mount namespaces)."""
-        env = common.launch_env(base)
+        env = launch.launch_env(base)
         env.update(
             {
                 "OMPI_MCA_plm_rsh_agent": str(AGENT),

@@ -55,10 +55,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from iosweep_tools.core import cmdline, command, units
+from iosweep_tools.results import frames
+from iosweep_tools.core.errors import Stop
 import dfs_bed
-import iosweep_checks as checks
-import iosweep_common as common
-import iosweep_load
 from bench_vs_fio import RESAMPLES, SEED, SPREAD, machine_text, ratio_stats, verdict
 
 HERE = Path(__file__).resolve().parent
@@ -173,7 +173,7 @@ class Runner:
         if phase.endswith("read") and not (shared and phase.startswith("rand")):
             argv += ["--read-shift", "auto"]  # (IOR has no shift for random reads of one file)
         self.mpirun([str(x) for x in argv])
-        runs, summary = iosweep_load.load(str(self.out))
+        runs, summary = frames.load(str(self.out))
         run_id = runs.iloc[-1]["run_id"]
         row = summary[summary["run_id"] == run_id].iloc[-1]
         value = row["iops"] if phase.startswith("rand") else row["bandwidth_Bps"] / 2**20
@@ -269,7 +269,7 @@ def fraction(v):
 
 
 def parse_args(argv):
-    ap = checks.doc_parser(__doc__, cls=checks.PlainParser, prog="dfs-vs-ior")
+    ap = cmdline.doc_parser(__doc__, cls=cmdline.PlainParser, prog="dfs-vs-ior")
     ap.add_argument("--ior", required=True, help="the IOR binary (built outside this repository)")
     ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help="iosweep binary")
     ap.add_argument("--size", default="32m", help="file size per rank (-b), a multiple of 16m")
@@ -283,40 +283,45 @@ def parse_args(argv):
     ap.add_argument("--name", help="an existing bed to use (default: iosweep-dfs, or a new one)")
     ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     a = ap.parse_args(argv)
-    checks.whole_numbers(a, ("pairs", 1, 100), ("ranks", 2, 64))
+    cmdline.whole_numbers(a, ("pairs", 1, 100), ("ranks", 2, 64))
     if a.ranks % 2:
-        common.fail(f"--ranks: must be even, half on each of the 2 nodes (found {a.ranks})")
+        raise Stop(f"--ranks: must be even, half on each of the 2 nodes (found {a.ranks})")
     if not (os.path.isfile(a.ior) and os.access(a.ior, os.X_OK)):
-        common.fail(f"--ior: {a.ior} is not an executable")
+        raise Stop(f"--ior: {a.ior} is not an executable")
     if not (os.path.isfile(a.bin) and os.access(a.bin, os.X_OK)):
-        common.fail(f"--bin: {a.bin} is not an executable (build iosweep first)")
+        raise Stop(f"--bin: {a.bin} is not an executable (build iosweep first)")
     try:
-        size, seq = common.units(a.bin, a.size, SEQ_RECORD)
-    except common.UnitsError as e:
-        common.fail(f"--size: {e}" if e.status == 2 else f"--bin: {e}")
+        size, seq = units.units(a.bin, a.size, SEQ_RECORD)
+    except units.UnitsError as e:
+        raise Stop(f"--size: {e}" if e.status == 2 else f"--bin: {e}")
     if size < seq or size % seq:
-        common.fail(f"--size: must be a multiple of 16m, the sequential transfer (found {a.size})")
+        raise Stop(f"--size: must be a multiple of 16m, the sequential transfer (found {a.size})")
     if size > 1 << 30:
-        common.fail(f"--size: at most 1g per rank on the bed's bricks (found {a.size})")
+        raise Stop(f"--size: at most 1g per rank on the bed's bricks (found {a.size})")
     a.workloads = [w for w in WORKLOADS if not a.only or any(s in w[0] for s in a.only.split(","))]
     if not a.workloads:
-        common.fail(f"--only: '{a.only}' selects none of: {', '.join(w[0] for w in WORKLOADS)}")
+        raise Stop(f"--only: '{a.only}' selects none of: {', '.join(w[0] for w in WORKLOADS)}")
     if a.name is not None and not dfs_bed.NAME_RE.fullmatch(a.name):
-        common.fail(f"--name: '{a.name}' is not a bed name")
+        raise Stop(f"--name: '{a.name}' is not a bed name")
     return a
 
 
 def main(argv=None):
-    a = parse_args(sys.argv[1:] if argv is None else argv)
+    """The command; its status (a Stop in one line, see core.command.plain)."""
+    return command.plain(_main, sys.argv[1:] if argv is None else argv)
+
+
+def _main(argv):
+    a = parse_args(argv)
     why = dfs_bed.can_run()
     if why:
-        common.fail(f"no GlusterFS bed here: {why}", 1)
+        raise Stop(f"no GlusterFS bed here: {why}", 1)
     name = a.name or "iosweep-dfs"
     bed = dfs_bed.Bed(name)
     own = None
     if not bed.state.get("phase") == "up":
         if a.name:
-            common.fail(f"--name: bed {a.name} is not up (scripts/dfs-bed --name {a.name} up)", 1)
+            raise Stop(f"--name: bed {a.name} is not up (scripts/dfs-bed --name {a.name} up)", 1)
         own = f"dfs-vs-ior-{os.getpid()}"
         up = subprocess.run(
             [str(HERE / "dfs-bed"), "--name", own, "up", "--nodes", "2", "--slots",
@@ -324,13 +329,13 @@ def main(argv=None):
             capture_output=True, text=True,
         )  # fmt: skip
         if up.returncode != 0:
-            common.fail(f"could not bring a bed up: {up.stderr.strip()}", 1)
+            raise Stop(f"could not bring a bed up: {up.stderr.strip()}", 1)
         bed = dfs_bed.Bed(own)
     slots = {ln.split()[1] for ln in Path(bed.hostfile).read_text().splitlines() if ln.strip()}
     if slots != {f"slots={a.ranks // 2}"}:
         if own:
             subprocess.run([str(HERE / "dfs-bed"), "--name", own, "down"], capture_output=True)
-        common.fail(
+        raise Stop(
             f"--ranks: bed {bed.name}'s host file {bed.hostfile} has {', '.join(sorted(slots))} "
             f"per node; IOR's -C needs {a.ranks // 2} per node (ranks in blocks, half per node)"
         )
@@ -380,7 +385,7 @@ def main(argv=None):
                 )
             print(f"  done: {wname}", file=sys.stderr, flush=True)
     except (Failed, subprocess.TimeoutExpired, dfs_bed.Fail) as e:
-        common.fail(str(e).splitlines()[0] if str(e) else type(e).__name__, 1)
+        raise Stop(str(e).splitlines()[0] if str(e) else type(e).__name__, 1)
     finally:
         if runner is not None:
             runner.cleanup()

@@ -35,9 +35,11 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
+from iosweep_tools.core import children, cmdline, command, files, units
+from iosweep_tools.bench import harness
+from iosweep_tools.results import fields, frames
+from iosweep_tools.core.errors import Stop
 
-import iosweep_checks as checks
-import iosweep_run
 
 HERE = Path(__file__).resolve().parent
 
@@ -46,13 +48,13 @@ MAX_REPETITIONS = 100
 RANK_BYTES = 96 << 20  # one rank: 4 x 16 MiB buffers at depth 4 and the process itself
 READ_PHASES = 3  # seq-read, scan-only, filter-count
 SUMMARY = {
-    "ranks": iosweep_run.POSITIVE,
-    "repetition": iosweep_run.ID,
-    "bandwidth_Bps": iosweep_run.FIGURE,
-    "compute_mean_s": iosweep_run.FIGURE,
-    "io_wait_mean_s": iosweep_run.FIGURE,
-    "filter_efficiency": iosweep_run.MAYBE,
-    "filter_vs_seq_read": iosweep_run.MAYBE,
+    "ranks": fields.POSITIVE,
+    "repetition": fields.ID,
+    "bandwidth_Bps": fields.FIGURE,
+    "compute_mean_s": fields.FIGURE,
+    "io_wait_mean_s": fields.FIGURE,
+    "filter_efficiency": fields.MAYBE,
+    "filter_vs_seq_read": fields.MAYBE,
 }
 
 SETTINGS = [
@@ -68,7 +70,7 @@ SETTINGS = [
 
 def job(args, iosweep_args, moved):
     """One job of --np ranks; `moved` the bytes it reads or writes (its timeout follows them)."""
-    checks.iosweep(args.bin, args.np, iosweep_args, checks.job_timeout(moved, 0, args.np))
+    children.iosweep(args.bin, args.np, iosweep_args, children.job_timeout(moved, 0, args.np))
 
 
 def spread(values):
@@ -119,7 +121,7 @@ def num(v, fmt):
 
 
 def parse_args(argv):
-    ap = checks.doc_parser(__doc__)
+    ap = cmdline.doc_parser(__doc__)
     ap.add_argument(
         "--dir",
         help="an existing folder on the storage to measure, where a folder of its own is made"
@@ -132,29 +134,29 @@ def parse_args(argv):
     )
     ap.add_argument(
         "--np",
-        type=checks.count(1, MAX_NP),
+        type=cmdline.count(1, MAX_NP),
         default=2,
         help=f"ranks, 1 to {MAX_NP}; points 1, 2, 4 ... up to it (default 2)",
     )
     ap.add_argument(
         "--repetitions",
-        type=checks.count(1, MAX_REPETITIONS),
+        type=cmdline.count(1, MAX_REPETITIONS),
         default=3,
         help=f"repetitions per point, 1 to {MAX_REPETITIONS} (default 3)",
     )
-    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=checks.BIN_HELP)
+    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=cmdline.BIN_HELP)
     args = ap.parse_args(argv)
-    args.bin = checks.binary("--bin", args.bin)
-    args.dir = checks.work_folder("--dir", args.dir or "/var/tmp")
-    (args.size_bytes,) = checks.sizes(args.bin, ("--size", args.size, checks.WHOLE_RECORDS))
-    checks.check_memory("--np", args.np, RANK_BYTES)
-    checks.check_space("--size", args.dir, args.np, args.size_bytes)
+    args.bin = cmdline.binary("--bin", args.bin)
+    args.dir = files.work_folder("--dir", args.dir or "/var/tmp")
+    (args.size_bytes,) = units.sizes(args.bin, ("--size", args.size, units.WHOLE_RECORDS))
+    files.check_memory("--np", args.np, RANK_BYTES)
+    files.check_space("--size", args.dir, args.np, args.size_bytes)
     return args
 
 
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
-    return checks.guard(_main, argv)
+    return command.guard(_main, argv)
 
 
 def _main(argv):
@@ -165,22 +167,24 @@ def _main(argv):
     try:
         layout = ["--phases", "seq-write", "--ranks", str(args.np), "--direct", "--keep"]
         job(args, base + layout, args.np * args.size_bytes)
-        reuse = checks.written_ids(out)[-1]
-        moved = sum(checks.sweep_points(args.np)) * args.size_bytes * READ_PHASES * args.repetitions
+        reuse = harness.written_ids(out)[-1]
+        moved = (
+            sum(children.sweep_points(args.np)) * args.size_bytes * READ_PHASES * args.repetitions
+        )
         for name, extra in SETTINGS:
             # filter-count brings its control, scan-only, which iosweep runs before it on even
             # repetitions and after it on odd ones.
             reads = ["--phases", "seq-read,filter-count", "--reuse", reuse, "--label", name]
             job(args, base + reads + ["--repetitions", str(args.repetitions)] + extra, moved)
             print(f"  done: {name}", file=sys.stderr)
-        mine = checks.written_ids(out)[1:]  # the layout run first
-        s = iosweep_run.summaries(
-            [checks.written_run(out, r, summary=SUMMARY, tables={}) for r in mine]
+        mine = harness.written_ids(out)[1:]  # the layout run first
+        s = frames.summaries(
+            [harness.written_run(out, r, summary=SUMMARY, tables={}) for r in mine]
         )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if not len(s):
-        checks.stop("iosweep wrote no summary rows for the settings", 1)
+        raise Stop("iosweep wrote no summary rows for the settings", 1)
     rows = table(s, [name for name, _ in SETTINGS])
     print(
         "| setting | ranks | seq-read MiB/s | scan-only MiB/s | filter-count MiB/s "

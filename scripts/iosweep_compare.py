@@ -7,7 +7,8 @@ The parsers' names stay importable from here (ic.parse_iozone, ic.ior_direct, ic
 import os
 import stat
 
-from iosweep_common import is_control, is_random, record_bytes, size_text, sweep_axis
+from iosweep_tools.core.text import size_text
+from iosweep_tools.results.names import is_control, is_random, record_bytes, sweep_axis
 from iosweep_ior import looks_like_ior, parse_ior
 from iosweep_iozone import IOZONE_PHASES, looks_like_iozone, parse_iozone
 from iosweep_tool_result import ParseError

@@ -42,12 +42,14 @@ import csv
 import io
 import sys
 
-import iosweep_checks as checks
+from iosweep_tools.core import cmdline, command, files
+from iosweep_tools.results import reader
+from iosweep_tools.core.errors import Stop
+from iosweep_tools.core.text import size_text
+from iosweep_tools.results.file import NoSuchRun, ResultsError, is_results
+from iosweep_tools.results.names import sweep_axis
 import iosweep_compare as ic
-import iosweep_run
 import iosweep_runcompare_cli
-from iosweep_checks import stop
-from iosweep_common import size_text, sweep_axis
 
 SETTINGS = ("record_bytes", "file_bytes", "direct", "stonewall", "shared")
 CSV_KEYS = [
@@ -85,7 +87,7 @@ RUN_ONLY = ("--fail-below", "--resamples", "--seed")
 
 
 def parser():
-    ap = checks.doc_parser(__doc__, skip=1, prog="iosweep-compare")
+    ap = cmdline.doc_parser(__doc__, skip=1, prog="iosweep-compare")
     ap.add_argument("results", help="iosweep HDF5 results file (A.h5[:RUN_ID] against B)")
     ap.add_argument(
         "outputs",
@@ -121,14 +123,12 @@ def run_against_run(args):
     :RUN_ID suffix)."""
     if len(args.outputs) != 1:
         return False
-    return all(
-        iosweep_run.is_results(checks.split_run(a)[0]) for a in (args.results, args.outputs[0])
-    )
+    return all(is_results(cmdline.split_run(a)[0]) for a in (args.results, args.outputs[0]))
 
 
 def main(argv=None):
     """The command; its status (see iosweep_checks.guard)."""
-    return checks.guard(_main, argv)
+    return command.guard(_main, argv)
 
 
 def _main(argv):
@@ -137,17 +137,15 @@ def _main(argv):
         return iosweep_runcompare_cli.main(args)
     for opt in RUN_ONLY:
         if getattr(args, opt[2:].replace("-", "_")) is not None:
-            stop(f"{opt}: only when comparing two iosweep runs (A.h5[:RUN] B.h5[:RUN])")
+            raise Stop(f"{opt}: only when comparing two iosweep runs (A.h5[:RUN] B.h5[:RUN])")
     if args.csv:
-        checks.output_file(
-            "--csv", args.csv, suffixes={"csv"}, inputs=[args.results, *args.outputs]
-        )
+        files.output_file("--csv", args.csv, suffixes={"csv"}, inputs=[args.results, *args.outputs])
     try:
-        read = iosweep_run.read(args.results, args.run)
-    except iosweep_run.NoSuchRun as e:
-        stop(f"--run: {e}")
-    except iosweep_run.ResultsError as e:
-        stop(str(e))
+        read = reader.read(args.results, args.run)
+    except NoSuchRun as e:
+        raise Stop(f"--run: {e}")
+    except ResultsError as e:
+        raise Stop(str(e))
     run, summary = read.attrs, read.frame()
     run_id = read.id
     results = []
@@ -155,7 +153,7 @@ def _main(argv):
         try:
             results += ic.parse_any(path)
         except ic.ParseError as e:
-            stop(str(e))
+            raise Stop(str(e))
     phases = {name: v for v, name in read.phase_names.items()}
     table, sources = ic.compare(summary, run, results, phases, loose=args.loose)
 
@@ -227,7 +225,7 @@ def _main(argv):
         w.writeheader()
         for r in table:
             w.writerow({k: "" if r[k] is None else r[k] for k in CSV_KEYS})
-        checks.write_output("--csv", args.csv, buf.getvalue())
+        files.write_output("--csv", args.csv, buf.getvalue())
         print(f"written: {args.csv}")
     return 0
 

@@ -8,7 +8,7 @@ the run used O_DIRECT. Records and errors are those of iosweep_tool_result.
 import json
 import re
 
-from iosweep_common import is_random
+from iosweep_tools.results.names import is_random
 from iosweep_tool_result import ParseError, Result, unit_of
 
 IOR_OPS = {"write": "write", "read": "read"}

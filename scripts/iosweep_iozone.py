@@ -7,7 +7,7 @@ those of iosweep_tool_result.
 """
 import re
 
-from iosweep_common import is_random
+from iosweep_tools.results.names import is_random
 from iosweep_tool_result import ParseError, Result, unit_of
 
 IOZONE_PHASES = {

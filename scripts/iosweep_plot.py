@@ -31,17 +31,13 @@ import os
 import re
 import sys
 
-import iosweep_checks as checks
+from iosweep_tools.core import cmdline, command, files
+from iosweep_tools.results import reader
+from iosweep_tools.core.errors import Stop
+from iosweep_tools.core.text import shown, size_text
+from iosweep_tools.results.file import NoSuchRun, ResultsError
+from iosweep_tools.results.names import SCAN_PHASES, is_control, is_random, record_bytes, sweep_axis
 import iosweep_compare as ic
-import iosweep_run
-from iosweep_common import (
-    SCAN_PHASES,
-    is_control,
-    is_random,
-    record_bytes,
-    size_text,
-    sweep_axis,
-)
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 # The usual colour of each phase in the published charts; any other phase takes the next
@@ -80,7 +76,7 @@ MAX_THREADS = 1 << 20  # threads of a published figure
 
 
 def _bad(path, i, why):
-    checks.stop(f"--baselines-dir: {path}: line {i}: {why}")
+    raise Stop(f"--baselines-dir: {path}: line {i}: {why}")
 
 
 def _optional_int(r, key, path, i):
@@ -89,7 +85,7 @@ def _optional_int(r, key, path, i):
     if not v:
         return None
     if not re.fullmatch(r"[0-9]{1,20}", v) or int(v) == 0:
-        _bad(path, i, f"expected {key} as a positive byte count or empty (found {checks.shown(v)})")
+        _bad(path, i, f"expected {key} as a positive byte count or empty (found {shown(v)})")
     return int(v)
 
 
@@ -99,18 +95,18 @@ def _baseline(r, path, i):
         _bad(path, i, "expected source,system,phase,threads,value,unit[,record_bytes,file_bytes]")
     threads = r["threads"].strip()
     if not re.fullmatch(r"[0-9]{1,8}", threads) or not 1 <= int(threads) <= MAX_THREADS:
-        _bad(path, i, f"expected threads from 1 to {MAX_THREADS} (found {checks.shown(threads)})")
+        _bad(path, i, f"expected threads from 1 to {MAX_THREADS} (found {shown(threads)})")
     try:
         v = float(r["value"])
     except ValueError:
         v = math.nan
     if not math.isfinite(v) or v < 0:
-        _bad(path, i, f"expected value as a finite number >= 0 (found {checks.shown(r['value'])})")
+        _bad(path, i, f"expected value as a finite number >= 0 (found {shown(r['value'])})")
     unit = r["unit"]
     if unit == "GB/s":
         v = v * 1e9 / 1048576.0
     elif unit not in ("MiB/s", "ops/s"):
-        _bad(path, i, f"expected a unit of ops/s, MiB/s or GB/s (found {checks.shown(unit)})")
+        _bad(path, i, f"expected a unit of ops/s, MiB/s or GB/s (found {shown(unit)})")
     return {
         "source": r["source"],
         "phase": r["phase"],
@@ -127,7 +123,7 @@ def load_baselines(folder):
     must be a regular UTF-8 file of at most MAX_CSV_BYTES; a bad row stops with its line."""
     rows = []
     for path in sorted(glob.glob(os.path.join(glob.escape(folder), "*.csv"))):
-        checks.input_file("--baselines-dir", path, MAX_CSV_BYTES)
+        files.input_file("--baselines-dir", path, MAX_CSV_BYTES)
         i = 1
         try:
             with open(path, encoding="utf-8", newline="") as f:
@@ -136,7 +132,7 @@ def load_baselines(folder):
         except (csv.Error, UnicodeError) as e:
             _bad(path, i + 1, f"not a CSV of UTF-8 text ({e})")
         except OSError as e:
-            checks.stop(f"--baselines-dir: {checks.shown(path)}: {e.strerror}")
+            raise Stop(f"--baselines-dir: {shown(path)}: {e.strerror}")
     return rows
 
 
@@ -209,11 +205,11 @@ def draw(
     axis = sweep_axis(run)  # threads are the run's ranks, or its streams (--streams)
 
     fig, (left, right) = pyplot().subplots(1, 2, figsize=(width, height), dpi=100)
-    for ax, shown, ylabel in (
+    for ax, in_panel, ylabel in (
         (left, seq, "bandwidth (MiB/s, 2^20 bytes/s)"),
         (right, rnd, "IOPS (operations/s)"),
     ):
-        for phase in shown:
+        for phase in in_panel:
             d = s[s["phase_name"] == phase].groupby(axis).mean(numeric_only=True).reset_index()
             if len(d):
                 y = d["iops"] if is_random(phase) else d["bandwidth_Bps"] / 1048576.0
@@ -309,11 +305,11 @@ def draw(
 
 def draw_latency_over_time(run, width=12.0, height=4.0):
     """Latency p50, p99 and max over time, all ranks merged (the timeseries rows of rank -1), one
-    panel per phase at its largest point (`run`: an iosweep_run.Run); None when the file does
+    panel per phase at its largest point (`run`: a results.reader.Run); None when the file does
     not record latency over time."""
-    import iosweep_timeseries
+    from iosweep_tools.results import timeseries
 
-    series = iosweep_timeseries.latency_series(run)
+    series = timeseries.latency_series(run)
     if not series:
         return None
     fig, axes = pyplot().subplots(1, len(series), figsize=(width, height), dpi=100, squeeze=False)
@@ -339,7 +335,7 @@ HEIGHT = (2.0, 40.0)
 
 
 def parse_args(argv=None):
-    ap = checks.doc_parser(__doc__, skip=1)
+    ap = cmdline.doc_parser(__doc__, skip=1)
     ap.add_argument(
         "results", help="iosweep HDF5 results file (a regular file; the run is read and checked)"
     )
@@ -377,34 +373,34 @@ def parse_args(argv=None):
     )
     ap.add_argument(
         "--width",
-        type=checks.number(*WIDTH, "inches"),
+        type=cmdline.number(*WIDTH, "inches"),
         default=12.0,
         help=f"inches at 100 dpi, from {WIDTH[0]:g} to {WIDTH[1]:g} (default 12)",
     )
     ap.add_argument(
         "--height",
-        type=checks.number(*HEIGHT, "inches"),
+        type=cmdline.number(*HEIGHT, "inches"),
         default=5.0,
         help=f"inches at 100 dpi, from {HEIGHT[0]:g} to {HEIGHT[1]:g} (default 5)",
     )
     args = ap.parse_args(argv)
     # Everything is checked before anything is read at length or written.
     if args.run is not None and not args.run:
-        checks.stop("--run: is empty; expected a run id")
+        raise Stop("--run: is empty; expected a run id")
     if args.baselines_dir:
         if not os.path.isdir(args.baselines_dir):
-            checks.stop(f"--baselines-dir: {checks.shown(args.baselines_dir)} is not a folder")
-    checks.input_file("results", args.results, 1 << 40)
+            raise Stop(f"--baselines-dir: {shown(args.baselines_dir)} is not a folder")
+    files.input_file("results", args.results, 1 << 40)
     for path in args.outputs:
-        checks.input_file("outputs", path, MAX_OUTPUT_BYTES)
-    args.output = checks.output_file(
-        "--output", args.output, suffixes=checks.plot_suffixes(), what="image"
+        files.input_file("outputs", path, MAX_OUTPUT_BYTES)
+    args.output = files.output_file(
+        "--output", args.output, suffixes=files.plot_suffixes(), what="image"
     )
     if args.latency_over_time is not None:
-        args.latency_over_time = checks.output_file(
+        args.latency_over_time = files.output_file(
             "--latency-over-time",
             args.latency_over_time,
-            suffixes=checks.plot_suffixes(),
+            suffixes=files.plot_suffixes(),
             what="image",
         )
     return args
@@ -412,7 +408,7 @@ def parse_args(argv=None):
 
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
-    return checks.guard(_main, argv)
+    return command.guard(_main, argv)
 
 
 def _main(argv=None):
@@ -421,23 +417,23 @@ def _main(argv=None):
         # What the plot reads of the summary (ranks, streams, bandwidth_Bps, iops) every reader
         # checks; the other tables only for --latency-over-time.
         tables = None if args.latency_over_time else {}
-        run = iosweep_run.read(args.results, args.run, tables=tables)
-    except iosweep_run.NoSuchRun as e:
-        checks.stop(f"--run: {e}")
-    except iosweep_run.ResultsError as e:
-        checks.stop(f"results: {e}")
+        run = reader.read(args.results, args.run, tables=tables)
+    except NoSuchRun as e:
+        raise Stop(f"--run: {e}")
+    except ResultsError as e:
+        raise Stop(f"results: {e}")
     if not len(run.summary):
-        checks.stop(f"results: '{args.results}': run {run.id} has no summary rows to draw")
+        raise Stop(f"results: '{args.results}': run {run.id} has no summary rows to draw")
     if sweep_axis(run.attrs) == "streams" and "streams" not in run.summary.dtype.names:
-        checks.stop(f"results: {args.results}: run {run.id} swept streams but has no streams field")
+        raise Stop(f"results: {args.results}: run {run.id} swept streams but has no streams field")
     others = []
     for path in args.outputs:
         try:
             others += [r for r in ic.parse_any(path) if r.kind != "parent"]
         except ic.ParseError as e:
-            checks.stop(str(e))
+            raise Stop(str(e))
         except (OSError, UnicodeError) as e:
-            checks.stop(f"outputs: {checks.shown(path)}: {e}")
+            raise Stop(f"outputs: {shown(path)}: {e}")
     baselines = load_baselines(args.baselines_dir) if args.baselines_dir else []
     fig = draw(
         run.attrs,
@@ -454,11 +450,11 @@ def _main(argv=None):
     if args.latency_over_time:
         lat = draw_latency_over_time(run, width=args.width)
         if lat is None:
-            checks.stop("--latency-over-time: not recorded in this file (no timeseries latency)")
-    checks.save_figure(fig, args.output)
+            raise Stop("--latency-over-time: not recorded in this file (no timeseries latency)")
+    files.save_figure(fig, args.output)
     print(f"written: {args.output}")
     if lat is not None:
-        checks.save_figure(lat, args.latency_over_time)
+        files.save_figure(lat, args.latency_over_time)
         print(f"written: {args.latency_over_time}")
     return 0
 

@@ -19,24 +19,25 @@ data-field and data-value (the exact stored value); a derived figure says how it
 import datetime
 import sys
 
-import iosweep_checks as checks
+from iosweep_tools.core import cmdline, command, files
+from iosweep_tools.results import reader
+from iosweep_tools.core.errors import Stop
+from iosweep_tools.results.file import NoSuchRun, ResultsError
 import iosweep_compare as ic
 import iosweep_report_compare as rcmp
 import iosweep_report_html as h
 import iosweep_report_latency as lat
 import iosweep_report_overview as ov
 import iosweep_report_sections as sec
-import iosweep_run
 import iosweep_runcompare as rc
 import iosweep_runcompare_cli as rcc
-from iosweep_checks import stop
 
 MAX_RUNS = 8
 MAX_BASELINES = 32
 
 
 def parser():
-    ap = checks.doc_parser(__doc__, skip=1, prog="iosweep-report")
+    ap = cmdline.doc_parser(__doc__, skip=1, prog="iosweep-report")
     ap.add_argument("results", help="iosweep HDF5 results file")
     ap.add_argument("run_ids", nargs="*", metavar="RUN_ID", help="runs (default: the latest)")
     ap.add_argument("-o", "--output", required=True, help="the page to write (.html)")
@@ -56,15 +57,15 @@ def parser():
 def check(args):
     """Every argument, before anything is read at length or written."""
     inputs = [args.results, *args.baseline]
-    checks.output_file("--output", args.output, suffixes={"html", "htm"}, inputs=inputs)
+    files.output_file("--output", args.output, suffixes={"html", "htm"}, inputs=inputs)
     if len(args.run_ids) > MAX_RUNS:
-        stop(f"RUN_ID: at most {MAX_RUNS} runs on one page (given {len(args.run_ids)})")
+        raise Stop(f"RUN_ID: at most {MAX_RUNS} runs on one page (given {len(args.run_ids)})")
     if len(set(args.run_ids)) != len(args.run_ids):
-        stop("RUN_ID: a run is named twice")
+        raise Stop("RUN_ID: a run is named twice")
     for r in args.run_ids:
-        checks.run_id("RUN_ID", r)
+        cmdline.run_id("RUN_ID", r)
     if len(args.baseline) > MAX_BASELINES:
-        stop(f"--baseline: at most {MAX_BASELINES} files")
+        raise Stop(f"--baseline: at most {MAX_BASELINES} files")
     return rcc.bootstrap_options(args)
 
 
@@ -75,7 +76,7 @@ def read_baselines(paths):
         try:
             results += [r for r in ic.parse_any(path) if r.kind != "parent"]
         except ic.ParseError as e:
-            stop(f"--baseline: {e}")
+            raise Stop(f"--baseline: {e}")
     out = []
     for src in ic.sources(results):
         key = (src["tool"], src["record_bytes"], src["file_bytes"], src["direct"])
@@ -165,7 +166,7 @@ def build(runs, baselines, cmps):
 
 def main(argv=None):
     """The command; its status (see iosweep_checks.guard)."""
-    return checks.guard(_main, argv)
+    return command.guard(_main, argv)
 
 
 def _main(argv):
@@ -175,19 +176,19 @@ def _main(argv):
     runs = []
     try:
         for rid in args.run_ids or [None]:
-            runs.append(iosweep_run.read(args.results, rid))
-    except iosweep_run.NoSuchRun as e:
-        stop(f"RUN_ID: {e}")
-    except iosweep_run.ResultsError as e:
-        stop(str(e))
+            runs.append(reader.read(args.results, rid))
+    except NoSuchRun as e:
+        raise Stop(f"RUN_ID: {e}")
+    except ResultsError as e:
+        raise Stop(str(e))
     cmps = []
     try:
         for b in runs[1:]:
             cmps.append(rc.compare(runs[0], b, loose=args.loose, resamples=resamples, seed=seed))
-    except iosweep_run.ResultsError as e:
-        stop(str(e))
+    except ResultsError as e:
+        raise Stop(str(e))
     page = build(runs, baselines, cmps)
-    checks.write_output("--output", args.output, page)
+    files.write_output("--output", args.output, page)
     print(f"written: {args.output} ({len(page)} bytes, {len(runs)} run(s))")
     return 0
 

@@ -2,7 +2,7 @@
 histograms) and throughput and latency over time (the timeseries table; see iosweep_timeseries
 for its merged rows).
 
-Each function takes one run (iosweep_run.Run) and the phase names of its file, and returns HTML.
+Each function takes one run (results.reader.Run) and the phase names of its file, and returns HTML.
 """
 import math
 from html import escape
@@ -11,7 +11,7 @@ import numpy as np
 
 import iosweep_report_html as h
 import iosweep_report_svg as svg
-import iosweep_timeseries as its
+from iosweep_tools.results import timeseries as its
 
 MIB = 1048576.0
 PERCENTILES = ("lat_mean_ns", "lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_p999_ns")

@@ -1,7 +1,7 @@
 """The sections of iosweep-report that set runs side by side: what ran, where ranks ran, the file
 system, the sweep curves (with IOzone/IOR baselines drawn on them) and run against run.
 
-Each function takes the runs (iosweep_run.Run) and returns the HTML of its section.
+Each function takes the runs (results.reader.Run) and returns the HTML of its section.
 """
 import datetime
 import os
@@ -10,10 +10,11 @@ from html import escape
 
 import numpy as np
 
+from iosweep_tools.core.text import size_text
+from iosweep_tools.results.names import record_bytes
 import iosweep_compare as ic
 import iosweep_report_html as h
 import iosweep_report_svg as svg
-from iosweep_common import size_text
 
 MIB = 1048576.0
 SOURCE_SETTINGS = ("record_bytes", "file_bytes", "direct", "stonewall", "shared")
@@ -312,8 +313,6 @@ def sweep(runs, baselines, names):
 
 
 def records_note(run, phase):
-    from iosweep_common import record_bytes
-
     rec = record_bytes(run.attrs, phase)
     size = size_text(run.attrs.get("file_size_bytes"))
     return f"Records of {size_text(rec)}; files of {size} per rank."
@@ -435,8 +434,6 @@ def baseline_series(run, phase, baselines, scale):
 
 
 def baseline_mine(run, x):
-    from iosweep_common import record_bytes
-
     if x.phase not in run.phases_present():
         return None
     shared = str(run.attrs.get("file_layout") or "per-rank") == "shared"

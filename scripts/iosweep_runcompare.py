@@ -2,7 +2,7 @@
 settings, with a bootstrap 95% interval over repetitions and a verdict.
 
     import iosweep_run, iosweep_runcompare as rc
-    cmp = rc.compare(iosweep_run.read("a.h5"), iosweep_run.read("b.h5"))
+    cmp = rc.compare(reader.read("a.h5"), reader.read("b.h5"))
     cmp.rows, cmp.differences, rc.below(cmp, 0.9)
 
 A point is a (phase, active ranks, depth per rank) that both runs measured; its figure is the
@@ -25,8 +25,10 @@ import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
+from iosweep_tools.core.text import size_text
+from iosweep_tools.results.file import ResultsError
+from iosweep_tools.results.names import record_attr
 
-from iosweep_common import ResultsError, record_attr, size_text
 
 DEFAULT_RESAMPLES = 2000
 MAX_RESAMPLES = 100000
@@ -198,7 +200,7 @@ def _shown(v, how):
 
 
 def differences(a, b):
-    """[Difference]: every setting that differs between runs `a` and `b` (iosweep_run.Run), with
+    """[Difference]: every setting that differs between runs `a` and `b` (results.reader.Run), with
     the phases of both runs it applies to."""
     phases = sorted(set(a.phases_present()) | set(b.phases_present()))
     out = []
@@ -295,7 +297,7 @@ def work(a, b, resamples):
 
 
 def compare(a, b, loose=False, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
-    """The Comparison of run `b` against run `a` (iosweep_run.Run)."""
+    """The Comparison of run `b` against run `a` (results.reader.Run)."""
     if work(a, b, resamples) > MAX_WORK:
         raise ResultsError(
             f"{len(a.summary)} + {len(b.summary)} summary rows x {resamples} resamples is more"

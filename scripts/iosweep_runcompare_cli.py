@@ -10,11 +10,12 @@ import io
 import math
 import sys
 
-import iosweep_checks as checks
-import iosweep_run
+from iosweep_tools.core import cmdline, files
+from iosweep_tools.results import reader
+from iosweep_tools.core.errors import Stop
+from iosweep_tools.core.text import size_text
+from iosweep_tools.results.file import ResultsError
 import iosweep_runcompare as rc
-from iosweep_checks import stop
-from iosweep_common import size_text
 
 CSV_KEYS = [
     "phase",
@@ -146,36 +147,40 @@ def bootstrap_options(args):
     """(resamples, seed) of --resamples and --seed, checked (iosweep-compare, iosweep-report)."""
     resamples, seed = rc.DEFAULT_RESAMPLES, rc.DEFAULT_SEED
     if args.resamples is not None:
-        resamples = checks.value("--resamples", args.resamples, checks.count(100, rc.MAX_RESAMPLES))
+        resamples = cmdline.value(
+            "--resamples", args.resamples, cmdline.count(100, rc.MAX_RESAMPLES)
+        )
     if args.seed is not None:
-        seed = checks.value("--seed", args.seed, checks.count(0, 2**63 - 1))
+        seed = cmdline.value("--seed", args.seed, cmdline.count(0, 2**63 - 1))
     return resamples, seed
 
 
 def main(args):
     """The run-against-run command, from the parsed arguments of iosweep_compare_cli."""
     if args.run is not None:
-        stop("--run: with two results files, name each run as FILE:RUN_ID")
+        raise Stop("--run: with two results files, name each run as FILE:RUN_ID")
     resamples, seed = bootstrap_options(args)
     gate = None
     if args.fail_below is not None:
-        gate = checks.value("--fail-below", args.fail_below, checks.number(0, math.inf, above=True))
-    (pa, ra), (pb, rb) = checks.split_run(args.results), checks.split_run(args.outputs[0])
+        gate = cmdline.value(
+            "--fail-below", args.fail_below, cmdline.number(0, math.inf, above=True)
+        )
+    (pa, ra), (pb, rb) = cmdline.split_run(args.results), cmdline.split_run(args.outputs[0])
     if args.csv:
-        checks.output_file("--csv", args.csv, suffixes={"csv"}, inputs=(pa, pb))
+        files.output_file("--csv", args.csv, suffixes={"csv"}, inputs=(pa, pb))
     runs = []
     for label, path, rid in (("A", pa, ra), ("B", pb, rb)):
         try:
-            runs.append(iosweep_run.read(path, rid))
-        except iosweep_run.ResultsError as e:
-            stop(f"{label}: {e}")
+            runs.append(reader.read(path, rid))
+        except ResultsError as e:
+            raise Stop(f"{label}: {e}")
     try:
         cmp = rc.compare(runs[0], runs[1], loose=args.loose, resamples=resamples, seed=seed)
-    except iosweep_run.ResultsError as e:
-        stop(str(e))
+    except ResultsError as e:
+        raise Stop(str(e))
     print_comparison(cmp)
     if args.csv:
-        checks.write_output("--csv", args.csv, csv_text(cmp))
+        files.write_output("--csv", args.csv, csv_text(cmp))
         print(f"written: {args.csv}")
     if gate is not None:
         bad = rc.below(cmp, gate)

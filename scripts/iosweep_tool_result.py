@@ -10,8 +10,7 @@ not state is None ("?"). A file that cannot be parsed raises ParseError naming t
 and what was expected.
 """
 from dataclasses import dataclass
-
-from iosweep_common import is_random
+from iosweep_tools.results.names import is_random
 
 
 class ParseError(Exception):

@@ -31,10 +31,11 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
+from iosweep_tools.core import children, cmdline, command, devices, files, launch, units
+from iosweep_tools.bench import harness
+from iosweep_tools.results import fields
+from iosweep_tools.core.errors import Stop
 
-import iosweep_checks as checks
-import iosweep_common as common
-import iosweep_run
 
 HERE = Path(__file__).resolve().parent
 MAX_PAIRS = 100
@@ -52,21 +53,21 @@ WORKLOADS = [  # name, phase, extra options, column of the summary, unit
 
 def run(args, n, hostfile=None):
     """One job of `n` ranks running args.iosweep; stops in one line when it fails."""
-    timeout = checks.job_timeout(args.size_bytes, STONEWALL_S, n)
-    checks.iosweep(args.bin, n, args.iosweep, timeout, hostfile=hostfile)
+    timeout = children.job_timeout(args.size_bytes, STONEWALL_S, n)
+    children.iosweep(args.bin, n, args.iosweep, timeout, hostfile=hostfile)
 
 
 def figure(out, column, unit):
     """(the figure of the last run's last summary row, the mean size of the read requests the
     device completed in that phase, bytes; NaN without device counters)."""
     device = {
-        "point": iosweep_run.ID,
-        "counted": iosweep_run.FLAG,
-        "read_ops": iosweep_run.ID,
-        "read_bytes": iosweep_run.ID,
+        "point": fields.ID,
+        "counted": fields.FLAG,
+        "read_ops": fields.ID,
+        "read_bytes": fields.ID,
     }
-    summary = {"point": iosweep_run.ID, column: iosweep_run.FIGURE}
-    run = checks.written_run(out, summary=summary, tables={"device": (device, False)})
+    summary = {"point": fields.ID, column: fields.FIGURE}
+    run = harness.written_run(out, summary=summary, tables={"device": (device, False)})
     row = run.frame().iloc[-1]
     v = float(row[column])
     dev = [
@@ -84,7 +85,7 @@ def ratio(a, b):
 
 
 def parse_args(argv):
-    ap = checks.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cmdline.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
         "--dir",
         help=(
@@ -99,50 +100,50 @@ def parse_args(argv):
     )
     ap.add_argument(
         "--pairs",
-        type=checks.count(1, MAX_PAIRS),
+        type=cmdline.count(1, MAX_PAIRS),
         default=5,
         help=f"alternating pairs per comparison, 1 to {MAX_PAIRS} (default 5)",
     )
     large = "the large job needs at least 2 ranks"
     ap.add_argument(
         "--ranks",
-        type=checks.count(2, MAX_RANKS, large),
+        type=cmdline.count(2, MAX_RANKS, large),
         default=64,
         help=f"ranks of the one-machine job, 2 to {MAX_RANKS} (default 64)",
     )
     ap.add_argument(
         "--emulated-ranks",
-        type=checks.count(2, MAX_RANKS, large),
+        type=cmdline.count(2, MAX_RANKS, large),
         default=128,
         help=f"ranks over emulated nodes, 2 to {MAX_RANKS} (default 128)",
     )
     ap.add_argument(
         "--emulated-nodes",
-        type=checks.count(0, MAX_RANKS),
+        type=cmdline.count(0, MAX_RANKS),
         default=16,
         help="emulated nodes, 1 to --emulated-ranks (default 16)",
     )
-    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=checks.BIN_HELP)
+    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=cmdline.BIN_HELP)
     args = ap.parse_args(argv)
     if args.emulated_nodes < 1 or args.emulated_nodes > args.emulated_ranks:
-        checks.stop(
+        raise Stop(
             f"--emulated-nodes: must be from 1 to --emulated-ranks ({args.emulated_ranks}); "
             f"found {args.emulated_nodes}"
         )
-    args.bin = checks.binary("--bin", args.bin)
-    args.dir = checks.work_folder("--dir", args.dir or "/var/tmp")
-    (args.size_bytes,) = checks.sizes(args.bin, ("--size", args.size, checks.WHOLE_RECORDS))
-    args.why_not = common.can_emulate()
-    checks.check_memory("--ranks", args.ranks, RANK_BYTES)
+    args.bin = cmdline.binary("--bin", args.bin)
+    args.dir = files.work_folder("--dir", args.dir or "/var/tmp")
+    (args.size_bytes,) = units.sizes(args.bin, ("--size", args.size, units.WHOLE_RECORDS))
+    args.why_not = launch.can_emulate()
+    files.check_memory("--ranks", args.ranks, RANK_BYTES)
     if args.why_not is None:
-        checks.check_memory("--emulated-ranks", args.emulated_ranks, RANK_BYTES)
-    checks.check_space("--size", args.dir, 1, args.size_bytes)
+        files.check_memory("--emulated-ranks", args.emulated_ranks, RANK_BYTES)
+    files.check_space("--size", args.dir, 1, args.size_bytes)
     return args
 
 
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
-    return checks.guard(_main, argv)
+    return command.guard(_main, argv)
 
 
 def _main(argv):
@@ -155,16 +156,16 @@ def _main(argv):
     try:
         if why_not is None:
             per_node = -(-args.emulated_ranks // args.emulated_nodes)
-            hostfile = checks.emulated_nodes(work / "nodes", args.emulated_nodes, per_node)
+            hostfile = launch.emulated_nodes(work / "nodes", args.emulated_nodes, per_node)
         base = ["run", "--dir", str(work), "--file-size", args.size, "--output", str(out)]
         base += ["--quiet", "--direct"]
         layout = ["--phases", "seq-write", "--keep", "--label", "isolation-check: layout"]
         args.iosweep = base + layout
         run(args, 1)
-        kept = checks.written_ids(out)[-1]
+        kept = harness.written_ids(out)[-1]
         print(
             f"isolation-check: {args.pairs} alternating pairs per comparison, file {args.size} "
-            f"({work}), device {common.block_device(str(work)).name or 'none'}"
+            f"({work}), device {devices.block_device(str(work)).name or 'none'}"
         )
         kinds = [(f"1 of {args.ranks} ranks, one machine", args.ranks, None)]
         if hostfile:

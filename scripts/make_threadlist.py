@@ -22,8 +22,10 @@ import argparse
 import os
 import re
 import sys
+from iosweep_tools.core import cmdline, command
+from iosweep_tools.core.errors import Stop
+from iosweep_tools.core.text import shown
 
-import iosweep_checks as checks
 
 MAX_NODES = 65536  # node names in one list
 MAX_SLOTS = 4096  # ranks (threads) per node
@@ -42,14 +44,14 @@ def split_top(text, where):
         elif ch == "]":
             depth -= 1
             if depth < 0:
-                checks.stop(f"{where}: unbalanced ']' in node list {checks.shown(text)}")
+                raise Stop(f"{where}: unbalanced ']' in node list {shown(text)}")
         if ch == "," and depth == 0:
             parts.append(cur)
             cur = ""
         else:
             cur += ch
     if depth != 0:
-        checks.stop(f"{where}: unbalanced '[' in node list {checks.shown(text)}")
+        raise Stop(f"{where}: unbalanced '[' in node list {shown(text)}")
     parts.append(cur)
     return [p for p in (x.strip() for x in parts) if p]
 
@@ -64,15 +66,13 @@ def ranges(item, where):
         rng = rng.strip()
         r = re.fullmatch(r"(\d{1,9})(?:-(\d{1,9}))?", rng)
         if not r:
-            checks.stop(
-                f"{where}: {checks.shown(rng)} in {checks.shown(item)} is not a number or a range"
+            raise Stop(
+                f"{where}: {shown(rng)} in {shown(item)} is not a number or a range"
                 " such as 1-4 or 01-16"
             )
         lo, hi = r.group(1), r.group(2) or r.group(1)
         if int(hi) < int(lo):
-            checks.stop(
-                f"{where}: range {checks.shown(rng)} in {checks.shown(item)} goes backwards"
-            )
+            raise Stop(f"{where}: range {shown(rng)} in {shown(item)} goes backwards")
         out.append((int(lo), int(hi), len(lo) if lo.startswith("0") else 0))
     return item[: m.start()], out, item[m.end() :]
 
@@ -106,37 +106,37 @@ def node_names(args):
         if env is None and os.environ.get("SLURM_NODELIST") is not None:
             where, env = "$SLURM_NODELIST", os.environ["SLURM_NODELIST"]
         if env is None:
-            checks.stop("nodes: none given (n[1-4] n7 ...) and not inside a Slurm allocation")
+            raise Stop("nodes: none given (n[1-4] n7 ...) and not inside a Slurm allocation")
         items = [env]
     parts = [part for it in items for part in split_top(it, where)]
     if not parts:
-        checks.stop(f"{where}: {checks.shown(' '.join(items))} names no node")
+        raise Stop(f"{where}: {shown(' '.join(items))} names no node")
     total = 0
     for part in parts:
         total += count(part, where)
         if total > MAX_NODES:
-            checks.stop(f"{where}: more than {MAX_NODES} nodes")
+            raise Stop(f"{where}: more than {MAX_NODES} nodes")
     names = [n for part in parts for n in expand(part, where)]
     seen = set()
     for n in names:
         if not HOST.fullmatch(n):
-            checks.stop(
-                f"{where}: {checks.shown(n)} is not a host name (letters, digits, '-', '.', '_';"
+            raise Stop(
+                f"{where}: {shown(n)} is not a host name (letters, digits, '-', '.', '_';"
                 " at most 253)"
             )
         if n in seen:
-            checks.stop(f"{where}: node '{n}' is listed twice")
+            raise Stop(f"{where}: node '{n}' is listed twice")
         seen.add(n)
     return names
 
 
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
-    return checks.guard(_main, argv)
+    return command.guard(_main, argv)
 
 
 def _main(argv=None):
-    ap = checks.Parser(
+    ap = cmdline.Parser(
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=__doc__,
@@ -149,7 +149,7 @@ def _main(argv=None):
     )
     ap.add_argument(
         "--slots",
-        type=checks.count(1, MAX_SLOTS),
+        type=cmdline.count(1, MAX_SLOTS),
         default=1,
         help=f"ranks (threads) per node, 1 to {MAX_SLOTS} (default 1)",
     )
@@ -162,28 +162,28 @@ def _main(argv=None):
     )
     ap.add_argument(
         "--workdir",
-        type=checks.text_value("a folder without whitespace"),
+        type=cmdline.text_value("a folder without whitespace"),
         help="IOzone format (required there): work folder on every node ({node} is replaced by"
         " the node name); no whitespace",
     )
     ap.add_argument(
         "--binary",
-        type=checks.text_value("a path without whitespace"),
+        type=cmdline.text_value("a path without whitespace"),
         help="IOzone format: path of the iozone binary (default iozone); no whitespace",
     )
     args = ap.parse_args(argv)
     if args.format == "openmpi":
         for option, v in (("--workdir", args.workdir), ("--binary", args.binary)):
             if v is not None:
-                checks.stop(f"{option}: only with --format iozone")
+                raise Stop(f"{option}: only with --format iozone")
     elif not args.workdir:
-        checks.stop("--workdir: required with --format iozone (the work folder on every node)")
+        raise Stop("--workdir: required with --format iozone (the work folder on every node)")
     names = node_names(args)
     if args.format == "openmpi":
         sys.stdout.write("".join(f"{n} slots={args.slots}\n" for n in names))
         return 0
     if len(names) * args.slots > MAX_THREADS:
-        checks.stop(
+        raise Stop(
             f"--slots: {len(names)} nodes x {args.slots} slots is more than {MAX_THREADS} threads"
         )
     binary = args.binary or "iozone"

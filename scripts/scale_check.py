@@ -31,10 +31,11 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from iosweep_tools.core import children, cmdline, command, files, launch, units
+from iosweep_tools.bench import harness
+from iosweep_tools.results import fields
+from iosweep_tools.core.errors import Stop
 
-import iosweep_checks as checks
-import iosweep_common as common
-import iosweep_run
 
 HERE = Path(__file__).resolve().parent
 MAX_RANKS = 16384
@@ -42,13 +43,13 @@ MAX_NODES = 1024
 MAX_SIZE = 64 << 30
 RANK_BYTES = 16 << 20  # what one rank of the sweep takes (docs/scaling.md: 6.1 GiB for 512)
 PHASES = 6  # seq-write, seq-read, rand-write, rand-read, scan-only, filter-count
-SUMMARY = {"ranks": iosweep_run.POSITIVE, "overhead_s": iosweep_run.FIGURE}
+SUMMARY = {"ranks": fields.POSITIVE, "overhead_s": fields.FIGURE}
 USAGE = {
-    "rss_peak_bytes": iosweep_run.ID,
-    "private_peak_bytes": iosweep_run.ID,
-    "private_idle_peak_bytes": iosweep_run.ID,
-    "cpu_user_s": iosweep_run.FIGURE,
-    "cpu_sys_s": iosweep_run.FIGURE,
+    "rss_peak_bytes": fields.ID,
+    "private_peak_bytes": fields.ID,
+    "private_idle_peak_bytes": fields.ID,
+    "cpu_user_s": fields.FIGURE,
+    "cpu_sys_s": fields.FIGURE,
 }
 
 
@@ -58,12 +59,12 @@ class MemSampler(threading.Thread):
     def __init__(self, period_s=0.2):
         super().__init__(daemon=True)
         self.period_s = period_s
-        self.low = checks.mem_available()
+        self.low = files.mem_available()
         self.stop = threading.Event()
 
     def run(self):
         while not self.stop.wait(self.period_s):
-            self.low = min(self.low, checks.mem_available() or self.low)
+            self.low = min(self.low, files.mem_available() or self.low)
 
 
 def mib(b):
@@ -71,23 +72,23 @@ def mib(b):
 
 
 def parse_args(argv):
-    ap = checks.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = cmdline.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
         "--ranks",
-        type=checks.count(1, MAX_RANKS),
+        type=cmdline.count(1, MAX_RANKS),
         default=64,
         help=f"ranks of the job, 1 to {MAX_RANKS} (default 64)",
     )
     ap.add_argument(
         "--nodes",
-        type=checks.count(0, MAX_NODES),
+        type=cmdline.count(0, MAX_NODES),
         default=0,
         help=f"emulated nodes to spread them over, at most {MAX_NODES} (default 0: this machine,"
         " --oversubscribe)",
     )
     ap.add_argument(
         "--slots",
-        type=checks.count(0, MAX_RANKS),
+        type=cmdline.count(0, MAX_RANKS),
         default=0,
         help=f"slots per emulated node, with --nodes, at most {MAX_RANKS} (default 0: ranks /"
         " nodes, rounded up)",
@@ -112,26 +113,26 @@ def parse_args(argv):
         help="keep the results file here, a new file in an existing folder (default: removed at"
         " the end)",
     )
-    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=checks.BIN_HELP)
+    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=cmdline.BIN_HELP)
     args = ap.parse_args(argv)
     if args.nodes > args.ranks:
-        checks.stop(f"--nodes: {args.nodes} nodes for {args.ranks} ranks leave nodes empty")
+        raise Stop(f"--nodes: {args.nodes} nodes for {args.ranks} ranks leave nodes empty")
     if args.slots and not args.nodes:
-        checks.stop("--slots: only with --nodes (emulated nodes)")
-    args.bin = checks.binary("--bin", args.bin)
-    args.dir = checks.work_folder("--dir", args.dir or "/var/tmp")
+        raise Stop("--slots: only with --nodes (emulated nodes)")
+    args.bin = cmdline.binary("--bin", args.bin)
+    args.dir = files.work_folder("--dir", args.dir or "/var/tmp")
     if args.output:
-        args.output = checks.output_file("--output", args.output, new=True, what="results file")
+        args.output = files.output_file("--output", args.output, new=True, what="results file")
     if args.nodes:
-        why_not = common.can_emulate()
+        why_not = launch.can_emulate()
         if why_not:
-            checks.stop(f"--nodes: {why_not}")
+            raise Stop(f"--nodes: {why_not}")
     args.slots = args.slots or -(-args.ranks // max(args.nodes, 1))
     if args.nodes and args.slots * args.nodes < args.ranks:
-        checks.stop(
+        raise Stop(
             f"--slots: {args.nodes} nodes x {args.slots} slots hold fewer than {args.ranks} ranks"
         )
-    (args.size_bytes,) = checks.sizes(
+    (args.size_bytes,) = units.sizes(
         args.bin,
         (
             "--size",
@@ -139,14 +140,14 @@ def parse_args(argv):
             {"hi": MAX_SIZE, "multiple": 1 << 20, "multiple_why": "the 1 MiB sequential record"},
         ),
     )
-    checks.check_memory("--ranks", args.ranks, RANK_BYTES)
-    checks.check_space("--size", args.dir, args.ranks, args.size_bytes)
+    files.check_memory("--ranks", args.ranks, RANK_BYTES)
+    files.check_space("--size", args.dir, args.ranks, args.size_bytes)
     return args
 
 
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
-    return checks.guard(_main, argv)
+    return command.guard(_main, argv)
 
 
 def _main(argv):
@@ -157,32 +158,32 @@ def _main(argv):
         data.mkdir()
         out = Path(args.output) if args.output else work / "r.h5"
         hosts = (
-            checks.emulated_nodes(work / "nodes", args.nodes, args.slots) if args.nodes else None
+            launch.emulated_nodes(work / "nodes", args.nodes, args.slots) if args.nodes else None
         )
         cmd = ["run", "--dir", str(data), "--file-size", args.size, "--seq-record", "1MiB"]
         cmd += ["--sweep", f"1:{args.ranks}", "--output", str(out), "--quiet"]
         cmd += ["--direct"] if args.direct else []
-        mpirun = checks.mpirun(args.ranks, hosts, bind=True)[0]
+        mpirun = launch.mpirun(args.ranks, hosts, bind=True)[0]
         print("scale-check:", " ".join(mpirun + [args.bin] + cmd), flush=True)
-        moved = sum(checks.sweep_points(args.ranks)) * args.size_bytes * PHASES
+        moved = sum(children.sweep_points(args.ranks)) * args.size_bytes * PHASES
         sampler = MemSampler()
         before = sampler.low
         sampler.start()
         t0 = time.monotonic()
         try:
-            timeout = checks.job_timeout(moved, 0, args.ranks)
-            checks.iosweep(args.bin, args.ranks, cmd, timeout, "the job", hosts, bind=True)
+            timeout = children.job_timeout(moved, 0, args.ranks)
+            children.iosweep(args.bin, args.ranks, cmd, timeout, "the job", hosts, bind=True)
         finally:
             wall_s = time.monotonic() - t0
             sampler.stop.set()
             sampler.join()
-        points = {"points": (iosweep_run.COUNTS, True)}
-        run = checks.written_run(
+        points = {"points": (fields.COUNTS, True)}
+        run = harness.written_run(
             out, what="the job", summary=SUMMARY, attrs=points, tables={"rank_usage": USAGE}
         )
         usage, over = run.tables["rank_usage"], list(run.summary["overhead_s"])
         if not len(usage):
-            checks.stop(f"the job wrote no rank_usage rows in run {run.id} of {out}", 1)
+            raise Stop(f"the job wrote no rank_usage rows in run {run.id} of {out}", 1)
         npoints = len(run.attrs["points"])
         rss = sorted(int(v) for v in usage["rss_peak_bytes"])
         idle = sorted(int(v) for v in usage["private_idle_peak_bytes"] if v > 0)

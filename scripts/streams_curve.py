@@ -33,9 +33,12 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from iosweep_tools.core import children, cmdline, command, files, units
+from iosweep_tools.bench import harness
+from iosweep_tools.results import fields, frames
+from iosweep_tools.core.errors import Stop
+from iosweep_tools.results.file import ResultsError
 
-import iosweep_checks as checks
-import iosweep_run
 
 HERE = Path(__file__).resolve().parent
 CURVES = ("ranks alone", "2 ranks x depth")
@@ -47,13 +50,13 @@ MAX_SECONDS = 3600.0
 MAX_REPETITIONS = 100
 # What the results file holds of each point that the table shows, each value checked.
 SUMMARY = {
-    "streams": iosweep_run.POSITIVE,
-    "ranks": iosweep_run.POSITIVE,
-    "iodepth": iosweep_run.POSITIVE,
-    "ops": iosweep_run.ID,
-    "iops": iosweep_run.FIGURE,
-    "cpu_s": iosweep_run.FIGURE,
-    "wall_s": iosweep_run.FIGURE,
+    "streams": fields.POSITIVE,
+    "ranks": fields.POSITIVE,
+    "iodepth": fields.POSITIVE,
+    "ops": fields.ID,
+    "iops": fields.FIGURE,
+    "cpu_s": fields.FIGURE,
+    "wall_s": fields.FIGURE,
 }
 
 
@@ -62,7 +65,7 @@ def ranks_max(args):
     at --rank-mib each."""
     if args.ranks_max:
         return min(args.ranks_max, args.max)
-    fit = checks.mem_available() // 2 // (args.rank_mib << 20)
+    fit = files.mem_available() // 2 // (args.rank_mib << 20)
     r = 1
     while r * 2 <= min(fit, args.max, MAX_RANKS):
         r *= 2
@@ -75,9 +78,9 @@ def run_curve(args, np_, most, label, work, out, size):
     cmd += ["--phases", "rand-read", "--rand-record", "4KiB", "--file-size", size]
     cmd += ["--stonewall", f"{args.seconds:.6g}", "--repetitions", str(args.repetitions)]
     cmd += ["--label", label, "--output", out, "--quiet"] + (["--direct"] if args.direct else [])
-    n = len(checks.sweep_points(most)) * args.repetitions
-    timeout = checks.job_timeout(np_ * args.bytes[size], n * args.seconds, np_)
-    checks.iosweep(args.bin, np_, cmd, timeout, label)
+    n = len(children.sweep_points(most)) * args.repetitions
+    timeout = children.job_timeout(np_ * args.bytes[size], n * args.seconds, np_)
+    children.iosweep(args.bin, np_, cmd, timeout, label)
     print(f"  done: {label} ({np_} ranks)", file=sys.stderr)
 
 
@@ -182,7 +185,7 @@ def draw(c, title):
 
 
 def parse_args(argv):
-    ap = checks.doc_parser(__doc__)
+    ap = cmdline.doc_parser(__doc__)
     ap.add_argument(
         "--dir",
         help="folder on the storage to measure, where a folder of the run's own is made and"
@@ -202,13 +205,13 @@ def parse_args(argv):
     )
     ap.add_argument(
         "--max",
-        type=checks.count(2, MAX_STREAMS),
+        type=cmdline.count(2, MAX_STREAMS),
         default=1024,
         help=f"most streams, a power of two from 2 to {MAX_STREAMS} (default 1024)",
     )
     ap.add_argument(
         "--ranks-max",
-        type=checks.count(0, MAX_RANKS),
+        type=cmdline.count(0, MAX_RANKS),
         default=0,
         help=(
             f"most ranks of the ranks-alone curve, at most {MAX_RANKS} and what MemAvailable"
@@ -218,19 +221,19 @@ def parse_args(argv):
     )
     ap.add_argument(
         "--rank-mib",
-        type=checks.count(1, 4096),
+        type=cmdline.count(1, 4096),
         default=32,
         help="memory one rank takes, MiB, 1 to 4096 (default 32)",
     )
     ap.add_argument(
         "--seconds",
-        type=checks.number(0.01, MAX_SECONDS, "s"),
+        type=cmdline.number(0.01, MAX_SECONDS, "s"),
         default=5.0,
         help=f"time per point (--stonewall), 0.01 to {MAX_SECONDS:g} s (default 5)",
     )
     ap.add_argument(
         "--repetitions",
-        type=checks.count(1, MAX_REPETITIONS),
+        type=cmdline.count(1, MAX_REPETITIONS),
         default=1,
         help=f"repetitions per point, 1 to {MAX_REPETITIONS} (default 1)",
     )
@@ -257,42 +260,42 @@ def parse_args(argv):
         help="also draw the curves into this image (.png, .svg, .pdf, ...: a format matplotlib"
         " writes; its folder must exist)",
     )
-    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=checks.BIN_HELP)
+    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=cmdline.BIN_HELP)
     args = ap.parse_args(argv)
-    args.bin = checks.binary("--bin", args.bin)
+    args.bin = cmdline.binary("--bin", args.bin)
     if args.max & (args.max - 1):
-        checks.stop(f"--max: {args.max} is not a power of two of at least 2")
-    args.dir = checks.work_folder("--dir", args.dir or "/var/tmp")
+        raise Stop(f"--max: {args.max} is not a power of two of at least 2")
+    args.dir = files.work_folder("--dir", args.dir or "/var/tmp")
     if args.output:
-        args.output = checks.output_file("--output", args.output, what="results file")
+        args.output = files.output_file("--output", args.output, what="results file")
         if os.path.exists(args.output):
             try:
-                iosweep_run.ids(args.output)
-            except iosweep_run.ResultsError as e:
-                checks.stop(f"--output: {e}")
+                frames.list_runs(args.output)
+            except ResultsError as e:
+                raise Stop(f"--output: {e}")
     if args.png:
-        args.png = checks.output_file("-o", args.png, suffixes=checks.plot_suffixes(), what="image")
+        args.png = files.output_file("-o", args.png, suffixes=files.plot_suffixes(), what="image")
     four_k = {"lo": 4096, "multiple": 4096, "hi": MAX_SIZE, "multiple_why": "4 KiB records"}
     items = [("--size", args.size, four_k)]
     if args.alone_size is not None:
         items.append(("--alone-size", args.alone_size, four_k))
-    args.bytes = dict(zip([t for _, t, _ in items], checks.sizes(args.bin, *items)))
+    args.bytes = dict(zip([t for _, t, _ in items], units.sizes(args.bin, *items)))
     args.r_max = ranks_max(args)
     if args.ranks_max:
-        checks.check_memory("--ranks-max", args.r_max, args.rank_mib << 20)
+        files.check_memory("--ranks-max", args.r_max, args.rank_mib << 20)
     # The curves run one after the other: the larger of their files must fit.
     alone = (args.r_max, args.bytes[args.alone_size or args.size])
     option = "--alone-size" if args.alone_size else "--size"
     if alone[0] * alone[1] >= 2 * args.bytes[args.size]:
-        checks.check_space(option, args.dir, *alone)
+        files.check_space(option, args.dir, *alone)
     else:
-        checks.check_space("--size", args.dir, 2, args.bytes[args.size])
+        files.check_space("--size", args.dir, 2, args.bytes[args.size])
     return args
 
 
 def main(argv=None):
     """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
-    return checks.guard(_main, argv)
+    return command.guard(_main, argv)
 
 
 def _main(argv):
@@ -300,16 +303,16 @@ def _main(argv):
     work = tempfile.mkdtemp(prefix="iosweep-streams.", dir=args.dir)
     try:
         out = args.output or os.path.join(work, "streams.h5")
-        before = set(iosweep_run.ids(out)) if os.path.exists(out) else set()
+        before = set(frames.list_runs(out)) if os.path.exists(out) else set()
         run_curve(args, args.r_max, args.r_max, CURVES[0], work, out, args.alone_size or args.size)
         run_curve(args, 2, args.max, CURVES[1], work, out, args.size)
-        mine = [r for r in checks.written_ids(out) if r not in before]
-        read = [checks.written_run(out, r, summary=SUMMARY, tables={}) for r in mine]
+        mine = [r for r in harness.written_ids(out) if r not in before]
+        read = [harness.written_run(out, r, summary=SUMMARY, tables={}) for r in mine]
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if sorted(r.attrs.get("label") for r in read) != sorted(CURVES):
-        checks.stop(f"expected the runs {', '.join(CURVES)} in {out}; found {len(read)}", 1)
-    c = curves(iosweep_run.summaries(read))
+        raise Stop(f"expected the runs {', '.join(CURVES)} in {out}; found {len(read)}", 1)
+    c = curves(frames.summaries(read))
     print(markdown(c))
     print()
     print(
@@ -327,7 +330,7 @@ def _main(argv):
         title = (
             f"iosweep: 4 KiB random read by streams, ranks alone vs 2 ranks x depth ({args.engine})"
         )
-        checks.save_figure(draw(c, title), args.png, "-o")
+        files.save_figure(draw(c, title), args.png, "-o")
         print(f"written: {args.png}")
     return 0
 

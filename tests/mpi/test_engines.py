@@ -5,7 +5,7 @@ import h5py
 import pytest
 
 from conftest import dir_listing, latest_run, run_iosweep
-from iosweep_common import by_value, engines, phases
+from iosweep_tools.results.names import by_value, engines, phases
 
 
 def check_run(out, n_points, engine):

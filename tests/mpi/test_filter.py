@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from conftest import dir_listing, latest_run, run_ids, run_iosweep
-from iosweep_common import by_value, phases
+from iosweep_tools.results.names import by_value, phases
 
 
 def test_altered_kept_file_fails_the_count_loudly(tmp_path, workdir):

@@ -11,7 +11,7 @@ import pytest
 
 import bench_vs_fio as bench
 import filter_efficiency as efficiency
-import iosweep_load
+from iosweep_tools.results import frames
 from conftest import BIN, SOURCE_DIR, mpi_env, run_iosweep
 
 SCRIPTS = SOURCE_DIR / "scripts"
@@ -112,7 +112,7 @@ def test_filter_efficiency_reports_each_ratio_under_its_definition(tmp_path):
         ],
         check=0,
     )
-    _, s = iosweep_load.load(out)
+    _, s = frames.load(out)
     rows = efficiency.table(s, ["x"])
     assert [(r["setting"], r["ranks"], r["repetitions"]) for r in rows] == [
         ("x", 1, 3),

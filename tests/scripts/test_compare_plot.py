@@ -11,7 +11,7 @@ import zlib
 import h5py
 import pytest
 
-import iosweep_common as common
+from iosweep_tools.results.names import by_value, is_random, phases
 import iosweep_compare as ic
 from conftest import SOURCE_DIR, latest_run, make_results, run_iosweep
 
@@ -285,7 +285,7 @@ def csv_rows(path):
 def summary_row(out, phase, ranks):
     with h5py.File(out, "r") as f:
         s = latest_run(f)["summary"][()]
-        value = common.phases(f)[phase]
+        value = phases(f)[phase]
     rows = s[(s["phase"] == value) & (s["ranks"] == ranks)]
     assert len(rows) == 1
     return rows[0]
@@ -461,7 +461,7 @@ def test_equal_settings_give_the_ratio_of_figures_of_one_definition(iozone11_run
         row = by[(phase, 2, "IOzone")]
         assert row["match"] == "=" and row["compared_with"] == "iozone_children", row
         s = summary_row(out, phase, 2)
-        mine = s["iozone_children_Bps"] / (4096 if common.is_random(phase) else 1)
+        mine = s["iozone_children_Bps"] / (4096 if is_random(phase) else 1)
         assert float(row["ratio"]) == pytest.approx(mine / value, rel=1e-6), phase
     # The same output from IOzone -x: its "Children see" is iosweep's children figure.
     no_wall = tmp_path / "ioz-x.txt"
@@ -517,7 +517,7 @@ def test_format_iozone_round_trip(run_file):
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         s = g["summary"][()]
-        names = common.by_value(common.phases(g))
+        names = by_value(phases(g))
     checked = 0
     for row in s:
         phase = names[row["phase"]]
@@ -530,7 +530,7 @@ def test_format_iozone_round_trip(run_file):
                 if x.phase == phase and x.threads == row["ranks"] and x.kind == kind
             ]
             assert len(r) == 1, (phase, kind)
-            want = row[field] / (4096 if common.is_random(phase) else 1)  # random: 4 KiB records
+            want = row[field] / (4096 if is_random(phase) else 1)  # random: 4 KiB records
             assert r[0].value == pytest.approx(want, rel=1e-5), (phase, kind)
             checked += 1
     assert checked == 16

@@ -10,7 +10,7 @@ import h5py
 import numpy as np
 import pytest
 
-import iosweep_common as common
+from iosweep_tools.results import hdf5
 import iosweep_export
 from conftest import SOURCE_DIR, make_results, run_ids
 
@@ -142,7 +142,7 @@ def test_json_round_trips_every_table_with_null_for_nan(results, tmp_path):
             check_table(f, t, ["run_id"] + cols, rows, None)
         for r in doc["runs"]:
             g = f["runs"][r["run_id"]]
-            assert r["hosts"] == [common.text(h) for h in g["hosts"][()]]
+            assert r["hosts"] == [hdf5.text(h) for h in g["hosts"][()]]
             assert r["attributes"]["argv"] == g.attrs["argv"]
             assert r["attributes"]["filter_key"] == int(g.attrs["filter_key"])  # uint64, exact
 

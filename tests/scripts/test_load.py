@@ -4,7 +4,7 @@ import subprocess
 import h5py
 import pytest
 
-import iosweep_load
+from iosweep_tools.results import frames
 from conftest import SOURCE_DIR, make_results, run_ids
 
 
@@ -22,7 +22,7 @@ def results(tmp_path_factory):
 
 
 def test_import_returns_one_row_per_summary_point_with_run_attributes(results):
-    runs, summary = iosweep_load.load(results)
+    runs, summary = frames.load(results)
     # One row per run, in the order they ran; one row per summary point, run by run, in point
     # order, each carrying its own run's attributes.
     assert list(runs["label"]) == ["first", "second"]
@@ -41,9 +41,9 @@ def test_import_returns_one_row_per_summary_point_with_run_attributes(results):
     assert list(summary["record_bytes"]) == [2**20, 4096] * 4
     assert (summary["bytes"] == summary["ops"] * summary["record_bytes"]).all()
     assert (summary["scan_record_bytes"] == runs["scan_record_bytes"].iloc[0]).all()
-    ranks = iosweep_load.ranks(results)
+    ranks = frames.table(results, "ranks")
     assert len(ranks) == 2 * (1 + 2)
-    lower, upper, counts = iosweep_load.latency(results)
+    lower, upper, counts = frames.latency(results)
     assert counts.shape == (4, len(lower)) and (upper > lower).all()
 
 

@@ -7,8 +7,8 @@ import subprocess
 import pytest
 
 import iosweep_plot as plot
-import iosweep_common as common
-import iosweep_load
+from iosweep_tools.results import frames
+from iosweep_tools.results import names
 from conftest import SOURCE_DIR, make_results
 
 SCRIPT = SOURCE_DIR / "scripts" / "iosweep-plot"
@@ -29,14 +29,14 @@ def results(tmp_path_factory):
 
 
 def figure(results, label, **kw):
-    runs, summary = iosweep_load.load(results)
+    runs, summary = frames.load(results)
     run = runs[runs["label"] == label].iloc[0]
     fig = plot.draw(
         run,
         summary[summary["run_id"] == run["run_id"]],
         kw.pop("others", []),
         kw.pop("baselines", []),
-        list(common.phases(results)),
+        list(names.phases(results)),
         **kw,
     )
     left, right = fig.axes[:2]

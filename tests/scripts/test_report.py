@@ -18,7 +18,8 @@ import h5py
 import numpy as np
 import pytest
 
-import iosweep_common as common
+from iosweep_tools.results import hdf5
+from iosweep_tools.results import names
 import iosweep_run
 import iosweep_timeseries as its
 from chromium import Chromium
@@ -102,11 +103,11 @@ def check_against_file(cells, path):
                 if isinstance(v, np.ndarray):
                     assert value == ",".join(str(x) for x in v.tolist()), c
                 elif isinstance(v, (str, bytes)):
-                    assert value == common.text(v), c
+                    assert value == hdf5.text(v), c
                 else:
                     assert float(value) == float(v), c
             elif t == "hosts":
-                assert value == common.text(g["hosts"][int(c["row"])]), c
+                assert value == hdf5.text(g["hosts"][int(c["row"])]), c
             elif t == "latency":
                 b = int(c["bucket"])
                 v = (
@@ -153,7 +154,7 @@ def test_one_run_renders_every_section_from_the_file(results, browser, tmp_path)
         assert any(c["section"] == sid for c in cells), f"section {sid} shows no figure"
     with h5py.File(out, "r") as f:
         g = f["runs"][run_ids(f)[-1]]
-        phases = {common.by_value(common.phases(g))[v] for v in g["summary"]["phase"]}
+        phases = {names.by_value(names.phases(g))[v] for v in g["summary"]["phase"]}
         has_lat = "lat_p50_ns" in g["timeseries"].dtype.names
         latest, n_rows = run_ids(f)[-1], len(g["summary"])
     assert browser.evaluate("document.querySelectorAll('#sweep svg[role=img]').length") == len(

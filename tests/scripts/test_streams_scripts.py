@@ -7,9 +7,9 @@ import subprocess
 
 import pytest
 
-import iosweep_common as common
+from iosweep_tools.results import frames
+from iosweep_tools.results import names
 import iosweep_compare as ic
-import iosweep_load
 import streams_curve as curve
 from conftest import SOURCE_DIR, run_iosweep
 
@@ -59,20 +59,20 @@ def results(tmp_path_factory):
 
 
 def run_of(results, label):
-    runs, summary = iosweep_load.load(results)
+    runs, summary = frames.load(results)
     run = runs[runs["label"] == label].iloc[0]
     return run, summary[summary["run_id"] == run["run_id"]]
 
 
 def test_the_run_says_its_axis(results):
     run, s = run_of(results, "streams")
-    assert common.sweep_axis(run) == "streams"
+    assert names.sweep_axis(run) == "streams"
     assert list(s[s["phase_name"] == "rand_read"]["streams"]) == [1, 2, 4, 8]
     assert list(s[s["phase_name"] == "rand_read"]["ranks"]) == [1, 2, 2, 2]
     run, s = run_of(results, "ranks")
-    assert common.sweep_axis(run) == "ranks"
+    assert names.sweep_axis(run) == "ranks"
     assert list(s[s["phase_name"] == "rand_read"]["streams"]) == [4, 8]  # ranks x --iodepth 4
-    assert common.sweep_axis({}) == "ranks"  # files written before --streams existed
+    assert names.sweep_axis({}) == "ranks"  # files written before --streams existed
 
 
 def test_iosweep_rows_count_threads_as_streams(results):
@@ -141,7 +141,7 @@ def test_plot_draws_streams_on_the_thread_axis(results, tmp_path):
         ("ranks", [1, 2], "active ranks"),
     ):
         run, s = run_of(results, label)
-        fig = plot.draw(run, s, others, [], list(common.phases(results)))
+        fig = plot.draw(run, s, others, [], list(names.phases(results)))
         right = fig.axes[1]
         mine = next(line for line in right.lines if line.get_label() == "iosweep rand_read (wall)")
         assert list(mine.get_xdata()) == xs
@@ -189,7 +189,7 @@ def test_streams_curve_measures_both_curves_with_their_cpu_time(tmp_path):
             assert cell.strip() == "-" or 0 < float(cell) < 1.0, r
     assert png.stat().st_size > 10000
     assert list((tmp_path / "d").iterdir()) == []  # the run's files and folder are removed
-    runs, s = iosweep_load.load(tmp_path / "c.h5")
+    runs, s = frames.load(tmp_path / "c.h5")
     assert list(runs["label"]) == ["ranks alone", "2 ranks x depth"]
     assert all(s["cpu_s"] > 0)
     # The table printed is the one computed from the results file, whatever the speed: a

@@ -1,6 +1,6 @@
 """Throughput and latency over time from a run's `timeseries` table, cluster-wide.
 
-    import iosweep_timeseries as ts
+    from iosweep_tools.results import timeseries as ts
     bins = ts.cluster_bins(run.table("timeseries"), point=3)     # one dict per time bin
     ts.has_latency(table), ts.has_merged(table)
 

@@ -1,9 +1,9 @@
 """Every table of a results file out as CSV files or one JSON file (iosweep-load --csv, --json).
 
-    import iosweep_export, iosweep_run
-    runs = iosweep_run.read_all("results/iosweep.h5")
-    iosweep_export.write_csv(runs, "out/")        # out/summary.csv, out/ranks.csv, ...
-    iosweep_export.write_json(runs, "out.json")
+    from iosweep_tools.results import export, frames
+    runs = frames.read_all("results/iosweep.h5")
+    export.write_csv(runs, "out/")                          # out/summary.csv, out/ranks.csv, ...
+    export.write_json(runs, "out.json", "results/iosweep.h5")
 
 Tables: runs (run_index figures and every run attribute), rank_map, summary, ranks, nodes,
 device, latency, timeseries, rank_usage, and wire and mounts when the file has them. Every row
@@ -19,7 +19,8 @@ starts with its run_id, so one file holds the rows of every run exported.
   bucket_lower_ns, bucket_upper_ns, count (ops); every bucket not listed holds 0. The
   percentiles of each point are in summary (lat_p50_ns ... lat_max_ns).
 - timeseries is exported as stored: in files that have them, rows with rank -1 are the merge of
-  all ranks of the bin (see iosweep_timeseries): sum bytes over rank >= 0 or rank == -1, not both.
+  all ranks of the bin (see results.timeseries): sum bytes over rank >= 0 or rank == -1, not
+  both.
 - CSV: floats are written so that they read back exactly (Python's repr): NaN (not measured) as
   `nan`, infinities as `inf` / `-inf`; an empty cell is a field the row's run does not have;
   lists (run attributes such as points) as JSON text.
@@ -36,7 +37,7 @@ import os
 
 import numpy as np
 
-import iosweep_checks as checks
+from iosweep_tools.core.files import write_whole
 
 TABLES = ("rank_map", "summary", "ranks", "nodes", "device", "timeseries", "rank_usage")
 TABLES += ("wire", "mounts")
@@ -164,7 +165,7 @@ def write_csv(runs, folder):
         for row in rows:
             w.writerow([csv_cell(v) for v in row])
         path = os.path.join(folder, f"{name}.csv")
-        checks.write_whole(path, buf.getvalue())
+        write_whole(path, buf.getvalue())
         written.append(path)
     return written
 
@@ -206,5 +207,5 @@ def json_text(runs, source):
 
 
 def write_json(runs, path, source):
-    checks.write_whole(path, json_text(runs, source))
+    write_whole(path, json_text(runs, source))
     return path
