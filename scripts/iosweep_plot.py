@@ -37,7 +37,8 @@ from iosweep_tools.core.errors import Stop
 from iosweep_tools.core.text import shown, size_text
 from iosweep_tools.results.file import NoSuchRun, ResultsError
 from iosweep_tools.results.names import SCAN_PHASES, is_control, is_random, record_bytes, sweep_axis
-import iosweep_compare as ic
+from iosweep_tools.compare import parsers, tools
+from iosweep_tools.compare.record import ParseError
 
 HERE = os.path.dirname(os.path.realpath(__file__))
 # The usual colour of each phase in the published charts; any other phase takes the next
@@ -188,7 +189,7 @@ def draw(
         "direct": None if run.get("direct") is None else bool(int(run["direct"])),
         "shared": str(run.get("file_layout")) == "shared",
     }
-    srcs = ic.sources(others)
+    srcs = tools.sources(others)
     src_id = {
         (
             x["tool"],
@@ -225,7 +226,7 @@ def draw(
             series = {}  # (source id) -> {threads: [values]}; repeated results are averaged
             for r in others:
                 if r.phase == phase:
-                    series.setdefault(src_id[ic.source_key(r)], {}).setdefault(
+                    series.setdefault(src_id[tools.source_key(r)], {}).setdefault(
                         r.threads, []
                     ).append(r.value * scale)
             for sid, acc in sorted(series.items()):
@@ -237,7 +238,7 @@ def draw(
                     else "mean"
                 )
                 first = next(
-                    r for r in others if r.phase == phase and src_id[ic.source_key(r)] == sid
+                    r for r in others if r.phase == phase and src_id[tools.source_key(r)] == sid
                 )
                 # A shared file holds the regions of all the threads, as IOR counts it.
                 file_bytes = (
@@ -245,7 +246,7 @@ def draw(
                     if mine["shared"] and mine["file_bytes"]
                     else mine["file_bytes"]
                 )
-                diff = ic.differences(
+                diff = tools.differences(
                     dict(mine, record_bytes=record_bytes(run, phase), file_bytes=file_bytes), first
                 )
                 pts = sorted((t, sum(v) / len(v)) for t, v in acc.items())
@@ -429,8 +430,8 @@ def _main(argv=None):
     others = []
     for path in args.outputs:
         try:
-            others += [r for r in ic.parse_any(path) if r.kind != "parent"]
-        except ic.ParseError as e:
+            others += [r for r in parsers.parse_any(path) if r.kind != "parent"]
+        except ParseError as e:
             raise Stop(str(e))
         except (OSError, UnicodeError) as e:
             raise Stop(f"outputs: {shown(path)}: {e}")

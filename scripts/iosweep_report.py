@@ -23,14 +23,14 @@ from iosweep_tools.core import cmdline, command, files
 from iosweep_tools.results import reader
 from iosweep_tools.core.errors import Stop
 from iosweep_tools.results.file import NoSuchRun, ResultsError
-import iosweep_compare as ic
+from iosweep_tools.compare import parsers, tools
+from iosweep_tools.compare import runs as rc
+from iosweep_tools.compare.record import ParseError
 import iosweep_report_compare as rcmp
 import iosweep_report_html as h
 import iosweep_report_latency as lat
 import iosweep_report_overview as ov
 import iosweep_report_sections as sec
-import iosweep_runcompare as rc
-import iosweep_runcompare_cli as rcc
 
 MAX_RUNS = 8
 MAX_BASELINES = 32
@@ -66,7 +66,7 @@ def check(args):
         cmdline.run_id("RUN_ID", r)
     if len(args.baseline) > MAX_BASELINES:
         raise Stop(f"--baseline: at most {MAX_BASELINES} files")
-    return rcc.bootstrap_options(args)
+    return rc.bootstrap_options(args.resamples, args.seed)
 
 
 def read_baselines(paths):
@@ -74,14 +74,14 @@ def read_baselines(paths):
     results = []
     for path in paths:
         try:
-            results += [r for r in ic.parse_any(path) if r.kind != "parent"]
-        except ic.ParseError as e:
+            results += [r for r in parsers.parse_any(path) if r.kind != "parent"]
+        except ParseError as e:
             raise Stop(f"--baseline: {e}")
     out = []
-    for src in ic.sources(results):
+    for src in tools.sources(results):
         key = (src["tool"], src["record_bytes"], src["file_bytes"], src["direct"])
         key += (src["stonewall"], src["shared"])
-        out.append((src, [r for r in results if ic.source_key(r) == key]))
+        out.append((src, [r for r in results if tools.source_key(r) == key]))
     return out
 
 

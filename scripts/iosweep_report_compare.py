@@ -5,9 +5,8 @@ Each function returns the HTML of its section ('' when there is nothing to show)
 """
 from html import escape
 
-import iosweep_compare as ic
+from iosweep_tools.compare import runs, tools
 import iosweep_report_html as h
-import iosweep_runcompare as rc
 from iosweep_report_overview import MIB, baseline_mine, run_name
 
 
@@ -23,13 +22,13 @@ def baselines_section(runs, baselines):
     rows = []
     for src, results in baselines:
         tool = "IOzone" if src["tool"] == "iozone" else "IOR"
-        settings = ic.settings_text(
+        settings = tools.settings_text(
             *(src[k] for k in ("record_bytes", "file_bytes", "direct", "stonewall", "shared"))
         )
         for x in results:
             scale = 1.0 if run.is_random(x.phase) else MIB
             mine = baseline_mine(run, x)
-            diff = ic.differences(mine, x) if mine else ["(run has no such phase)"]
+            diff = tools.differences(mine, x) if mine else ["(run has no such phase)"]
             rows.append(
                 [
                     h.text_td(f"{tool}[{src['id']}]"),
@@ -93,8 +92,8 @@ def comparison(cmps):
             body += h.p("Settings that differ: none.")
         rows = []
         for r in cmp.rows:
-            ma, unit = rc.display_value(r, r.mean_a)
-            mb, _ = rc.display_value(r, r.mean_b)
+            ma, unit = runs.display_value(r, r.mean_a)
+            mb, _ = runs.display_value(r, r.mean_b)
             how = f"mean over repetitions of {r.field}" + (" / 2^20" if unit == "MiB/s" else "")
             cls = {"faster": "good", "slower": "bad"}.get(r.verdict, "")
             rows.append(

@@ -12,7 +12,7 @@ import numpy as np
 
 from iosweep_tools.core.text import size_text
 from iosweep_tools.results.names import record_bytes
-import iosweep_compare as ic
+from iosweep_tools.compare import tools
 import iosweep_report_html as h
 import iosweep_report_svg as svg
 
@@ -417,13 +417,13 @@ def baseline_series(run, phase, baselines, scale):
             pts.setdefault(x.threads, []).append(x.value / scale)
         tool = "IOzone" if src["tool"] == "iozone" else "IOR"
         ours = baseline_mine(run, mine[0])
-        diff = ic.differences(ours, mine[0]) if ours else []
+        diff = tools.differences(ours, mine[0]) if ours else []
         out.append(
             {
                 "label": ("≠ " + ",".join(diff) + " " if diff else "")
                 + f"{tool}[{src['id']}] {mine[0].figure}:"
                 f" {', '.join(os.path.basename(f) for f in src['files'])}"
-                f" ({ic.settings_text(*(src[k] for k in SOURCE_SETTINGS))})",
+                f" ({tools.settings_text(*(src[k] for k in SOURCE_SETTINGS))})",
                 "color": "#555",
                 "dash": "3 3",
                 "marker": "square" if tool == "IOR" else "cross",

@@ -151,10 +151,12 @@ def test_control_phases_only_with_controls(results):
 
 
 def test_other_tools_are_labelled_with_their_record_size_and_what_differs(results):
-    import iosweep_compare as ic
+    from iosweep_tools.compare import parsers
 
     others = [
-        r for r in ic.parse_any(str(FIX / "iozone/02-rand-t2-with-i0.txt")) if r.kind != "parent"
+        r
+        for r in parsers.parse_any(str(FIX / "iozone/02-rand-t2-with-i0.txt"))
+        if r.kind != "parent"
     ]
     _, left, right = figure(results, "one", others=others)
     assert "IOzone[1] seq_write Children see, 4 KiB records ≠ record,file" in labels(left)

@@ -20,7 +20,7 @@ import pytest
 
 from iosweep_tools.results import hdf5
 from iosweep_tools.results import names
-import iosweep_run
+from iosweep_tools.results import reader
 import iosweep_timeseries as its
 from chromium import Chromium
 from conftest import SOURCE_DIR, run_ids, run_iosweep
@@ -221,12 +221,12 @@ def test_two_runs_side_by_side_carry_the_comparison(results, browser, tmp_path):
 def test_latency_over_time_from_the_merged_rows(results, browser, tmp_path):
     tmp, out, _ = results
     fixture = with_timeseries_latency(out, tmp_path / "newer.h5")
-    run = iosweep_run.read(fixture)
+    run = reader.read(fixture)
     ts = run.table("timeseries")
     assert its.has_latency(ts) and its.has_merged(ts)
     # No byte counted twice: the bins of every point add up to the point's bytes, in the
     # newer file (merged rows) and in the real one (the ranks' rows).
-    old = iosweep_run.read(out)
+    old = reader.read(out)
     for r in (run, old):
         for i, pt in enumerate(r.summary["point"]):
             bins = its.cluster_bins(r.table("timeseries"), int(pt))

@@ -9,7 +9,7 @@ import pytest
 
 from iosweep_tools.results import frames
 from iosweep_tools.results import names
-import iosweep_compare as ic
+from iosweep_tools.compare import parsers, tools
 import streams_curve as curve
 from conftest import SOURCE_DIR, run_iosweep
 
@@ -77,14 +77,14 @@ def test_the_run_says_its_axis(results):
 
 def test_iosweep_rows_count_threads_as_streams(results):
     run, s = run_of(results, "streams")
-    rows = ic.iosweep_rows(s, run)
+    rows = tools.iosweep_rows(s, run)
     assert sorted(k for k in rows if k[0] == "rand_read") == [
         ("rand_read", t) for t in (1, 2, 4, 8)
     ]
     at8 = s[(s["phase_name"] == "rand_read") & (s["streams"] == 8)]
     assert rows[("rand_read", 8)]["wall"] == pytest.approx(at8["iops"].mean())
     run, s = run_of(results, "ranks")
-    assert sorted(k[1] for k in ic.iosweep_rows(s, run) if k[0] == "rand_read") == [1, 2]
+    assert sorted(k[1] for k in tools.iosweep_rows(s, run) if k[0] == "rand_read") == [1, 2]
 
 
 def compare(results, label, *outputs, tmp_path):
@@ -135,7 +135,7 @@ def test_compare_sets_iozone_threads_beside_streams(results, tmp_path):
 def test_plot_draws_streams_on_the_thread_axis(results, tmp_path):
     import iosweep_plot as plot
 
-    others = [r for r in ic.parse_any(str(iozone_at(8, tmp_path))) if r.kind != "parent"]
+    others = [r for r in parsers.parse_any(str(iozone_at(8, tmp_path))) if r.kind != "parent"]
     for label, xs, axis in (
         ("streams", [1, 2, 4, 8], "streams (active ranks x depth)"),
         ("ranks", [1, 2], "active ranks"),

@@ -1,4 +1,4 @@
-"""What the IOzone and IOR parsers (iosweep_iozone, iosweep_ior) return.
+"""What the parsers of other tools' outputs (compare.parsers) return.
 
 Every parser returns a list of Result records: the tool, the phase (iosweep's names: seq_write,
 seq_read, rand_write, rand_read), the threads, the value and its unit, which figure it is, where
@@ -10,6 +10,7 @@ not state is None ("?"). A file that cannot be parsed raises ParseError naming t
 and what was expected.
 """
 from dataclasses import dataclass
+
 from iosweep_tools.results.names import is_random
 
 
@@ -49,7 +50,7 @@ class Result:
 
     @property
     def counterpart(self):
-        """The iosweep figure of the same definition (a column of iosweep_rows)."""
+        """The iosweep figure of the same definition (a column of compare.tools.iosweep_rows)."""
         if self.tool == "iozone" and self.kind == "children":
             # IOzone's default "Children see" sums what every child moved by the time the first
             # one finished (stonewalling); with -x each child's bytes over its own time.

@@ -1,48 +1,14 @@
-"""IOzone and IOR results beside an iosweep run: parse_any reads an output of either tool
-(iosweep_iozone, iosweep_ior, into the Result records of iosweep_tool_result), and compare sets
-each of their figures beside the iosweep figure of the same definition, in one table.
+"""IOzone and IOR figures beside an iosweep run's, in one table: each set beside the iosweep figure
+of the same definition, their ratio given only where they measured the same thing.
 
-The parsers' names stay importable from here (ic.parse_iozone, ic.ior_direct, ic.ParseError).
+    rows, srcs = compare(summary, run_attrs, results, phases("r.h5"), loose=False)
+
+`results` are the Results of compare.parsers; `summary` a run's summary DataFrame (Run.frame)
+and `run_attrs` its attributes.
 """
-import os
-import stat
-
+from iosweep_tools.compare.iozone import IOZONE_PHASES
 from iosweep_tools.core.text import size_text
 from iosweep_tools.results.names import is_control, is_random, record_bytes, sweep_axis
-from iosweep_ior import looks_like_ior, parse_ior
-from iosweep_iozone import IOZONE_PHASES, looks_like_iozone, parse_iozone
-from iosweep_tool_result import ParseError
-
-# Not used here; callers and tests read them as ic.NAME.
-from iosweep_ior import ior_direct  # noqa: F401
-from iosweep_iozone import iozone_settings  # noqa: F401
-from iosweep_tool_result import Result  # noqa: F401
-
-MAX_OUTPUT_BYTES = 256 << 20  # an IOzone or IOR output larger than this is not one
-
-
-def parse_any(path):
-    """The Results of an IOzone or IOR output, recognised by its content. Only a regular file of
-    at most MAX_OUTPUT_BYTES is read (a FIFO or /dev/zero would never end)."""
-    try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            raise ParseError(path, 0, "a regular file (an IOzone or IOR output)")
-        if st.st_size > MAX_OUTPUT_BYTES:
-            raise ParseError(path, 0, f"an output of at most {MAX_OUTPUT_BYTES >> 20} MiB")
-        with open(path, errors="replace") as fh:
-            text = fh.read(MAX_OUTPUT_BYTES + 1)
-    except OSError as e:
-        raise ParseError(path, 0, f"a readable file ({e.strerror})") from None
-    if looks_like_ior(text):
-        return parse_ior(path, text)
-    if looks_like_iozone(text):
-        return parse_iozone(path, text)
-    first = next((i for i, l in enumerate(text.splitlines(), 1) if l.strip()), 1)
-    raise ParseError(path, first, "IOzone or IOR output")
-
-
-# ------------------------------------------------------------------------------ comparison
 
 TOOL_PHASES = set(IOZONE_PHASES.values())
 
@@ -153,15 +119,27 @@ def source_key(r):
     return (r.tool, r.record_bytes, r.file_bytes, r.direct, r.stonewall, r.shared)
 
 
-def compare(summary, run, results, phases, loose=False):
-    """The comparison table: one row per (phase, threads, source), and one per (phase, threads)
-    of the run that no source measured. A source's figure sits beside the iosweep figure of the
-    same definition (Result.counterpart); their ratio iosweep / source is given only when record
-    size, file size and O_DIRECT are the same on both sides (`match` "="), or with `loose`.
-    `phases` is {name: value} of the results file's phase enum (iosweep_common.phases): rows
-    follow its order. Returns (rows, sources)."""
-    mine = iosweep_rows(summary, run)
-    srcs = sources([r for r in results if r.kind != "parent"])
+NO_SOURCE = {
+    k: None
+    for k in (
+        "source",
+        "source_id",
+        "source_files",
+        "source_figure",
+        "source_value",
+        "source_record_bytes",
+        "source_file_bytes",
+        "source_direct",
+        "compared_with",
+        "match",
+        "ratio",
+    )
+}
+
+
+def _by_source(results, srcs):
+    """{(phase, threads): {source id: [Result]}} of the figures compared (no parent figure, no
+    control phase)."""
     src_id = {
         (
             s["tool"],
@@ -178,61 +156,68 @@ def compare(summary, run, results, phases, loose=False):
         if r.kind == "parent" or is_control(r.phase):
             continue
         by.setdefault((r.phase, r.threads), {}).setdefault(src_id[source_key(r)], []).append(r)
-    keys = set(mine) | set(by)
+    return by
+
+
+def _base(phase, k, m, scale):
+    """The iosweep side of a row: its figures in the unit shown and its settings."""
+    base = {"phase": phase, "threads": k, "unit": "ops/s" if is_random(phase) else "MiB/s"}
+    for fig in FIGURES:
+        base[f"iosweep_{fig}"] = None if m is None or m[fig] != m[fig] else m[fig] * scale
+    for x in ("record_bytes", "file_bytes", "direct"):
+        base[f"iosweep_{x}"] = None if m is None else m[x]
+    return base
+
+
+def _source_row(base, rs, src, m, loose, scale):
+    """A row of one source's figure (the mean of its Results `rs`) beside iosweep's, with the
+    match and, where the settings match (or `loose`), the ratio."""
+    r = rs[0]
+    value = sum(x.value for x in rs) / len(rs)
+    row = dict(
+        base,
+        source=f"{'IOzone' if r.tool == 'iozone' else 'IOR'}[{src['id']}]",
+        source_id=src["id"],
+        source_files="; ".join(src["files"]),
+        source_figure=r.figure,
+        source_value=value * scale,
+        source_record_bytes=r.record_bytes,
+        source_file_bytes=r.file_bytes,
+        source_direct=r.direct,
+        compared_with=r.counterpart,
+        match=None,
+        ratio=None,
+    )
+    if m is not None:
+        diff = differences(m, r)
+        row["match"] = "=" if not diff else "≠ " + ",".join(diff)
+        ours = m[r.counterpart]
+        if (not diff or loose) and ours == ours and ours and value:
+            row["ratio"] = ours / value
+    return row
+
+
+def compare(summary, run, results, phases, loose=False):
+    """The comparison table: one row per (phase, threads, source), and one per (phase, threads)
+    of the run that no source measured. A source's figure sits beside the iosweep figure of the
+    same definition (Result.counterpart); their ratio iosweep / source is given only when record
+    size, file size and O_DIRECT are the same on both sides (`match` "="), or with `loose`.
+    `phases` is {name: value} of the results file's phase enum (results.names.phases): rows
+    follow its order. Returns (rows, sources)."""
+    mine = iosweep_rows(summary, run)
+    srcs = sources([r for r in results if r.kind != "parent"])
+    by = _by_source(results, srcs)
     order = lambda key: (phases.get(key[0], len(phases)), key[1])  # noqa: E731
     table = []
-    for phase, k in sorted(keys, key=order):
+    for phase, k in sorted(set(mine) | set(by), key=order):
         scale = 1.0 if is_random(phase) else 1.0 / 1048576.0
         m = mine.get((phase, k))
-        base = {"phase": phase, "threads": k, "unit": "ops/s" if is_random(phase) else "MiB/s"}
-        for fig in FIGURES:
-            base[f"iosweep_{fig}"] = None if m is None or m[fig] != m[fig] else m[fig] * scale
-        for x in ("record_bytes", "file_bytes", "direct"):
-            base[f"iosweep_{x}"] = None if m is None else m[x]
+        base = _base(phase, k, m, scale)
         groups = by.get((phase, k), {})
         if not groups:
-            table.append(
-                dict(
-                    base,
-                    source=None,
-                    source_id=None,
-                    source_files=None,
-                    source_figure=None,
-                    source_value=None,
-                    source_record_bytes=None,
-                    source_file_bytes=None,
-                    source_direct=None,
-                    compared_with=None,
-                    match=None,
-                    ratio=None,
-                )
-            )
+            table.append(dict(base, **NO_SOURCE))
         for sid in sorted(groups):
-            rs = groups[sid]
-            r = rs[0]
-            value = sum(x.value for x in rs) / len(rs)
-            src = srcs[sid - 1]
-            row = dict(
-                base,
-                source=f"{'IOzone' if r.tool == 'iozone' else 'IOR'}[{sid}]",
-                source_id=sid,
-                source_files="; ".join(src["files"]),
-                source_figure=r.figure,
-                source_value=value * scale,
-                source_record_bytes=r.record_bytes,
-                source_file_bytes=r.file_bytes,
-                source_direct=r.direct,
-                compared_with=r.counterpart,
-                match=None,
-                ratio=None,
-            )
-            if m is not None:
-                diff = differences(m, r)
-                row["match"] = "=" if not diff else "≠ " + ",".join(diff)
-                ours = m[r.counterpart]
-                if (not diff or loose) and ours == ours and ours and value:
-                    row["ratio"] = ours / value
-            table.append(row)
+            table.append(_source_row(base, groups[sid], srcs[sid - 1], m, loose, scale))
     return table, srcs
 
 

@@ -1,15 +1,15 @@
-"""The parser of IOR's outputs (iosweep_compare reads them through parse_any).
+"""The parser of IOR's outputs (compare.parsers reads them through parse_any).
 
 parse_ior reads the "Summary of all tests" table, a JSON summary (-O summaryFormat=JSON) or CSV
 rows (-O summaryFormat=CSV), with the settings a row does not carry (access mode, segments, block
 size) from the "Options:" block, a visible script or the command line; ior_direct tells whether
-the run used O_DIRECT. Records and errors are those of iosweep_tool_result.
+the run used O_DIRECT. Records and errors are those of compare.record.
 """
 import json
 import re
 
+from iosweep_tools.compare.record import ParseError, Result, unit_of
 from iosweep_tools.results.names import is_random
-from iosweep_tool_result import ParseError, Result, unit_of
 
 IOR_OPS = {"write": "write", "read": "read"}
 
@@ -164,9 +164,112 @@ _SUMMARY_HEAD = re.compile(r"^Operation\s+Max\(MiB\)\s+Min\(MiB\)\s+Mean\(MiB\)"
 _ORDERING = re.compile(r"^ordering in a file\s*:\s*(\w+)")
 _TESTID = re.compile(r"^TestID\s*:\s*(\d+)")
 _CSV_HEAD = "access,bw(MiB/s),IOPS"
+_SUMMARY_ROW = (
+    "a row of IOR's 'Summary of all tests' table "
+    "(operation, Max/Min/Mean MiB, OPs, Test#, #Tasks, xsize)"
+)
+
+
+class _IorText:
+    """The results of an IOR output's text, line by line: the rows of its "Summary of all tests"
+    tables and its CSV rows, with what the lines before them said (test ids, ordering, the
+    settings of _IorContext)."""
+
+    def __init__(self, path, direct):
+        self.path, self.direct = path, direct
+        self.ordering, self.test_id = {}, 0
+        self.header, self.csv_cols = None, None
+        self.context = _IorContext()
+        self.results = []
+
+    def see(self, i, line):
+        self.context.see(line)
+        m = _TESTID.match(line)
+        if m:
+            self.test_id = int(m.group(1))
+        m = _ORDERING.match(line)
+        if m:
+            self.ordering[self.test_id] = m.group(1) == "random"
+        if _SUMMARY_HEAD.match(line):
+            self.header = line.split()
+        elif self.header is not None:
+            self._summary_line(i, line.split())
+        elif line.startswith(_CSV_HEAD):
+            self.csv_cols = line.split(",")
+        elif self.csv_cols is not None:
+            self._csv_line(i, line.split(","))
+
+    def _summary_line(self, i, cells):
+        if not cells:  # a blank line inside the table
+            return
+        if cells[0] not in ("write", "read"):
+            self.header = None  # the table ended
+            return
+        try:
+            col = {name: idx for idx, name in enumerate(self.header)}
+            for name in ("Max(MiB)", "Min(MiB)", "Max(OPs)", "Min(OPs)", "Mean(s)"):
+                float(cells[col[name]])  # the whole row must be numbers, not only what is used
+            mean_mib = float(cells[col["Mean(MiB)"]])
+            mean_ops = float(cells[col["Mean(OPs)"]])
+            tid = int(cells[col["Test#"]])
+            tasks = int(cells[col["#Tasks"]])
+            xsize = int(cells[col["xsize"]])
+            cell = lambda name: int(cells[col[name]]) if name in col else None  # noqa: E731
+            fpp = cell("fPP")
+            size = _ior_file(
+                cell("blksiz") or self.context.block,
+                self.context.segments if cell("segcnt") is None else cell("segcnt"),
+                self.context.fpp if fpp is None else bool(fpp),
+                tasks,
+            )
+        except (KeyError, ValueError, IndexError):
+            raise ParseError(self.path, i, _SUMMARY_ROW) from None
+        phase = _ior_phase(cells[0], self.ordering.get(tid), xsize)
+        fpp = self.context.fpp if fpp is None else bool(fpp)
+        value = _ior_value(phase, mean_mib, mean_ops)
+        self._add(phase, tasks, value, i, xsize, size, None if fpp is None else not fpp)
+
+    def _csv_line(self, i, cells):
+        if len(cells) != len(self.csv_cols) or cells[0] not in ("write", "read"):
+            self.csv_cols = None  # the rows ended
+            return
+        try:
+            row = dict(zip(self.csv_cols, cells))
+            xfer = round(float(row["xfer(KiB)"]) * 1024)
+            block = round(float(row["block(KiB)"]) * 1024)
+            tasks = int(row["numTasks"])
+            phase = _ior_phase(cells[0], None, xfer)
+            value = _ior_value(phase, float(row["bw(MiB/s)"]), float(row["IOPS"]))
+        except (KeyError, ValueError):
+            raise ParseError(
+                self.path, i, "an IOR CSV row (access, bw(MiB/s), IOPS, ..., numTasks, iter)"
+            ) from None
+        fpp = self.context.fpp
+        size = _ior_file(block, self.context.segments, fpp, tasks)
+        self._add(phase, tasks, value, i, xfer, size, None if fpp is None else not fpp)
+
+    def _add(self, phase, tasks, value, line, record, size, shared):
+        self.results.append(
+            Result(
+                "ior",
+                phase,
+                tasks,
+                value,
+                unit_of(phase),
+                "mean",
+                self.path,
+                line,
+                record,
+                size,
+                self.direct,
+                shared=shared,
+            )
+        )
 
 
 def parse_ior(path, text=None):
+    """The Results of an IOR output: its JSON summary, then its "Summary of all tests" tables
+    and CSV rows. Raises ParseError naming the line."""
     if text is None:
         text = open(path, errors="replace").read()
     lines = text.splitlines()
@@ -175,108 +278,10 @@ def parse_ior(path, text=None):
     json_line = next((i for i, l in enumerate(lines, 1) if l.strip() == "{"), None)
     if json_line is not None and '"summary"' in text:
         results += _parse_ior_json(path, "\n".join(lines[json_line - 1 :]), json_line, direct)
-    ordering, test_id = {}, 0
-    header = None
-    csv_cols = None
-    context = _IorContext()
+    reader = _IorText(path, direct)
     for i, line in enumerate(lines, 1):
-        context.see(line)
-        m = _TESTID.match(line)
-        if m:
-            test_id = int(m.group(1))
-        m = _ORDERING.match(line)
-        if m:
-            ordering[test_id] = m.group(1) == "random"
-        if _SUMMARY_HEAD.match(line):
-            header = line.split()
-            continue
-        if header is not None:
-            cells = line.split()
-            if not cells or cells[0] not in ("write", "read"):
-                if cells and cells[0] in ("Finished", "remove"):
-                    header = None
-                elif cells:
-                    header = None
-                continue
-            try:
-                col = {name: idx for idx, name in enumerate(header)}
-                for name in ("Max(MiB)", "Min(MiB)", "Max(OPs)", "Min(OPs)", "Mean(s)"):
-                    float(cells[col[name]])  # the whole row must be numbers, not only what is used
-                mean_mib = float(cells[col["Mean(MiB)"]])
-                mean_ops = float(cells[col["Mean(OPs)"]])
-                tid = int(cells[col["Test#"]])
-                tasks = int(cells[col["#Tasks"]])
-                xsize = int(cells[col["xsize"]])
-                cell = lambda name: int(cells[col[name]]) if name in col else None  # noqa: E731
-                fpp = cell("fPP")
-                size = _ior_file(
-                    cell("blksiz") or context.block,
-                    context.segments if cell("segcnt") is None else cell("segcnt"),
-                    context.fpp if fpp is None else bool(fpp),
-                    tasks,
-                )
-            except (KeyError, ValueError, IndexError):
-                raise ParseError(
-                    path,
-                    i,
-                    (
-                        "a row of IOR's 'Summary of all tests' table "
-                        "(operation, Max/Min/Mean MiB, OPs, Test#, #Tasks, xsize)"
-                    ),
-                ) from None
-            phase = _ior_phase(cells[0], ordering.get(tid), xsize)
-            fpp = context.fpp if fpp is None else bool(fpp)
-            results.append(
-                Result(
-                    "ior",
-                    phase,
-                    tasks,
-                    _ior_value(phase, mean_mib, mean_ops),
-                    unit_of(phase),
-                    "mean",
-                    path,
-                    i,
-                    xsize,
-                    size,
-                    direct,
-                    shared=None if fpp is None else not fpp,
-                )
-            )
-            continue
-        if line.startswith(_CSV_HEAD):
-            csv_cols = line.split(",")
-            continue
-        if csv_cols is not None:
-            cells = line.split(",")
-            if len(cells) != len(csv_cols) or cells[0] not in ("write", "read"):
-                csv_cols = None
-                continue
-            try:
-                row = dict(zip(csv_cols, cells))
-                xfer = round(float(row["xfer(KiB)"]) * 1024)
-                block = round(float(row["block(KiB)"]) * 1024)
-                tasks = int(row["numTasks"])
-                phase = _ior_phase(cells[0], None, xfer)
-                results.append(
-                    Result(
-                        "ior",
-                        phase,
-                        tasks,
-                        _ior_value(phase, float(row["bw(MiB/s)"]), float(row["IOPS"])),
-                        unit_of(phase),
-                        "mean",
-                        path,
-                        i,
-                        xfer,
-                        _ior_file(block, context.segments, context.fpp, tasks),
-                        direct,
-                        shared=None if context.fpp is None else not context.fpp,
-                    )
-                )
-            except (KeyError, ValueError):
-                raise ParseError(
-                    path, i, "an IOR CSV row (access, bw(MiB/s), IOPS, ..., numTasks, iter)"
-                ) from None
+        reader.see(i, line)
+    results += reader.results
     if not results:
         raise ParseError(
             path,

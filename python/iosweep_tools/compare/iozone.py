@@ -1,14 +1,14 @@
-"""The parser of IOzone's outputs (iosweep_compare reads them through parse_any).
+"""The parser of IOzone's outputs (compare.parsers reads them through parse_any).
 
 parse_iozone reads the "Children see" and "Parent sees" throughput lines of throughput mode (-t),
 or, where they are missing, the -R report table; iozone_settings reads the run's record size,
 file size, O_DIRECT and stonewalling from the header or the command line. Records and errors are
-those of iosweep_tool_result.
+those of compare.record.
 """
 import re
 
+from iosweep_tools.compare.record import ParseError, Result, unit_of
 from iosweep_tools.results.names import is_random
-from iosweep_tool_result import ParseError, Result, unit_of
 
 IOZONE_PHASES = {
     "initial writers": "seq_write",
@@ -17,7 +17,7 @@ IOZONE_PHASES = {
     "random writers": "rand_write",
 }
 # Other IOzone tests have no iosweep counterpart; they are recognised and skipped. IOR's results
-# map onto the same four phases (iosweep_ior._ior_phase), the only ones the table compares.
+# map onto the same four phases (compare.ior), the only ones the table compares.
 IOZONE_OTHER = {
     "rewriters",
     "re-readers",
@@ -121,27 +121,32 @@ def iozone_settings(text):
     return out
 
 
-def parse_iozone(path, text=None):
-    if text is None:
-        text = open(path, errors="replace").read()
-    lines = text.splitlines()
-    settings = iozone_settings(text)
-    record_kb = settings["record_bytes"] // 1024 if settings["record_bytes"] else None
-    results, saw_test, units = [], None, None
-    t_values = []
+def _throughput_value(path, i, phase, value, unit, record_kb):
+    """A "Children see" / "Parent sees" figure in iosweep's units: bytes/s for sequential phases,
+    ops/s for random ones (IOzone's kB is 1024 bytes, its records the -r size)."""
+    v = float(value)
+    if unit == "kB/sec":
+        if not is_random(phase):
+            return v * 1024.0
+        if not record_kb:
+            raise ParseError(path, i, "a 'Record Size N kB' line before random results in kB/sec")
+        return v / record_kb  # kB/s to records (operations) per second
+    if unit == "ops/sec":
+        if is_random(phase):
+            return v
+        if not record_kb:
+            raise ParseError(
+                path, i, "a 'Record Size N kB' line before sequential results in ops/sec"
+            )
+        return v * record_kb * 1024.0
+    raise ParseError(path, i, f"a throughput in kB/sec or ops/sec (found '{unit}')")
 
-    def result(phase, threads, value, kind, line):
-        return Result("iozone", phase, threads, value, unit_of(phase), kind, path, line, **settings)
 
+def _throughput_results(path, lines, settings, record_kb):
+    """The Results of the "Children see" and "Parent sees" lines of throughput mode (-t)."""
+    out = []
     for i, line in enumerate(lines, 1):
-        if "Command line used:" in line or line.startswith("# command:"):
-            t_values = [int(x) for x in _T_FLAGS.findall(line)] or t_values
-        if "Throughput test with" in line:
-            saw_test = saw_test or i
-            continue
-        if "Output is in" in line:
-            units = "ops" if "operations" in line else "kB"
-        m = _THROUGHPUT.match(line)
+        m = _THROUGHPUT.match(line) if "Throughput test with" not in line else None
         if not m:
             continue
         who, threads, what, value, unit = m.groups()
@@ -158,63 +163,86 @@ def parse_iozone(path, text=None):
                 ),
             )
         phase = IOZONE_PHASES[what]
-        v = float(value)
-        if unit == "kB/sec":
-            if is_random(phase):
-                if not record_kb:
-                    raise ParseError(
-                        path, i, "a 'Record Size N kB' line before random results in kB/sec"
-                    )
-                v = v / record_kb  # kB/s to records (operations) per second
-            else:
-                v *= 1024.0
-        elif unit == "ops/sec":
-            if not is_random(phase):
-                if not record_kb:
-                    raise ParseError(
-                        path, i, "a 'Record Size N kB' line before sequential results in ops/sec"
-                    )
-                v = v * record_kb * 1024.0
-        else:
-            raise ParseError(path, i, f"a throughput in kB/sec or ops/sec (found '{unit}')")
-        results.append(
-            result(phase, int(threads), v, "parent" if who == "Parent" else "children", i)
+        v = _throughput_value(path, i, phase, value, unit, record_kb)
+        kind = "parent" if who == "Parent" else "children"
+        out.append(
+            Result("iozone", phase, int(threads), v, unit_of(phase), kind, path, i, **settings)
         )
-    if not results:
-        # No throughput lines: maybe only the -R report table survived.
-        for i, line in enumerate(lines, 1):
-            m = _REPORT_ROW.match(line)
-            if not m or m.group(1) not in REPORT_PHASES:
-                continue
-            values = [float(x) for x in m.group(2).split()]
-            if len(t_values) != len(values):
-                raise ParseError(
-                    path, i, "the -t process counts on the command line, one per report column"
-                )
-            phase = REPORT_PHASES[m.group(1)]
-            for t, v in zip(t_values, values):
-                if units == "ops":
-                    val = v if is_random(phase) else v * (record_kb or 0) * 1024.0
-                else:
-                    val = v / record_kb if is_random(phase) and record_kb else v * 1024.0
-                results.append(result(phase, t, val, "children", i))
-    if not results:
-        where = saw_test or len(lines)
-        if saw_test:
+    return out
+
+
+def _report_context(lines):
+    """(the -t process counts of the last command line that gives them, "ops" or "kB": the unit
+    of the last "Output is in" line, or None) for the -R report table."""
+    t_values, units = [], None
+    for line in lines:
+        if "Command line used:" in line or line.startswith("# command:"):
+            t_values = [int(x) for x in _T_FLAGS.findall(line)] or t_values
+        if "Output is in" in line and "Throughput test with" not in line:
+            units = "ops" if "operations" in line else "kB"
+    return t_values, units
+
+
+def _report_results(path, lines, settings, record_kb):
+    """The Results of the -R report table's rows, one per -t process count of the command line
+    (where the throughput lines are missing)."""
+    t_values, units = _report_context(lines)
+    out = []
+    for i, line in enumerate(lines, 1):
+        m = _REPORT_ROW.match(line)
+        if not m or m.group(1) not in REPORT_PHASES:
+            continue
+        values = [float(x) for x in m.group(2).split()]
+        if len(t_values) != len(values):
             raise ParseError(
-                path,
-                where,
-                (
-                    "'Children see throughput for N ...' lines after 'Throughput test with' "
-                    "(IOzone printed none: did its children fail?)"
-                ),
+                path, i, "the -t process counts on the command line, one per report column"
             )
-        raise ParseError(
+        phase = REPORT_PHASES[m.group(1)]
+        for t, v in zip(t_values, values):
+            if units == "ops":
+                val = v if is_random(phase) else v * (record_kb or 0) * 1024.0
+            else:
+                val = v / record_kb if is_random(phase) and record_kb else v * 1024.0
+            out.append(
+                Result("iozone", phase, t, val, unit_of(phase), "children", path, i, **settings)
+            )
+    return out
+
+
+def _nothing_found(path, lines):
+    """The ParseError of an output without results: after "Throughput test with", IOzone's
+    children failed; without it, the file is no throughput-mode output."""
+    saw_test = next((i for i, line in enumerate(lines, 1) if "Throughput test with" in line), None)
+    if saw_test:
+        return ParseError(
             path,
-            where,
+            saw_test,
             (
-                "IOzone throughput-mode output ('Throughput test with N processes' "
-                "and 'Children see throughput' lines)"
+                "'Children see throughput for N ...' lines after 'Throughput test with' "
+                "(IOzone printed none: did its children fail?)"
             ),
         )
+    return ParseError(
+        path,
+        len(lines),
+        (
+            "IOzone throughput-mode output ('Throughput test with N processes' "
+            "and 'Children see throughput' lines)"
+        ),
+    )
+
+
+def parse_iozone(path, text=None):
+    """The Results of an IOzone output: its "Children see" and "Parent sees" lines, or, where
+    they are missing, its -R report table. Raises ParseError naming the line."""
+    if text is None:
+        text = open(path, errors="replace").read()
+    lines = text.splitlines()
+    settings = iozone_settings(text)
+    record_kb = settings["record_bytes"] // 1024 if settings["record_bytes"] else None
+    results = _throughput_results(path, lines, settings, record_kb)
+    if not results:  # no throughput lines: maybe only the -R report table survived
+        results = _report_results(path, lines, settings, record_kb)
+    if not results:
+        raise _nothing_found(path, lines)
     return results

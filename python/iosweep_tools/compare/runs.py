@@ -1,9 +1,9 @@
 """One iosweep run against another: B / A for every (phase, point) both ran with the same
 settings, with a bootstrap 95% interval over repetitions and a verdict.
 
-    import iosweep_run, iosweep_runcompare as rc
-    cmp = rc.compare(reader.read("a.h5"), reader.read("b.h5"))
-    cmp.rows, cmp.differences, rc.below(cmp, 0.9)
+    from iosweep_tools.results.reader import read
+    cmp = compare(read("a.h5"), read("b.h5"))
+    cmp.rows, cmp.differences, below(cmp, 0.9)
 
 A point is a (phase, active ranks, depth per rank) that both runs measured; its figure is the
 phase's headline (bandwidth_Bps for sequential and scan phases, iops for random ones, from the
@@ -25,10 +25,11 @@ import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from iosweep_tools.core.cmdline import count, value
 from iosweep_tools.core.text import size_text
 from iosweep_tools.results.file import ResultsError
 from iosweep_tools.results.names import record_attr
-
 
 DEFAULT_RESAMPLES = 2000
 MAX_RESAMPLES = 100000
@@ -296,6 +297,29 @@ def work(a, b, resamples):
     return resamples * (len(a.summary) + len(b.summary))
 
 
+def _judged(row, key, loose, resamples, seed):
+    """`row` compared (the bootstrap of its repetitions) or said why not."""
+    va, vb = row.a, row.b
+    if not all(math.isfinite(v) for v in va + vb) or row.mean_a <= 0 or row.mean_b < 0:
+        row.verdict = "not comparable (a figure is NaN, or A's mean is not above 0)"
+        return
+    if row.differs and not loose:
+        verb = "differs" if len(row.differs) == 1 else "differ"
+        row.verdict = f"not compared: {', '.join(row.differs)} {verb}"
+        return
+    rng = np.random.default_rng([seed, zlib.crc32(repr(key).encode())])
+    row.ratio, row.lo, row.hi = bootstrap(va, vb, resamples, rng)
+    row.compared = True
+    if len(va) == 1 and len(vb) == 1:
+        row.interval_note = "degenerate: 1 repetition on each side, no interval"
+    elif len(va) == 1 or len(vb) == 1:
+        side = "A" if len(va) == 1 else "B"
+        row.interval_note = (
+            f"degenerate on {side}'s side: 1 repetition, only the other side's spread"
+        )
+    row.verdict = _verdict(row)
+
+
 def compare(a, b, loose=False, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
     """The Comparison of run `b` against run `a` (results.reader.Run)."""
     if work(a, b, resamples) > MAX_WORK:
@@ -317,23 +341,7 @@ def compare(a, b, loose=False, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
         row.differs = [d.what for d in diffs if phase in d.phases]
         if row.nodes_a != row.nodes_b:
             row.differs.append("nodes")
-        if not all(math.isfinite(v) for v in va + vb) or row.mean_a <= 0 or row.mean_b < 0:
-            row.verdict = "not comparable (a figure is NaN, or A's mean is not above 0)"
-        elif row.differs and not loose:
-            verb = "differs" if len(row.differs) == 1 else "differ"
-            row.verdict = f"not compared: {', '.join(row.differs)} {verb}"
-        else:
-            rng = np.random.default_rng([seed, zlib.crc32(repr(key).encode())])
-            row.ratio, row.lo, row.hi = bootstrap(va, vb, resamples, rng)
-            row.compared = True
-            if len(va) == 1 and len(vb) == 1:
-                row.interval_note = "degenerate: 1 repetition on each side, no interval"
-            elif len(va) == 1 or len(vb) == 1:
-                side = "A" if len(va) == 1 else "B"
-                row.interval_note = (
-                    f"degenerate on {side}'s side: 1 repetition, only the other side's spread"
-                )
-            row.verdict = _verdict(row)
+        _judged(row, key, loose, resamples, seed)
         rows.append(row)
     only_a = sorted(set(pa) - set(pb), key=lambda k: (order.get(k[0], 99), k[1], k[2]))
     only_b = sorted(set(pb) - set(pa), key=lambda k: (order.get(k[0], 99), k[1], k[2]))
@@ -348,3 +356,14 @@ def below(cmp, threshold):
 def display_value(row, v):
     """(number, unit) as shown: MiB/s (bytes/s / 2^20) or ops/s."""
     return (v / 1048576.0, "MiB/s") if row.unit == "bytes/s" else (v, "ops/s")
+
+
+def bootstrap_options(resamples_text, seed_text):
+    """(resamples, seed) of --resamples and --seed as given (None: the defaults), checked;
+    Stop naming the option (iosweep-compare, iosweep-report)."""
+    resamples, seed = DEFAULT_RESAMPLES, DEFAULT_SEED
+    if resamples_text is not None:
+        resamples = value("--resamples", resamples_text, count(100, MAX_RESAMPLES))
+    if seed_text is not None:
+        seed = value("--seed", seed_text, count(0, 2**63 - 1))
+    return resamples, seed
