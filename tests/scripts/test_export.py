@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from iosweep_tools.results import hdf5
-import iosweep_export
+from iosweep_tools.results import export
 from conftest import SOURCE_DIR, make_results, run_ids
 
 LOAD = SOURCE_DIR / "scripts" / "iosweep-load"
@@ -161,7 +161,7 @@ def test_one_run_only(results, tmp_path):
 
 
 def test_column_names_follow_the_documented_convention():
-    c = iosweep_export.column_name
+    c = export.column_name
     assert c("wall_s", "s") == "wall_s" and c("lat_p50_ns", "ns") == "lat_p50_ns"
     assert c("bandwidth_Bps", "bytes/s") == "bandwidth_Bps" and c("iops", "ops/s") == "iops"
     assert c("bytes", "bytes") == "bytes" and c("point", "1") == "point"

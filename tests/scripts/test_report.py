@@ -21,7 +21,7 @@ import pytest
 from iosweep_tools.results import hdf5
 from iosweep_tools.results import names
 from iosweep_tools.results import reader
-import iosweep_timeseries as its
+from iosweep_tools.results import timeseries as its
 from chromium import Chromium
 from conftest import SOURCE_DIR, run_ids, run_iosweep
 from newer_files import with_mounts_and_wire, with_timeseries_latency
