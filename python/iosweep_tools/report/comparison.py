@@ -1,13 +1,16 @@
 """The sections of iosweep-report about other measurements: run against run (the comparison of
-iosweep_runcompare as a table) and the IOzone/IOR baselines given with --baseline.
+compare.runs as a table) and the IOzone/IOR baselines given with --baseline.
 
-Each function returns the HTML of its section ('' when there is nothing to show).
+Each function returns the body of its section ('' when there is nothing to show).
 """
 from html import escape
 
-from iosweep_tools.compare import runs, tools
-import iosweep_report_html as h
-from iosweep_report_overview import MIB, baseline_mine, run_name
+from iosweep_tools.compare import tools
+from iosweep_tools.compare.runs import display_value
+from iosweep_tools.report import html as h
+from iosweep_tools.report.html import MIB
+from iosweep_tools.report.overview import run_name
+from iosweep_tools.report.sweep import baseline_mine
 
 
 def baselines_section(runs, baselines):
@@ -57,7 +60,7 @@ def baselines_section(runs, baselines):
         ],
         rows,
     )
-    return h.section("baselines", "Baselines (IOzone, IOR)", body)
+    return body
 
 
 # -------------------------------------------------------------------------- run against run
@@ -92,8 +95,8 @@ def comparison(cmps):
             body += h.p("Settings that differ: none.")
         rows = []
         for r in cmp.rows:
-            ma, unit = runs.display_value(r, r.mean_a)
-            mb, _ = runs.display_value(r, r.mean_b)
+            ma, unit = display_value(r, r.mean_a)
+            mb, _ = display_value(r, r.mean_b)
             how = f"mean over repetitions of {r.field}" + (" / 2^20" if unit == "MiB/s" else "")
             cls = {"faster": "good", "slower": "bad"}.get(r.verdict, "")
             rows.append(
@@ -136,4 +139,4 @@ def comparison(cmps):
                     f"{label}: "
                     + escape("; ".join(f"{p} at {k} ranks x depth {d}" for p, k, d in keys))
                 )
-    return h.section("comparison", "Run against run", body)
+    return body

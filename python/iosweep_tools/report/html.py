@@ -18,6 +18,7 @@ from html import escape
 import numpy as np
 
 MAX_ROWS = 1500  # rows of one table on the page; the rest is counted in a note
+MIB = 1048576.0  # the data-scale of MiB/s from bytes/s
 
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;
@@ -87,7 +88,7 @@ def _cls(c):
 
 
 def td(run, table, row, field, scale=None, digits=None, cls=None, text=None, point=None):
-    """A cell holding table[row][field] of `run` (iosweep_run.Run); '' when the table or the
+    """A cell holding table[row][field] of `run` (results.reader.Run); '' when the table or the
     field is missing (a cell saying so)."""
     t = run.tables.get(table)
     if t is None or field not in t.dtype.names:
@@ -131,6 +132,12 @@ def derived(value, how, digits=None, cls=None, text=None):
         f'<td{_cls(cls)} data-derived="{escape(how)}" data-value="{escape(exact(value))}">'
         f"{escape(shown)}</td>"
     )
+
+
+def problem_note(run, name):
+    """' (the file's NAME is not usable: WHY)' when the run set table `name` aside, else ''."""
+    why = run.problems.get(name)
+    return f" (the file's {name} is not usable: {escape(why)})" if why else ""
 
 
 def text_td(s, cls="t"):

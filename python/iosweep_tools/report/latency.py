@@ -1,5 +1,5 @@
 """The per-run sections of iosweep-report about time: latency (percentiles per point, merged
-histograms) and throughput and latency over time (the timeseries table; see iosweep_timeseries
+histograms) and throughput and latency over time (the timeseries table; see results.timeseries
 for its merged rows).
 
 Each function takes one run (results.reader.Run) and the phase names of its file, and returns HTML.
@@ -9,11 +9,11 @@ from html import escape
 
 import numpy as np
 
-import iosweep_report_html as h
-import iosweep_report_svg as svg
+from iosweep_tools.report import html as h
+from iosweep_tools.report import svg
+from iosweep_tools.report.html import MIB, problem_note
 from iosweep_tools.results import timeseries as its
 
-MIB = 1048576.0
 PERCENTILES = ("lat_mean_ns", "lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_p999_ns")
 PERCENTILES += ("lat_p9999_ns", "lat_max_ns")
 
@@ -173,11 +173,6 @@ def _lat_cell(run, field, bucket, v, point=None):
         f'<td data-run="{escape(run.id)}" data-table="latency" data-field="{field}"'
         f' data-bucket="{int(bucket)}"{where} data-value="{int(v)}">{h.num(v)}</td>'
     )
-
-
-def problem_note(run, name):
-    why = run.problems.get(name)
-    return f" (the file's {name} is not usable: {escape(why)})" if why else ""
 
 
 # ------------------------------------------------------------------------------ over time

@@ -1,16 +1,17 @@
 """The per-run sections of iosweep-report about who and what: stragglers (the ranks and nodes
-that set wall_s), where the bytes came from (in words), and filter-count's final math as the
-console prints it.
+that set wall_s) and where the bytes came from (in words); filter-count's final math is
+final_math's.
 
-Each function takes one run (iosweep_run.Run) and returns HTML.
+Each function takes one run (results.reader.Run) and returns HTML.
 """
 import math
 from html import escape
 
 import numpy as np
 
-import iosweep_report_html as h
-from iosweep_report_latency import MIB, head_cells, point_label, problem_note
+from iosweep_tools.report import html as h
+from iosweep_tools.report.html import problem_note
+from iosweep_tools.report.latency import head_cells
 
 # ------------------------------------------------------------------------------ stragglers
 
@@ -161,126 +162,3 @@ def provenance(run):
         )
     )
     return body + h.table(["phase", run.axis(), "rep", *fields, "in words"], rows, total)
-
-
-# ------------------------------------------------------------------------------ final math
-
-
-def final_math_rows(run):
-    """(filter-count row, ship-count row or None) that the console's final math prints: the
-    last of each appended."""
-    f = [i for i in range(len(run.summary)) if run.phase_of_row(i) == "filter_count"]
-    sh = [i for i in range(len(run.summary)) if run.phase_of_row(i) == "ship_count"]
-    return (f[-1] if f else None), (sh[-1] if sh else None)
-
-
-def final_math_text(run):
-    """The lines ConsoleWriter::print_final_math prints (src/output/console_writer.cpp), from
-    the stored figures; None without filter-count."""
-    i, j = final_math_rows(run)
-    if i is None:
-        return None
-    s, g = run.summary, 1e9
-    v = lambda f, k=i: s[f][k]  # noqa: E731
-    streams = run.axis() == "streams"
-    lines = []
-    if streams:
-        lines.append(
-            f"filter-count at {v('streams')} streams ({v('ranks')} ranks x depth {v('iodepth')}) on"
-            f" {v('nodes')} node(s) (the largest point):"
-        )
-    else:
-        lines.append(
-            f"filter-count at {v('ranks')} ranks on {v('nodes')} node(s) (the largest point):"
-        )
-    bw = float(v("bandwidth_Bps"))
-    lines.append(
-        f"  data       {v('bytes')} bytes ({int(v('bytes')) / g:.3f} GB),"
-        f" {v('rows')} rows of 8 bytes"
-    )
-    lines.append(f"  runtime    {float(v('wall_s')):.3f} s")
-    lines.append(f"  aggregate  {bw / g:.3f} GB/s ({bw / MIB:.1f} MiB/s)")
-    nodes = run.table("nodes")
-    if nodes is not None:
-        for k in range(len(nodes)):
-            if int(nodes["point"][k]) == int(v("point")):
-                lines.append(
-                    f"  node {int(nodes['node'][k]):<3d}  "
-                    f" {float(nodes['bandwidth_Bps'][k]) / g:.3f} GB/s"
-                    f"  ({nodes['ranks'][k]} ranks, {run.host(nodes['node'][k])})"
-                )
-    n, k = int(v("nodes")), int(v("ranks"))
-    per_node, per_rank = (bw / n if n else 0.0), (bw / k if k else 0.0)
-    lines.append(f"  per node   {per_node / g:.3f} GB/s (aggregate / nodes)")
-    lines.append(f"  per rank   {per_rank / g:.3f} GB/s (aggregate / ranks)")
-    engine = run.engine_names.get(int(v("engine")), "") if "engine" in s.dtype.names else ""
-    m, e = int(v("matches")), int(v("expected_matches"))
-    verdict = (
-        " (not checked: no data moved)"
-        if engine == "null"
-        else " (exact)"
-        if m == e
-        else " (MISMATCH)"
-    )
-    lines.append(f"  matches    {m} found, {e} expected{verdict}")
-    r1, r2 = float(run.attrs.get("rated_bw_Bps") or 0), float(run.attrs.get("rated_bw2_Bps") or 0)
-    if r1 > 0 and r2 > 0:
-        a, b = 100.0 * per_rank / r1, 100.0 * per_rank / r2
-        lines.append(
-            f"  rated      {r1 / g:.3f} GB/s and {r2 / g:.3f} GB/s per rank's device: between"
-            f" {min(a, b):.1f}% and {max(a, b):.1f}% of rated maximum"
-            f" ({a:.1f}% of {r1 / g:.3f} GB/s,"
-            f" {b:.1f}% of {r2 / g:.3f} GB/s)"
-        )
-    elif r1 > 0:
-        lines.append(
-            f"  rated      {r1 / g:.3f} GB/s per rank's device:"
-            f" {100.0 * per_rank / r1:.1f}% of rated maximum"
-        )
-    if (
-        j is not None
-        and int(s["ranks"][j]) == k
-        and int(s["repetition"][j]) == int(v("repetition"))
-    ):
-        mb, rb = int(s["mpi_bytes"][j]), int(s["mpi_remote_bytes"][j])
-        sbw = float(s["bandwidth_Bps"][j])
-        lines.append(
-            f"ship-count at {int(s['ranks'][j])} ranks (every record sent over MPI to a collector):"
-        )
-        lines.append(
-            f"  moved      {mb} bytes over MPI"
-            f" ({100.0 * rb / mb if mb else 0.0:.0f}% to another node),"
-            f" against {int(v('mpi_bytes'))} bytes (8 per rank) for filter-count"
-        )
-        lines.append(
-            f"  aggregate  {sbw / g:.3f} GB/s; filter-count / ship-count"
-            f" {bw / sbw if sbw > 0 else 0.0:.2f}"
-        )
-    return "\n".join(lines) + "\n"
-
-
-def final_math(run):
-    text = final_math_text(run)
-    if text is None:
-        return h.p("No filter-count in this run: no final math.")
-    i, _ = final_math_rows(run)
-    fields = [
-        "bytes",
-        "rows",
-        "wall_s",
-        "bandwidth_Bps",
-        "matches",
-        "expected_matches",
-        "ranks",
-        "nodes",
-    ]
-    body = h.p(
-        "As the console prints it after the run (GB = 10^9 bytes; per node = aggregate / nodes,"
-        " per rank (per drive) = aggregate / ranks; rated from --rated-bw: rated_bw_Bps,"
-        " rated_bw2_Bps),"
-        f" for the last filter-count point appended: {escape(point_label(run, i))}."
-    )
-    body += f'<pre class="final-math" data-run="{escape(run.id)}">{escape(text)}</pre>'
-    row = [h.td(run, "summary", i, f) for f in fields]
-    row += [h.attr_td(run, "rated_bw_Bps", cls=""), h.attr_td(run, "rated_bw2_Bps", cls="")]
-    return body + h.table(fields + ["rated_bw_Bps", "rated_bw2_Bps"], [row])

@@ -1,7 +1,7 @@
 """Inline SVG charts for iosweep-report: line and point charts on linear, log2 or log10 axes,
 drawn as text (no script, no font or image fetched), each a <figure> with its legend and caption.
 
-    import iosweep_report_svg as svg
+    from iosweep_tools.report import svg
     svg.chart([{"label": "seq_write", "color": "#d62728", "points": [(1, 90.5), (2, 170.1)],
                 "dots": [(1, 88.0), (1, 93.1)], "ranges": [(1, 88.0, 93.1)]}],
               title="...", xlabel="active ranks (log2)", ylabel="MiB/s", xscale="log2")
@@ -90,11 +90,9 @@ def _axis_ticks(lo, hi, scale):
     return [float(base**k) for k in range(a, b + 1, step)]
 
 
-def chart(series, title, xlabel, ylabel, xscale="linear", yscale="linear", caption="", **kw):
-    """A <figure> holding one SVG chart, its legend and its caption (HTML)."""
-    width, height = kw.get("width", W), kw.get("height", H)
-    xfmt = kw.get("xfmt", number_text)
-    yfmt = kw.get("yfmt", number_text)
+def _extent(series, xscale, yscale):
+    """(xs, ys, dropped): every value of the series that can be drawn on these scales, and how
+    many points, dots and bars cannot (NaN, or not above 0 on a log axis)."""
     xs, ys, dropped = [], [], 0
     for s in series:
         for key in ("points", "dots"):
@@ -115,50 +113,63 @@ def chart(series, title, xlabel, ylabel, xscale="linear", yscale="linear", capti
                 if _ok(x, xscale) and _ok(y, yscale):
                     xs.append(x)
                     ys.append(y)
-    head = f'<figure class="chart"><figcaption class="title">{escape(title)}</figcaption>'
-    if not xs:
-        return (
-            head + f'<p class="empty">nothing to draw: no {escape(ylabel)} values</p>'
-            f"<figcaption>{caption}</figcaption></figure>"
-        )
-    tx = [_t(x, xscale) for x in xs]
-    ty = [_t(y, yscale) for y in ys]
-    x0, x1 = min(tx), max(tx)
-    y0, y1 = min(ty), max(ty)
-    if yscale == "linear":
-        y0 = min(0.0, y0)
-        y1 = y1 * 1.05 if y1 > 0 else y1 + 1
-    if x1 == x0:
-        x0, x1 = x0 - 1, x1 + 1
-    if y1 == y0:
-        y0, y1 = y0 - 1, y1 + 1
-    xticks = [t for t in _axis_ticks(x0, x1, xscale) if x0 - 1e-9 <= _t(t, xscale) <= x1 + 1e-9]
-    yticks = _axis_ticks(y0, y1, yscale)
-    y0 = min(y0, _t(yticks[0], yscale))
-    y1 = max(y1, _t(yticks[-1], yscale))
-    pw, ph = width - LEFT - RIGHT, height - TOP - BOTTOM
-    pad = 0.03 * (x1 - x0)
+    return xs, ys, dropped
 
-    def px(x):
-        return LEFT + (_t(x, xscale) - x0 + pad) / (x1 - x0 + 2 * pad) * pw
 
-    def py(y):
-        return TOP + ph - (_t(y, yscale) - y0) / (y1 - y0) * ph
+class _Plot:
+    """The plotting area of a chart: its value ranges (on the axes' scales), its ticks and the
+    mapping of a value to a pixel."""
 
+    def __init__(self, xs, ys, xscale, yscale, width, height):
+        self.xscale, self.yscale = xscale, yscale
+        tx = [_t(x, xscale) for x in xs]
+        ty = [_t(y, yscale) for y in ys]
+        x0, x1 = min(tx), max(tx)
+        y0, y1 = min(ty), max(ty)
+        if yscale == "linear":
+            y0 = min(0.0, y0)
+            y1 = y1 * 1.05 if y1 > 0 else y1 + 1
+        if x1 == x0:
+            x0, x1 = x0 - 1, x1 + 1
+        if y1 == y0:
+            y0, y1 = y0 - 1, y1 + 1
+        ticks = _axis_ticks(x0, x1, xscale)
+        self.xticks = [t for t in ticks if x0 - 1e-9 <= _t(t, xscale) <= x1 + 1e-9]
+        self.yticks = _axis_ticks(y0, y1, yscale)
+        self.x0, self.x1 = x0, x1
+        self.y0 = min(y0, _t(self.yticks[0], yscale))
+        self.y1 = max(y1, _t(self.yticks[-1], yscale))
+        self.pw, self.ph = width - LEFT - RIGHT, height - TOP - BOTTOM
+        self.pad = 0.03 * (x1 - x0)
+
+    def px(self, x):
+        span = self.x1 - self.x0 + 2 * self.pad
+        return LEFT + (_t(x, self.xscale) - self.x0 + self.pad) / span * self.pw
+
+    def py(self, y):
+        return TOP + self.ph - (_t(y, self.yscale) - self.y0) / (self.y1 - self.y0) * self.ph
+
+    def ok(self, x, y):
+        return _ok(x, self.xscale) and _ok(y, self.yscale)
+
+
+def _frame(p, title, xlabel, ylabel, width, height, xfmt, yfmt):
+    """The SVG element's opening, the plotting area, the grid, the ticks and the axis labels."""
+    pw, ph = p.pw, p.ph
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}"'
         f' height="{height}" role="img" aria-label="{escape(title)}">',
         f"<title>{escape(title)}</title>",
         f'<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="#fff" stroke="#999"/>',
     ]
-    for t in yticks:
-        y = py(t)
+    for t in p.yticks:
+        y = p.py(t)
         out.append(
             f'<line x1="{LEFT}" x2="{LEFT + pw}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e5e5e5"/>'
             f'<text x="{LEFT - 5}" y="{y + 4:.1f}" text-anchor="end">{escape(yfmt(t))}</text>'
         )
-    for t in xticks:
-        x = px(t)
+    for t in p.xticks:
+        x = p.px(t)
         out.append(
             f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{TOP + ph}" stroke="#eee"/>'
             f'<text x="{x:.1f}" y="{TOP + ph + 15}" text-anchor="middle">{escape(xfmt(t))}</text>'
@@ -169,48 +180,78 @@ def chart(series, title, xlabel, ylabel, xscale="linear", yscale="linear", capti
         f'<text transform="translate(14 {TOP + ph / 2:.0f}) rotate(-90)" text-anchor="middle">'
         f"{escape(ylabel)}</text>"
     )
+    return out
+
+
+def _ranges(p, s, colour):
+    out = []
+    for x, lo, hi in s.get("ranges", ()):
+        if p.ok(x, lo) and p.ok(x, hi):
+            x_at = f"{p.px(x):.1f}"
+            out.append(
+                f'<line x1="{x_at}" x2="{x_at}" y1="{p.py(lo):.1f}" y2="{p.py(hi):.1f}"'
+                f' stroke="{colour}" stroke-width="5" stroke-opacity="0.25"/>'
+            )
+    return out
+
+
+def _bars(p, s, colour, dash_attr):
+    bars = [(x0, x1, y) for x0, x1, y in s.get("bars", ()) if p.ok(x0, y) and p.ok(x1, y)]
+    if not bars:
+        return []
+    base = p.py(10**p.y0) if p.yscale == "log10" else p.py(max(0.0, p.y0))
+    d = "".join(
+        f"M{p.px(x0):.1f},{base:.1f}V{p.py(y):.1f}H{p.px(x1):.1f}V{base:.1f}" for x0, x1, y in bars
+    )
+    return [
+        f'<path d="{d}" fill="{colour}" fill-opacity="0.12" stroke="{colour}"'
+        f' stroke-width="1.3"{dash_attr}/>'
+    ]
+
+
+def _series(p, s):
+    """(the SVG elements of one series: whiskers, line, markers, rings, bars; its legend item)."""
+    colour, dash = s.get("color", "#333"), s.get("dash", "")
+    dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+    out = _ranges(p, s, colour)
+    pts = [(p.px(x), p.py(y)) for x, y in s.get("points", ()) if p.ok(x, y)]
+    if len(pts) > 1 and s.get("line", True):
+        d = " ".join(f"{a:.1f},{b:.1f}" for a, b in pts)
+        out.append(
+            f'<polyline points="{d}" fill="none" stroke="{colour}" stroke-width="1.8"'
+            f"{dash_attr}/>"
+        )
+    marker = s.get("marker", "circle" if len(pts) <= 40 else None)
+    out += [_marker(marker, a, b, colour) for a, b in pts]
+    for x, y in s.get("dots", ()):
+        if p.ok(x, y):
+            out.append(
+                f'<circle cx="{p.px(x):.1f}" cy="{p.py(y):.1f}" r="2.2" fill="none"'
+                f' stroke="{colour}" stroke-opacity="0.8"/>'
+            )
+    out += _bars(p, s, colour, dash_attr)
+    return out, _legend_item(s.get("label", ""), colour, dash, marker if pts else None)
+
+
+def chart(series, title, xlabel, ylabel, xscale="linear", yscale="linear", caption="", **kw):
+    """A <figure> holding one SVG chart, its legend and its caption (HTML)."""
+    width, height = kw.get("width", W), kw.get("height", H)
+    xfmt = kw.get("xfmt", number_text)
+    yfmt = kw.get("yfmt", number_text)
+    xs, ys, dropped = _extent(series, xscale, yscale)
+    head = f'<figure class="chart"><figcaption class="title">{escape(title)}</figcaption>'
+    if not xs:
+        return (
+            head + f'<p class="empty">nothing to draw: no {escape(ylabel)} values</p>'
+            f"<figcaption>{caption}</figcaption></figure>"
+        )
+    p = _Plot(xs, ys, xscale, yscale, width, height)
+    out = _frame(p, title, xlabel, ylabel, width, height, xfmt, yfmt)
     legend = []
     for s in series:
-        colour, dash = s.get("color", "#333"), s.get("dash", "")
-        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-        for x, lo, hi in s.get("ranges", ()):
-            if _ok(x, xscale) and _ok(lo, yscale) and _ok(hi, yscale):
-                out.append(
-                    f'<line x1="{px(x):.1f}" x2="{px(x):.1f}" y1="{py(lo):.1f}" y2="{py(hi):.1f}"'
-                    f' stroke="{colour}" stroke-width="5" stroke-opacity="0.25"/>'
-                )
-        pts = [(px(x), py(y)) for x, y in s.get("points", ()) if _ok(x, xscale) and _ok(y, yscale)]
-        if len(pts) > 1 and s.get("line", True):
-            d = " ".join(f"{a:.1f},{b:.1f}" for a, b in pts)
-            out.append(
-                f'<polyline points="{d}" fill="none" stroke="{colour}" stroke-width="1.8"'
-                f"{dash_attr}/>"
-            )
-        marker = s.get("marker", "circle" if len(pts) <= 40 else None)
-        for a, b in pts:
-            out.append(_marker(marker, a, b, colour))
-        for x, y in s.get("dots", ()):
-            if _ok(x, xscale) and _ok(y, yscale):
-                out.append(
-                    f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="2.2" fill="none"'
-                    f' stroke="{colour}" stroke-opacity="0.8"/>'
-                )
-        bars = [
-            (x0, x1, y)
-            for x0, x1, y in s.get("bars", ())
-            if _ok(x0, xscale) and _ok(x1, xscale) and _ok(y, yscale)
-        ]
-        if bars:
-            base = py(10**y0) if yscale == "log10" else py(max(0.0, y0))
-            d = "".join(
-                f"M{px(x0):.1f},{base:.1f}V{py(y):.1f}H{px(x1):.1f}V{base:.1f}"
-                for x0, x1, y in bars
-            )
-            out.append(
-                f'<path d="{d}" fill="{colour}" fill-opacity="0.12" stroke="{colour}"'
-                f' stroke-width="1.3"{dash_attr}/>'
-            )
-        legend.append(_legend_item(s.get("label", ""), colour, dash, marker if pts else None))
+        marks, item = _series(p, s)
+        out += marks
+        legend.append(item)
     out.append("</svg>")
     note = (
         f" {dropped} value(s) could not be drawn (NaN or not above 0 on a log axis)."
