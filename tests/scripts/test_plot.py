@@ -6,7 +6,8 @@ import subprocess
 
 import pytest
 
-import iosweep_plot as plot
+from iosweep_tools.plot.baselines import load_baselines
+from iosweep_tools.plot.draw import draw
 from iosweep_tools.results import frames
 from iosweep_tools.results import names
 from conftest import SOURCE_DIR, make_results
@@ -31,7 +32,7 @@ def results(tmp_path_factory):
 def figure(results, label, **kw):
     runs, summary = frames.load(results)
     run = runs[runs["label"] == label].iloc[0]
-    fig = plot.draw(
+    fig = draw(
         run,
         summary[summary["run_id"] == run["run_id"]],
         kw.pop("others", []),
@@ -71,7 +72,7 @@ def test_published_figures_are_absent_by_default_and_present_with_baselines(resu
     # The published random figures are of 4 KiB records, and the filter-count study does not
     # state its record size: run "two" (8 KiB random records) gets none unless asked, run "one"
     # (4 KiB) gets the random ones, never the filter-count one.
-    published = plot.load_baselines(str(SOURCE_DIR / "results" / "baselines"))
+    published = load_baselines(str(SOURCE_DIR / "results" / "baselines"))
     assert {b["record_bytes"] for b in published if b["phase"].startswith("rand_")} == {4096}
     assert all(b["record_bytes"] is None for b in published if b["phase"] == "filter_count")
     _, left, right = figure(results, "two", baselines=published)
@@ -102,7 +103,7 @@ def write_baselines(folder, rows):
         "source,system,phase,threads,value,unit,record_bytes,file_bytes\n"
         + "".join(f"{r}\n" for r in rows)
     )
-    return plot.load_baselines(str(folder))
+    return load_baselines(str(folder))
 
 
 def test_published_figures_measured_like_the_run_are_drawn_without_asking(results, tmp_path):

@@ -133,7 +133,7 @@ def test_compare_sets_iozone_threads_beside_streams(results, tmp_path):
 
 
 def test_plot_draws_streams_on_the_thread_axis(results, tmp_path):
-    import iosweep_plot as plot
+    from iosweep_tools.plot.draw import draw
 
     others = [r for r in parsers.parse_any(str(iozone_at(8, tmp_path))) if r.kind != "parent"]
     for label, xs, axis in (
@@ -141,7 +141,7 @@ def test_plot_draws_streams_on_the_thread_axis(results, tmp_path):
         ("ranks", [1, 2], "active ranks"),
     ):
         run, s = run_of(results, label)
-        fig = plot.draw(run, s, others, [], list(names.phases(results)))
+        fig = draw(run, s, others, [], list(names.phases(results)))
         right = fig.axes[1]
         mine = next(line for line in right.lines if line.get_label() == "iosweep rand_read (wall)")
         assert list(mine.get_xdata()) == xs
