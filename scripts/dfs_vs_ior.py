@@ -58,7 +58,8 @@ from pathlib import Path
 from iosweep_tools.core import cmdline, command, units
 from iosweep_tools.results import frames
 from iosweep_tools.core.errors import Stop
-import dfs_bed
+from iosweep_tools.dfsbed import base as dfs_bed
+from iosweep_tools.dfsbed.bed import Bed
 from bench_vs_fio import RESAMPLES, SEED, SPREAD, machine_text, ratio_stats, verdict
 
 HERE = Path(__file__).resolve().parent
@@ -317,7 +318,7 @@ def _main(argv):
     if why:
         raise Stop(f"no GlusterFS bed here: {why}", 1)
     name = a.name or "iosweep-dfs"
-    bed = dfs_bed.Bed(name)
+    bed = Bed(name)
     own = None
     if not bed.state.get("phase") == "up":
         if a.name:
@@ -330,7 +331,7 @@ def _main(argv):
         )  # fmt: skip
         if up.returncode != 0:
             raise Stop(f"could not bring a bed up: {up.stderr.strip()}", 1)
-        bed = dfs_bed.Bed(own)
+        bed = Bed(own)
     slots = {ln.split()[1] for ln in Path(bed.hostfile).read_text().splitlines() if ln.strip()}
     if slots != {f"slots={a.ranks // 2}"}:
         if own:

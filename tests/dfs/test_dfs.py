@@ -19,7 +19,8 @@ from pathlib import Path
 import h5py
 import pytest
 
-import dfs_bed
+from iosweep_tools.dfsbed import base as dfs_bed
+from iosweep_tools.dfsbed.bed import Bed
 from iosweep_tools.results import hdf5
 from iosweep_tools.results import names
 from conftest import BIN, SOURCE_DIR, latest_run, mpi_env, run_ids
@@ -70,7 +71,7 @@ class BedView:
         self.mount = info["mount"]
         self.nodes = sorted(info["nodes"])
         self.hostfile = info["hostfile"]
-        self.bed = dfs_bed.Bed(info["name"])
+        self.bed = Bed(info["name"])
 
     def node(self, node, *argv, check=True, timeout=120):
         p = bed_cli("node", node, "--", *argv, timeout=timeout)

@@ -40,80 +40,20 @@ import argparse
 import json
 import os
 import re
-import shutil
 import signal
-import subprocess
 import sys
 import time
 
-from iosweep_tools.core.cmdline import PlainParser, doc_parser, whole_numbers
 from iosweep_tools.core import command
+from iosweep_tools.core.cmdline import PlainParser, doc_parser, whole_numbers
 from iosweep_tools.core.errors import Stop
-from dfs_bed_base import SERVER_IP, SUBNET, Fail
-from dfs_bed_layout import Bed
-
-# Not used here; tests and dfs_vs_ior read them as dfs_bed.NAME.
-from dfs_bed_base import alive, cmdline, netdev  # noqa: F401
+from iosweep_tools.dfsbed import down, up
+from iosweep_tools.dfsbed.base import NAME_RE, SERVER_IP, SUBNET, VOLUME_OPTIONS, Fail, can_run
+from iosweep_tools.dfsbed.bed import Bed
 
 MAX_NODES = 200  # addresses 198.18.0.11 .. 198.18.0.210
 MAX_BRICKS = 16
 MIN_BRICK = 64 << 20  # mkfs.ext4 and the tests' files need room
-NAME_RE = re.compile(r"[a-z][a-z0-9-]{0,23}")
-
-# Volume options the bed sets, with why (measured on this bed, docs/dfs.md has the figures):
-VOLUME_OPTIONS = [
-    # io-cache keeps file data in the client process: after posix_fadvise(DONTNEED) the page
-    # cache shows 0% resident, yet a re-read of 32 MiB moved 114 bytes over the node's wire.
-    ("performance.io-cache", "off"),
-    # read-ahead prefetches into the client process (more bytes on the wire than asked for,
-    # served later from the process, invisible to mincore).
-    ("performance.read-ahead", "off"),
-    # quick-read serves whole small files (up to 64 KiB) from the client process.
-    ("performance.quick-read", "off"),
-    # O_DIRECT passes write-behind (which would acknowledge a write before any server has it)
-    # and the other performance translators: --direct measures the servers.
-    ("performance.strict-o-direct", "on"),
-    # md-cache caches file sizes in the client process. With strict-o-direct on, a 16 MiB
-    # O_DIRECT write goes out as 128 KiB requests in flight together, md-cache kept the size of
-    # a reply that came back early (16 MiB - 128 KiB), and an O_DIRECT read right after came
-    # back short (6 reads in 10); FUSE then takes the short read for the end of the file
-    # (iosweep: ENODATA, short read). Off, every stat goes to the servers and no read was short.
-    ("performance.stat-prefetch", "off"),
-]
-
-# What the packages must provide.
-TOOLS = ("glusterd", "gluster", "glusterfs", "glusterfsd", "losetup", "mkfs.ext4", "nsenter",
-         "unshare", "ip", "mount", "umount")  # fmt: skip
-
-
-# ----------------------------------------------------------------------------- checks
-
-
-def can_run(to_start=True):
-    """None when this machine can hold a bed, else why not (one line). Without `to_start`, only
-    what taking one down needs (root and the tools): no free loop device is no reason to leave
-    a bed up."""
-    if os.geteuid() != 0:
-        return "the bed needs root (namespaces, loop devices, FUSE mounts)"
-    for t in TOOLS:
-        if shutil.which(t) is None:
-            return f"{t} is not installed (scripts/install-deps installs GlusterFS and its tools)"
-    if not to_start:
-        return None
-    if not os.path.exists("/dev/fuse"):
-        return "/dev/fuse does not exist (no FUSE in this kernel or container)"
-    try:
-        os.close(os.open("/dev/fuse", os.O_RDWR))
-    except OSError as e:
-        return f"/dev/fuse cannot be opened ({e.strerror})"
-    if not os.path.exists("/dev/loop-control"):
-        return "/dev/loop-control does not exist (no loop devices here)"
-    if subprocess.run(["losetup", "--find"], capture_output=True).returncode != 0:
-        return "no free loop device (losetup --find fails)"
-    probe = subprocess.run(["unshare", "--net", "--mount", "--uts", "true"], capture_output=True)
-    if probe.returncode != 0:
-        return "this machine refuses new network, mount or UTS namespaces"
-    return None
 
 
 def parse_size(text):
@@ -152,7 +92,11 @@ def parse_args(argv):
     nd = sub.add_parser("node", help="run a command inside one node")
     nd.add_argument("node")
     nd.add_argument("command", nargs=argparse.REMAINDER)
-    a = ap.parse_args(argv)
+    return _checked(ap.parse_args(argv))
+
+
+def _checked(a):
+    """The arguments checked, those of up made what up takes."""
     if not NAME_RE.fullmatch(a.name):
         raise Stop(f"--name: '{a.name}' must be a lowercase letter then letters, digits or '-'"
                    " (at most 24)")  # fmt: skip
@@ -161,8 +105,10 @@ def parse_args(argv):
             a.command = a.command[1:]
         if not a.command:
             raise Stop(f"{a.cmd}: give the command to run after --")
-    if a.cmd != "up":
-        return a
+    return _up_args(a) if a.cmd == "up" else a
+
+
+def _up_args(a):
     whole_numbers(a, ("nodes", 1, MAX_NODES), ("bricks", 1, MAX_BRICKS), ("slots", 1, 1024))
     size = parse_size(a.brick_size)
     if size is None:
@@ -178,14 +124,19 @@ def parse_args(argv):
         a.mount = os.path.normpath(a.mount)
     if os.path.exists(a.mount) and (not os.path.isdir(a.mount) or os.listdir(a.mount)):
         raise Stop(f"--mount: '{a.mount}' exists and is not an empty folder")
+    a.options = _options(a.option)
+    return a
+
+
+def _options(given):
+    """The volume options: the bed's own, each --option KEY=VALUE replacing or adding one."""
     opts = list(VOLUME_OPTIONS)
-    for o in a.option:
+    for o in given:
         k, eq, v = o.partition("=")
         if not eq or not re.fullmatch(r"[a-z][a-z0-9.-]*\.[a-z0-9.-]+", k) or not v or " " in v:
             raise Stop(f"--option: '{o}' is not KEY=VALUE (performance.io-cache=on)")
         opts = [(ok, ov) for ok, ov in opts if ok != k] + [(k, v)]
-    a.options = opts
-    return a
+    return opts
 
 
 # ------------------------------------------------------------------------------- main
@@ -201,51 +152,63 @@ def _main(argv):
     bed = Bed(a.name, getattr(a, "mount", None))
     if a.cmd == "status":
         return status(bed, a.json)
-    if a.cmd == "exec":
-        if bed.state.get("phase") != "up":
-            raise Stop(f"exec: bed {a.name} is not up (scripts/dfs-bed up)", 1)
-        return exec_cmd(bed.head_cmd(a.command), bed.mpi_env())
-    if a.cmd == "node":
-        if bed.state.get("phase") != "up":
-            raise Stop(f"node: bed {a.name} is not up (scripts/dfs-bed up)", 1)
-        if a.node not in bed.nodes():
-            raise Stop(f"node: '{a.node}' is not a node of bed {a.name} ({', '.join(bed.nodes())})")
-        return exec_cmd(bed.node_cmd(a.node, a.command), None)
+    if a.cmd in ("exec", "node"):
+        return _run_in(bed, a)
     why = can_run(to_start=a.cmd == "up")
     if why:
         raise Stop(f"{a.cmd}: {why}", 1)
-    if a.cmd == "revive":
-        if bed.state.get("phase") != "up":
-            raise Stop(f"revive: bed {a.name} is not up (scripts/dfs-bed up)", 1)
-        t0 = time.monotonic()
-        try:
-            bed.revive()
-        except Fail as e:
-            raise Stop(f"revive: {e}", 1)
-        print(f"dfs-bed: every brick of {a.name} is back ({time.monotonic() - t0:.1f} s)")
-        return 0
-    if a.cmd == "down":
-        t0 = time.monotonic()
-        try:
-            bed.down()
-        except Fail as e:
-            raise Stop(f"down: {e}", 1)
-        print(f"dfs-bed: {a.name} is down ({time.monotonic() - t0:.1f} s)")
-        return 0
-    # up
+    return {"revive": _revive, "down": _down, "up": _up}[a.cmd](bed, a)
+
+
+def _run_in(bed, a):
+    """exec (the head namespace, mpirun's set-up) or node (inside one node): the command
+    replaces this process."""
+    if bed.state.get("phase") != "up":
+        raise Stop(f"{a.cmd}: bed {a.name} is not up (scripts/dfs-bed up)", 1)
+    if a.cmd == "exec":
+        return exec_cmd(bed.head_cmd(a.command), bed.mpi_env())
+    if a.node not in bed.nodes():
+        raise Stop(f"node: '{a.node}' is not a node of bed {a.name} ({', '.join(bed.nodes())})")
+    return exec_cmd(bed.node_cmd(a.node, a.command), None)
+
+
+def _revive(bed, a):
+    if bed.state.get("phase") != "up":
+        raise Stop(f"revive: bed {a.name} is not up (scripts/dfs-bed up)", 1)
+    t0 = time.monotonic()
+    try:
+        up.revive(bed)
+    except Fail as e:
+        raise Stop(f"revive: {e}", 1) from None
+    print(f"dfs-bed: every brick of {a.name} is back ({time.monotonic() - t0:.1f} s)")
+    return 0
+
+
+def _down(bed, a):
+    t0 = time.monotonic()
+    try:
+        down.down(bed)
+    except Fail as e:
+        raise Stop(f"down: {e}", 1) from None
+    print(f"dfs-bed: {a.name} is down ({time.monotonic() - t0:.1f} s)")
+    return 0
+
+
+def _up(bed, a):
+    """Brings the bed up; on any failure (or Ctrl-C, SIGTERM) takes down what was made."""
     if bed.root.exists() or bed.our_netns():
         raise Stop(f"up: bed {a.name} exists already (scripts/dfs-bed --name {a.name} down)", 1)
     t0 = time.monotonic()
     old = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        bed.up(a.nodes, a.bricks, a.brick_size, a.slots, a.options)
+        up.up(bed, a.nodes, a.bricks, a.brick_size, a.slots, a.options)
     except (Fail, OSError, KeyboardInterrupt) as e:
         why = "interrupted" if isinstance(e, KeyboardInterrupt) else str(e)
         try:
-            bed.down()
+            down.down(bed)
         except Fail as e2:
             why += f"; taking it down again also failed: {e2}"
-        raise Stop(f"up: {why}", 1)
+        raise Stop(f"up: {why}", 1) from None
     finally:
         signal.signal(signal.SIGTERM, old)
     print(
@@ -264,7 +227,7 @@ def exec_cmd(argv, env):
     try:
         os.execvpe(argv[0], argv, env if env is not None else os.environ)
     except OSError as e:
-        raise Stop(f"{argv[0]}: {e.strerror}", 1)
+        raise Stop(f"{argv[0]}: {e.strerror}", 1) from None
 
 
 def status(bed, as_json):
@@ -301,7 +264,3 @@ def status(bed, as_json):
     print(f"  options  {', '.join(info['options'])}")
     print(f"  run      scripts/dfs-bed --name {bed.name} exec -- mpirun --hostfile {bed.hostfile}")
     return 0 if whole else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

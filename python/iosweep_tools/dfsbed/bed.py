@@ -1,7 +1,7 @@
-"""One GlusterFS bed of scripts/dfs-bed (dfs_bed describes what it is made of): its paths and
-names, its state file (what up made, step by step), the commands that run inside its namespaces,
-and what of it is there (info, which status prints). Bringing it up is dfs_bed_up's, taking it
-down dfs_bed_down's.
+"""One GlusterFS bed of scripts/dfs-bed (dfsbed.cli's docstring describes what it is made of): its
+paths and names, its state file (what up made, step by step), the commands that run inside its
+namespaces, and what of it is there (info, which status prints). Bringing it up is dfsbed.up's,
+taking it down dfsbed.down's.
 """
 import json
 import os
@@ -9,9 +9,16 @@ import re
 from pathlib import Path
 
 from iosweep_tools.core import launch
-import dfs_bed_down
-import dfs_bed_up
-from dfs_bed_base import AGENT, SERVER_IP, SUBNET, Fail, alive, mountinfo, read_pid, run
+from iosweep_tools.dfsbed.base import (
+    AGENT,
+    SERVER_IP,
+    SUBNET,
+    Fail,
+    alive,
+    mountinfo,
+    read_pid,
+    run,
+)
 
 
 class Bed:
@@ -199,12 +206,6 @@ class Bed:
             "nodes": nodes,
         }
 
-    # ---------------------------------------------------------------------------- up
-
-    def up(self, nodes, bricks, brick_size, slots, options):
-        """Brings the bed up (dfs_bed_up.up)."""
-        dfs_bed_up.up(self, nodes, bricks, brick_size, slots, options)
-
     def clients_connected(self):
         """{node: number of bricks its client is connected to}, from the client's own view
         (.meta/graphs/active/VOLUME-client-K/private of its mount, through /proc/PID/root)."""
@@ -221,14 +222,3 @@ class Bed:
                 n += "connected = 1" in text
             out[node] = n
         return out
-
-    def revive(self, timeout=60.0):
-        """Restarts brick daemons that are gone and waits until every node's client is connected
-        to every brick again (dfs_bed_up.revive)."""
-        dfs_bed_up.revive(self, timeout)
-
-    # -------------------------------------------------------------------------- down
-
-    def down(self):
-        """Removes everything of this bed that exists (dfs_bed_down.down)."""
-        dfs_bed_down.down(self)

@@ -1,9 +1,10 @@
-"""Bringing a GlusterFS bed up (dfs_bed_layout.Bed.up), in the order that dfs_bed's docstring
-tells: the bed's folders and the private mount its namespace files sit on, the head network
-namespace with its bridge, the servers' mount namespace, the bricks (ext4 on loop devices),
-glusterd and the volume, then each node's namespaces and its client. What is made is recorded in
-the bed's state (state.json) step by step, so that dfs_bed_down can take a partial bed down. Also
-revive, which starts the brick daemons that a test killed again and waits for every client.
+"""Bringing a GlusterFS bed (dfsbed.bed.Bed) up, in the order that dfs-bed's --help tells (the
+docstring of dfsbed.cli): the bed's folders and the private mount its namespace files sit on,
+the head network namespace with its bridge, the servers' mount namespace, the bricks (ext4 on
+loop devices), glusterd and the volume, then each node's namespaces and its client. What is made
+is recorded in the bed's state (state.json) step by step, so that dfsbed.down can take a partial
+bed down. Also revive, which starts the brick daemons that a test killed again and waits for
+every client.
 """
 import os
 import shlex
@@ -11,14 +12,39 @@ import subprocess
 import time
 from pathlib import Path
 
-from dfs_bed_base import MADE_MARK, SERVER_BINDS, SERVER_IP, SUBNET, Fail, alive, mountinfo
-from dfs_bed_base import read_pid, run
+from iosweep_tools.dfsbed.base import (
+    MADE_MARK,
+    SERVER_BINDS,
+    SERVER_IP,
+    SUBNET,
+    Fail,
+    alive,
+    mountinfo,
+    read_pid,
+    run,
+)
 
 
 def up(bed, nodes, bricks, brick_size, slots, options):
     """Makes every part of `bed` (in the order above): `nodes`, `bricks` and `slots` per node are
     counts, `brick_size` is bytes, `options` the volume's [(key, value)]. Raises Fail (or OSError)
     part way; the caller then takes the bed down."""
+    _folders(bed)
+    _head(bed)
+    _servers_namespace(bed)
+    _bricks(bed, bricks, brick_size)
+    _glusterd(bed)
+    _volume(bed, bricks, options)
+    bed.state["nodes"] = {}
+    for i in range(1, nodes + 1):
+        _node(bed, i)
+    bed.hostfile.write_text("".join(f"{n} slots={slots}\n" for n in bed.state["nodes"]))
+    bed.note("phase", "up")
+
+
+def _folders(bed):
+    """The bed's folders and state, the private mount of its namespace files, the mount point,
+    and the bind targets of glusterd's fixed paths."""
     bed.state = {
         "name": bed.name,
         "mount": bed.mount,
@@ -45,7 +71,9 @@ def up(bed, nodes, bricks, brick_size, slots, options):
             os.makedirs(d)
             (Path(d) / MADE_MARK).touch()
 
-    # The head: a network namespace with the bridge the servers listen on.
+
+def _head(bed):
+    """The head: a network namespace with the bridge the servers listen on."""
     bed.note("netns", [bed.head])
     run(["ip", "netns", "add", bed.head])
     ipn = ["ip", "-n", bed.head]
@@ -54,7 +82,9 @@ def up(bed, nodes, bricks, brick_size, slots, options):
     run(ipn + ["addr", "add", f"{SERVER_IP}/{SUBNET.prefixlen}", "dev", "br0"])
     run(ipn + ["link", "set", "br0", "up"])
 
-    # The servers' mount namespace: bricks and glusterd's fixed paths, private to it.
+
+def _servers_namespace(bed):
+    """The servers' mount namespace: bricks and glusterd's fixed paths, private to it."""
     (bed.ns / "server.mnt").touch()
     binds = " && ".join(
         f"mount --bind {shlex.quote(str(bed.srv / src))} {dst}" for src, dst in SERVER_BINDS.items()
@@ -74,7 +104,9 @@ def up(bed, nodes, bricks, brick_size, slots, options):
         what="the servers' mount namespace",
     )
 
-    # Bricks: a sparse file, a loop device, ext4, mounted for the servers only.
+
+def _bricks(bed, bricks, brick_size):
+    """Bricks: a sparse file, a loop device, ext4, mounted for the servers only."""
     bed.state["bricks"] = []
     for i in range(1, bricks + 1):
         img = bed.root / "bricks" / f"b{i}.img"
@@ -89,7 +121,10 @@ def up(bed, nodes, bricks, brick_size, slots, options):
         run(bed.server_cmd(["mount", "-o", "noatime", dev, mnt]), what=f"mount {dev}")
         run(bed.server_cmd(["mkdir", f"{mnt}/brick"]))
 
-    # glusterd in the foreground (-N): the pid started is glusterd's own.
+
+def _glusterd(bed):
+    """glusterd in the foreground (-N): the pid started is glusterd's own; waits (30 s at most)
+    until it answers."""
     log = open(bed.root / "log" / "glusterd.out", "ab")
     gd = subprocess.Popen(
         bed.server_cmd(
@@ -117,11 +152,15 @@ def up(bed, nodes, bricks, brick_size, slots, options):
         if gd.poll() is not None:
             raise Fail(f"glusterd exited with {gd.returncode}: see {bed.root}/log")
         if bed.sock.exists() and bed.gluster("volume", "list", check=False).returncode == 0:
-            break
+            return
         if time.monotonic() > end:
             raise Fail("glusterd did not answer within 30 s")
         time.sleep(0.1)
 
+
+def _volume(bed, bricks, options):
+    """The volume over the bricks, its options set, started; waits (30 s at most) until every
+    brick daemon is alive."""
     brick_args = [f"{SERVER_IP}:{b['path']}" for b in bed.state["bricks"]]
     bed.note("volume_created", True)
     bed.gluster("volume", "create", bed.name, *brick_args)
@@ -136,57 +175,61 @@ def up(bed, nodes, bricks, brick_size, slots, options):
             raise Fail(f"{bricks} brick daemons did not start within 30 s")
         time.sleep(0.1)
 
-    # Nodes: network, mount and UTS namespaces, and the volume's own client in them.
-    bed.state["nodes"] = {}
-    for i in range(1, nodes + 1):
-        node = f"node{i}"
-        bed.state["netns"].append(bed.netns(node))
-        bed.state["nodes"][node] = {"ip": bed.node_ip(i), "veth": f"v{i}"}
-        bed.save()
-        run(["ip", "netns", "add", bed.netns(node)])
-        run(ipn + ["link", "add", f"v{i}", "type", "veth", "peer", "name", "eth0", "netns",
-                   bed.netns(node)])  # fmt: skip
-        run(ipn + ["link", "set", f"v{i}", "master", "br0", "up"])
-        ipc = ["ip", "-n", bed.netns(node)]
-        run(ipc + ["addr", "add", f"{bed.node_ip(i)}/{SUBNET.prefixlen}", "dev", "eth0"])
-        run(ipc + ["link", "set", "eth0", "up"])
-        run(ipc + ["link", "set", "lo", "up"])
-        for kind in ("mnt", "uts"):
-            (bed.ns / f"{node}.{kind}").touch()
-        pidfile = bed.root / "clients" / f"{node}.pid"
-        client = [
-            "glusterfs",
-            "--process-name",
-            "fuse",
-            f"--volfile-server={SERVER_IP}",
-            f"--volfile-id={bed.name}",
-            f"--log-file={bed.root / 'log' / ('client-' + node + '.log')}",
-            "--log-level=WARNING",
-            f"--pid-file={pidfile}",
-            bed.mount,
-        ]
-        run(
-            [
-                "nsenter",
-                f"--net=/run/netns/{bed.netns(node)}",
-                "unshare",
-                f"--mount={bed.ns / (node + '.mnt')}",
-                f"--uts={bed.ns / (node + '.uts')}",
-                "--propagation",
-                "private",
-                "/bin/sh",
-                "-c",
-                f"hostname {node} && exec {shlex.join(client)}",
-            ],
-            what=f"mounting the volume on {node}",
-        )
-        pid = read_pid(pidfile)
-        if not pid or not any(
-            m == bed.mount and t == "fuse.glusterfs" for m, t, _ in mountinfo(pid)
-        ):
-            raise Fail(f"{node}: the client did not mount {bed.mount}")
-    bed.hostfile.write_text("".join(f"{n} slots={slots}\n" for n in bed.state["nodes"]))
-    bed.note("phase", "up")
+
+def _node(bed, i):
+    """Node i: its network, mount and UTS namespaces, its eth0 on the bridge, and the volume's
+    own client mounting it there."""
+    node = f"node{i}"
+    bed.state["netns"].append(bed.netns(node))
+    bed.state["nodes"][node] = {"ip": bed.node_ip(i), "veth": f"v{i}"}
+    bed.save()
+    ipn = ["ip", "-n", bed.head]
+    run(["ip", "netns", "add", bed.netns(node)])
+    run(ipn + ["link", "add", f"v{i}", "type", "veth", "peer", "name", "eth0", "netns",
+               bed.netns(node)])  # fmt: skip
+    run(ipn + ["link", "set", f"v{i}", "master", "br0", "up"])
+    ipc = ["ip", "-n", bed.netns(node)]
+    run(ipc + ["addr", "add", f"{bed.node_ip(i)}/{SUBNET.prefixlen}", "dev", "eth0"])
+    run(ipc + ["link", "set", "eth0", "up"])
+    run(ipc + ["link", "set", "lo", "up"])
+    for kind in ("mnt", "uts"):
+        (bed.ns / f"{node}.{kind}").touch()
+    _client(bed, node)
+
+
+def _client(bed, node):
+    """The volume's client (a glusterfs process) in node's namespaces, mounting it at the bed's
+    mount point; Fail unless it did."""
+    pidfile = bed.root / "clients" / f"{node}.pid"
+    client = [
+        "glusterfs",
+        "--process-name",
+        "fuse",
+        f"--volfile-server={SERVER_IP}",
+        f"--volfile-id={bed.name}",
+        f"--log-file={bed.root / 'log' / ('client-' + node + '.log')}",
+        "--log-level=WARNING",
+        f"--pid-file={pidfile}",
+        bed.mount,
+    ]
+    run(
+        [
+            "nsenter",
+            f"--net=/run/netns/{bed.netns(node)}",
+            "unshare",
+            f"--mount={bed.ns / (node + '.mnt')}",
+            f"--uts={bed.ns / (node + '.uts')}",
+            "--propagation",
+            "private",
+            "/bin/sh",
+            "-c",
+            f"hostname {node} && exec {shlex.join(client)}",
+        ],
+        what=f"mounting the volume on {node}",
+    )
+    pid = read_pid(pidfile)
+    if not pid or not any(m == bed.mount and t == "fuse.glusterfs" for m, t, _ in mountinfo(pid)):
+        raise Fail(f"{node}: the client did not mount {bed.mount}")
 
 
 def revive(bed, timeout=60.0):

@@ -1,16 +1,21 @@
-"""What every part of the GlusterFS bed (dfs_bed, scripts/dfs-bed) shares: its addresses, the
-fixed paths of glusterd it binds, the one exception its steps raise (Fail), and the bounded ways
-it runs commands and reads processes through /proc.
+"""What every part of the GlusterFS bed (scripts/dfs-bed) shares: its addresses, the fixed paths
+of glusterd it binds, the volume options it sets, whether this machine can hold one (can_run),
+the one exception its steps raise (Fail), and the bounded ways it runs commands and reads
+processes through /proc.
 """
 import ipaddress
 import os
+import re
+import shutil
 import signal
 import subprocess
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-AGENT = HERE / "dfs" / "emu-rsh"
+from iosweep_tools.core.install import scripts_dir
+
+AGENT = scripts_dir() / "dfs" / "emu-rsh"
+NAME_RE = re.compile(r"[a-z][a-z0-9-]{0,23}")  # a bed's name
 
 SUBNET = ipaddress.ip_network("198.18.0.0/24")
 SERVER_IP = "198.18.0.1"
@@ -19,6 +24,59 @@ SERVER_IP = "198.18.0.1"
 # own folders, so the host's stay untouched.
 MADE_MARK = ".made-by-iosweep-dfs-bed"  # in a bind target a bed had to make
 SERVER_BINDS = {"glusterd": "/var/lib/glusterd", "log": "/var/log/glusterfs", "run": "/run/gluster"}
+
+
+# Volume options the bed sets, with why (measured on this bed, docs/dfs.md has the figures):
+VOLUME_OPTIONS = [
+    # io-cache keeps file data in the client process: after posix_fadvise(DONTNEED) the page
+    # cache shows 0% resident, yet a re-read of 32 MiB moved 114 bytes over the node's wire.
+    ("performance.io-cache", "off"),
+    # read-ahead prefetches into the client process (more bytes on the wire than asked for,
+    # served later from the process, invisible to mincore).
+    ("performance.read-ahead", "off"),
+    # quick-read serves whole small files (up to 64 KiB) from the client process.
+    ("performance.quick-read", "off"),
+    # O_DIRECT passes write-behind (which would acknowledge a write before any server has it)
+    # and the other performance translators: --direct measures the servers.
+    ("performance.strict-o-direct", "on"),
+    # md-cache caches file sizes in the client process. With strict-o-direct on, a 16 MiB
+    # O_DIRECT write goes out as 128 KiB requests in flight together, md-cache kept the size of
+    # a reply that came back early (16 MiB - 128 KiB), and an O_DIRECT read right after came
+    # back short (6 reads in 10); FUSE then takes the short read for the end of the file
+    # (iosweep: ENODATA, short read). Off, every stat goes to the servers and no read was short.
+    ("performance.stat-prefetch", "off"),
+]
+
+# What the packages must provide.
+TOOLS = ("glusterd", "gluster", "glusterfs", "glusterfsd", "losetup", "mkfs.ext4", "nsenter",
+         "unshare", "ip", "mount", "umount")  # fmt: skip
+
+
+def can_run(to_start=True):
+    """None when this machine can hold a bed, else why not (one line). Without `to_start`, only
+    what taking one down needs (root and the tools): no free loop device is no reason to leave
+    a bed up."""
+    if os.geteuid() != 0:
+        return "the bed needs root (namespaces, loop devices, FUSE mounts)"
+    for t in TOOLS:
+        if shutil.which(t) is None:
+            return f"{t} is not installed (scripts/install-deps installs GlusterFS and its tools)"
+    if not to_start:
+        return None
+    if not os.path.exists("/dev/fuse"):
+        return "/dev/fuse does not exist (no FUSE in this kernel or container)"
+    try:
+        os.close(os.open("/dev/fuse", os.O_RDWR))
+    except OSError as e:
+        return f"/dev/fuse cannot be opened ({e.strerror})"
+    if not os.path.exists("/dev/loop-control"):
+        return "/dev/loop-control does not exist (no loop devices here)"
+    if subprocess.run(["losetup", "--find"], capture_output=True).returncode != 0:
+        return "no free loop device (losetup --find fails)"
+    probe = subprocess.run(["unshare", "--net", "--mount", "--uts", "true"], capture_output=True)
+    if probe.returncode != 0:
+        return "this machine refuses new network, mount or UTS namespaces"
+    return None
 
 
 class Fail(Exception):

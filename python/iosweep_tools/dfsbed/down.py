@@ -1,5 +1,5 @@
-"""Taking a GlusterFS bed down (dfs_bed_layout.Bed.down): everything its up made, by pid and by
-path, in reverse order. Each step skips what is already gone, so it works after a partial up, on
+"""Taking a GlusterFS bed (dfsbed.bed.Bed) down: everything dfsbed.up made, by pid and by path,
+in reverse order. Each step skips what is already gone, so it works after a partial up, on
 a bed that is gone already and twice in a row; failures are collected and reported together.
 """
 import json
@@ -8,7 +8,16 @@ import shutil
 import time
 from pathlib import Path
 
-from dfs_bed_base import MADE_MARK, SERVER_BINDS, Fail, alive, mountinfo, read_pid, run, stop_pid
+from iosweep_tools.dfsbed.base import (
+    MADE_MARK,
+    SERVER_BINDS,
+    Fail,
+    alive,
+    mountinfo,
+    read_pid,
+    run,
+    stop_pid,
+)
 
 
 def down(bed):
@@ -22,6 +31,23 @@ def down(bed):
         except (Fail, OSError) as e:
             problems.append(f"{what}: {e}")
 
+    _processes_down(bed, step)
+    _mounts_down(bed, step)
+    for ns in reversed(bed.our_netns()):
+        step(f"delete netns {ns}", run, ["ip", "netns", "delete", ns])
+    _folders_down(bed, step)
+    left = bed.our_loops() or bed.ns_mounts() or bed.our_netns()
+    if not problems and not left and bed.root.exists():
+        step(f"remove {bed.root}", shutil.rmtree, bed.root)
+    if left and not problems:
+        problems.append(f"still there: {left}")
+    if problems:
+        raise Fail("; ".join(problems))
+
+
+def _processes_down(bed, step):
+    """The nodes' clients, the volume, the brick daemons, glusterd, and any other process still
+    in the bed's namespaces (a rank left on a node, say, would keep them alive)."""
     marker = str(bed.root)
     node_names = set(bed.nodes())
     node_names |= {p.stem for p in bed.ns.glob("node*.mnt")} if bed.ns.is_dir() else set()
@@ -36,10 +62,13 @@ def down(bed):
         step(f"brick daemon {pid}", stop_pid, pid, marker)
     if gd:
         step(f"glusterd {gd}", stop_pid, gd, marker)
-    # Anything else still inside the bed's namespaces (a rank left on a node, say) would keep
-    # them alive: found by namespace, ended by pid.
-    for pid in _pids_in_namespaces(bed):
+    for pid in _pids_in_namespaces(bed):  # found by namespace, ended by pid
         step(f"process {pid} in the bed's namespaces", stop_pid, pid, "")
+
+
+def _mounts_down(bed, step):
+    """The bricks' mounts in the servers' namespace, the loop devices, the namespace files and
+    the private mount they sit on."""
     server = bed.ns / "server.mnt"
     if str(server) in bed.ns_mounts():
         for m, t, _ in reversed(_server_mounts(bed)):
@@ -50,21 +79,17 @@ def down(bed):
         step(f"unmount {m}", run, ["umount", m])
     if bed.ns.is_dir() and any(m == str(bed.ns) for m, _, _ in mountinfo()):
         step(f"unmount {bed.ns}", run, ["umount", bed.ns])
-    for ns in reversed(bed.our_netns()):
-        step(f"delete netns {ns}", run, ["ip", "netns", "delete", ns])
+
+
+def _folders_down(bed, step):
+    """The mount point the bed made, and the bind targets of glusterd's fixed paths a bed made
+    when no other bed is up."""
     if bed.state.get("made_mount_dir"):
         step(f"remove {bed.mount}", _rmdir_if_empty, bed.mount)
     if not other_beds(bed.name):
         for d in SERVER_BINDS.values():
             if (Path(d) / MADE_MARK).exists():
                 step(f"remove {d}", _remove_made_dir, d)
-    left = bed.our_loops() or bed.ns_mounts() or bed.our_netns()
-    if not problems and not left and bed.root.exists():
-        step(f"remove {bed.root}", shutil.rmtree, bed.root)
-    if left and not problems:
-        problems.append(f"still there: {left}")
-    if problems:
-        raise Fail("; ".join(problems))
 
 
 def _down_client(bed, node, marker):
@@ -105,9 +130,8 @@ def _server_mounts(bed):
     return out
 
 
-def _pids_in_namespaces(bed):
-    """Pids of processes in any of the bed's namespaces, compared as readlink shows them
-    ("net:[4026532411]"): a stat of /proc/PID/ns/net of some busy processes took seconds."""
+def _namespace_names(bed):
+    """The bed's namespaces as readlink of /proc/PID/ns/* shows them ("net:[4026532411]")."""
     names = set()
     for ns in bed.our_netns():
         try:
@@ -119,18 +143,29 @@ def _pids_in_namespaces(bed):
             names.add(f"{'mnt' if m.endswith('.mnt') else 'uts'}:[{os.stat(m).st_ino}]")
         except OSError:
             pass
-    pids = []
+    return names
+
+
+def _in_namespaces(proc, names):
+    for kind in ("net", "mnt", "uts"):
+        try:
+            if os.readlink(proc / "ns" / kind) in names:
+                return True
+        except OSError:
+            return False
+    return False
+
+
+def _pids_in_namespaces(bed):
+    """Pids of processes in any of the bed's namespaces, compared as readlink shows them: a stat
+    of /proc/PID/ns/net of some busy processes took seconds."""
+    names = _namespace_names(bed)
     me = os.getpid()
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit() or int(d.name) == me:
-            continue
-        for kind in ("net", "mnt", "uts"):
-            try:
-                if os.readlink(d / "ns" / kind) in names:
-                    pids.append(int(d.name))
-                    break
-            except OSError:
-                break
+    pids = [
+        int(d.name)
+        for d in Path("/proc").iterdir()
+        if d.name.isdigit() and int(d.name) != me and _in_namespaces(d, names)
+    ]
     return [p for p in pids if alive(p)]
 
 
