@@ -10,7 +10,7 @@ import pytest
 from iosweep_tools.results import frames
 from iosweep_tools.results import names
 from iosweep_tools.compare import parsers, tools
-import streams_curve as curve
+from iosweep_tools.bench.streams import curves as curve
 from conftest import SOURCE_DIR, run_iosweep
 
 FIX = SOURCE_DIR / "tests" / "fixtures"

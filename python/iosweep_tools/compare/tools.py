@@ -30,7 +30,7 @@ def iosweep_rows(summary, run):
     """(phase, threads) -> {wall, children, iozone_children, record_bytes, file_bytes, direct} in
     iosweep's units (bytes/s, or ops/s for random phases), for the run's phases that IOzone and
     IOR also measure; repetitions are averaged. `run` maps the run's attributes (a row of
-    iosweep_load's runs). Threads are the run's active ranks, or its streams (ranks x depth) for
+    frames.load's runs). Threads are the run's active ranks, or its streams (ranks x depth) for
     a run of --streams (sweep_axis). Control phases (scan_only) have no counterpart and are left
     out."""
     rows = {}

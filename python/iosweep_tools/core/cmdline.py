@@ -147,7 +147,8 @@ def text_value(what="a value"):
 
 BIN_HELP = (
     "the iosweep binary, an executable file; its `units` command parses the sizes first"
-    " (default: build/iosweep of this source tree)"
+    " (default: $IOSWEEP_BIN, else the installed iosweep or build/iosweep of this source tree,"
+    " else iosweep on PATH)"
 )
 
 

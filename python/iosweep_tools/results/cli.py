@@ -21,8 +21,8 @@ def parser():
         prog="iosweep-load",
         description=(
             "Print the runs of an iosweep results file, or export every table as CSV files"
-            " (--csv DIR) or one JSON file (--json FILE); scripts/iosweep_export.py describes"
-            " the formats (units in column names, NaN as nan in CSV and null in JSON)."
+            " (--csv DIR) or one JSON file (--json FILE); python/iosweep_tools/results/export.py"
+            " describes the formats (units in column names, NaN as nan in CSV and null in JSON)."
         ),
     )
     ap.add_argument("results", help="iosweep HDF5 results file")

@@ -21,67 +21,25 @@ emulated nodes. Keep the machine quiet while it runs.
 Every argument is checked before anything is made (one line, status 2): the bounds --help
 gives, --size by iosweep's own parser (whole 16 MiB records, at most 1 TiB, within --dir's free
 space) and the ranks within MemAvailable (about 16 MiB each). Each job is stopped when it runs
-far past what it was asked for (iosweep_checks.job_timeout); Ctrl-C stops it and removes the
+far past what it was asked for (core.children.job_timeout); Ctrl-C stops it and removes the
 folder.
 """
 import argparse
-import math
 import shutil
-import statistics
-import sys
 import tempfile
 from pathlib import Path
-from iosweep_tools.core import children, cmdline, command, devices, files, launch, units
-from iosweep_tools.bench import harness
-from iosweep_tools.results import fields
+
+from iosweep_tools.bench.isolation.pairs import (
+    MAX_PAIRS,
+    MAX_RANKS,
+    RANK_BYTES,
+    WORKLOADS,
+    kinds,
+    layout,
+    pairs_row,
+)
+from iosweep_tools.core import cmdline, command, devices, files, install, launch, units
 from iosweep_tools.core.errors import Stop
-
-
-HERE = Path(__file__).resolve().parent
-MAX_PAIRS = 100
-MAX_RANKS = 4096
-RANK_BYTES = 16 << 20  # what one rank takes, with its buffers (docs/scaling.md)
-STONEWALL_S = 3
-WORKLOADS = [  # name, phase, extra options, column of the summary, unit
-    ("rand-read 4 KiB QD1 O_DIRECT", "rand-read", ["--stonewall", "3s"], "iops", "IOPS"),
-    ("seq-read 16 MiB O_DIRECT", "seq-read", [], "bandwidth_Bps", "MiB/s"),
-    # The same with buffers in 2 MiB huge pages: equally contiguous in both jobs, so the device
-    # sees the same request sizes and the ratio is the idle ranks' effect alone.
-    ("seq-read 16 MiB O_DIRECT --hugepages", "seq-read", ["--hugepages"], "bandwidth_Bps", "MiB/s"),
-]
-
-
-def run(args, n, hostfile=None):
-    """One job of `n` ranks running args.iosweep; stops in one line when it fails."""
-    timeout = children.job_timeout(args.size_bytes, STONEWALL_S, n)
-    children.iosweep(args.bin, n, args.iosweep, timeout, hostfile=hostfile)
-
-
-def figure(out, column, unit):
-    """(the figure of the last run's last summary row, the mean size of the read requests the
-    device completed in that phase, bytes; NaN without device counters)."""
-    device = {
-        "point": fields.ID,
-        "counted": fields.FLAG,
-        "read_ops": fields.ID,
-        "read_bytes": fields.ID,
-    }
-    summary = {"point": fields.ID, column: fields.FIGURE}
-    run = harness.written_run(out, summary=summary, tables={"device": (device, False)})
-    row = run.frame().iloc[-1]
-    v = float(row[column])
-    dev = [
-        d
-        for d in run.tables.get("device", [])
-        if d["counted"] and int(d["point"]) == int(row["point"])
-    ]
-    ops = sum(int(d["read_ops"]) for d in dev)
-    request = sum(int(d["read_bytes"]) for d in dev) / ops if ops else float("nan")
-    return (v / 1048576.0 if unit == "MiB/s" else v), request
-
-
-def ratio(a, b):
-    return a / b if b > 0 else math.nan
 
 
 def parse_args(argv):
@@ -123,7 +81,7 @@ def parse_args(argv):
         default=16,
         help="emulated nodes, 1 to --emulated-ranks (default 16)",
     )
-    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=cmdline.BIN_HELP)
+    ap.add_argument("--bin", default=install.find_binary(), help=cmdline.BIN_HELP)
     args = ap.parse_args(argv)
     if args.emulated_nodes < 1 or args.emulated_nodes > args.emulated_ranks:
         raise Stop(
@@ -142,7 +100,7 @@ def parse_args(argv):
 
 
 def main(argv=None):
-    """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
+    """The command; its status (see core.command.guard)."""
     return command.guard(_main, argv)
 
 
@@ -152,68 +110,25 @@ def _main(argv):
     work = Path(tempfile.mkdtemp(prefix="iosweep-iso.", dir=args.dir))
     out = work / "iso.h5"
     hostfile = None
-    why_not = args.why_not
     try:
-        if why_not is None:
+        if args.why_not is None:
             per_node = -(-args.emulated_ranks // args.emulated_nodes)
             hostfile = launch.emulated_nodes(work / "nodes", args.emulated_nodes, per_node)
-        base = ["run", "--dir", str(work), "--file-size", args.size, "--output", str(out)]
-        base += ["--quiet", "--direct"]
-        layout = ["--phases", "seq-write", "--keep", "--label", "isolation-check: layout"]
-        args.iosweep = base + layout
-        run(args, 1)
-        kept = harness.written_ids(out)[-1]
+        base, kept = layout(args, work, out)
         print(
             f"isolation-check: {args.pairs} alternating pairs per comparison, file {args.size} "
             f"({work}), device {devices.block_device(str(work)).name or 'none'}"
         )
-        kinds = [(f"1 of {args.ranks} ranks, one machine", args.ranks, None)]
-        if hostfile:
-            kinds.append(
-                (
-                    f"1 of {args.emulated_ranks} ranks, {args.emulated_nodes} emulated nodes",
-                    args.emulated_ranks,
-                    str(hostfile),
-                )
-            )
-        else:
-            print(f"isolation-check: no emulated nodes here: {why_not}")
+        if not hostfile:
+            print(f"isolation-check: no emulated nodes here: {args.why_not}")
         print(
             "| workload | job | median ratio | pairs (point in the job / 1-rank job) "
             "| device KiB per read request (job / alone, medians) |"
         )
         print("| --- | --- | --- | --- | --- |")
-        for name, phase, extra, column, unit in WORKLOADS:
-            for label, n, hosts in kinds:
-                ratios = []
-                requests = {"alone": [], "big": []}
-                for i in range(args.pairs):
-                    figures = {}
-                    for which in ("alone", "big") if i % 2 == 0 else ("big", "alone"):
-                        point = ["--phases", phase, "--reuse", kept, "--ranks", "1"]
-                        args.iosweep = base + point + ["--order-seed", "7"] + extra
-                        if which == "alone":
-                            run(args, 1)
-                        else:
-                            run(args, n, hostfile=hosts)
-                        figures[which], request = figure(out, column, unit)
-                        requests[which].append(request / 1024.0)
-                    ratios.append(ratio(figures["big"], figures["alone"]))
-                pairs = " ".join(f"{r:.3f}" for r in ratios)
-                sizes = (
-                    f"{statistics.median(requests['big']):.0f} /"
-                    f" {statistics.median(requests['alone']):.0f}"
-                )
-                print(
-                    (
-                        f"| {name} ({unit}) | {label} | {statistics.median(ratios):.3f} | {pairs} |"
-                        f" {sizes} |"
-                    ),
-                    flush=True,
-                )
+        for workload in WORKLOADS:
+            for kind in kinds(args, hostfile):
+                print(pairs_row(args, base, kept, out, workload, kind), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return 0

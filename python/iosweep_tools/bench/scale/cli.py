@@ -22,53 +22,24 @@ Every argument is checked before anything is made (one line, status 2): the boun
 gives, --size by iosweep's own parser (a multiple of the 1 MiB record), the files of the
 largest point within --dir's free space, the ranks within MemAvailable (about 16 MiB each), and
 --output a new file in an existing folder. The job is stopped when it runs far past what it was
-asked for (iosweep_checks.job_timeout); Ctrl-C stops it and removes the run's folder.
+asked for (core.children.job_timeout); Ctrl-C stops it and removes the run's folder.
 """
 import argparse
-import statistics
-import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
-from iosweep_tools.core import children, cmdline, command, files, launch, units
-from iosweep_tools.bench import harness
-from iosweep_tools.results import fields
+
+from iosweep_tools.bench.scale.usage import (
+    MAX_NODES,
+    MAX_RANKS,
+    MAX_SIZE,
+    RANK_BYTES,
+    read_usage,
+    report_text,
+    run_job,
+    sweep_command,
+)
+from iosweep_tools.core import cmdline, command, files, install, launch, units
 from iosweep_tools.core.errors import Stop
-
-
-HERE = Path(__file__).resolve().parent
-MAX_RANKS = 16384
-MAX_NODES = 1024
-MAX_SIZE = 64 << 30
-RANK_BYTES = 16 << 20  # what one rank of the sweep takes (docs/scaling.md: 6.1 GiB for 512)
-PHASES = 6  # seq-write, seq-read, rand-write, rand-read, scan-only, filter-count
-SUMMARY = {"ranks": fields.POSITIVE, "overhead_s": fields.FIGURE}
-USAGE = {
-    "rss_peak_bytes": fields.ID,
-    "private_peak_bytes": fields.ID,
-    "private_idle_peak_bytes": fields.ID,
-    "cpu_user_s": fields.FIGURE,
-    "cpu_sys_s": fields.FIGURE,
-}
-
-
-class MemSampler(threading.Thread):
-    """The lowest MemAvailable seen while the job runs."""
-
-    def __init__(self, period_s=0.2):
-        super().__init__(daemon=True)
-        self.period_s = period_s
-        self.low = files.mem_available()
-        self.stop = threading.Event()
-
-    def run(self):
-        while not self.stop.wait(self.period_s):
-            self.low = min(self.low, files.mem_available() or self.low)
-
-
-def mib(b):
-    return b / 1048576.0
 
 
 def parse_args(argv):
@@ -113,7 +84,7 @@ def parse_args(argv):
         help="keep the results file here, a new file in an existing folder (default: removed at"
         " the end)",
     )
-    ap.add_argument("--bin", default=str(HERE.parent / "build" / "iosweep"), help=cmdline.BIN_HELP)
+    ap.add_argument("--bin", default=install.find_binary(), help=cmdline.BIN_HELP)
     args = ap.parse_args(argv)
     if args.nodes > args.ranks:
         raise Stop(f"--nodes: {args.nodes} nodes for {args.ranks} ranks leave nodes empty")
@@ -146,7 +117,7 @@ def parse_args(argv):
 
 
 def main(argv=None):
-    """The script; its status (one line and status 130 on Ctrl-C, see iosweep_checks.guard)."""
+    """The command; its status (see core.command.guard)."""
     return command.guard(_main, argv)
 
 
@@ -160,74 +131,9 @@ def _main(argv):
         hosts = (
             launch.emulated_nodes(work / "nodes", args.nodes, args.slots) if args.nodes else None
         )
-        cmd = ["run", "--dir", str(data), "--file-size", args.size, "--seq-record", "1MiB"]
-        cmd += ["--sweep", f"1:{args.ranks}", "--output", str(out), "--quiet"]
-        cmd += ["--direct"] if args.direct else []
+        cmd = sweep_command(args, data, out)
         mpirun = launch.mpirun(args.ranks, hosts, bind=True)[0]
         print("scale-check:", " ".join(mpirun + [args.bin] + cmd), flush=True)
-        moved = sum(children.sweep_points(args.ranks)) * args.size_bytes * PHASES
-        sampler = MemSampler()
-        before = sampler.low
-        sampler.start()
-        t0 = time.monotonic()
-        try:
-            timeout = children.job_timeout(moved, 0, args.ranks)
-            children.iosweep(args.bin, args.ranks, cmd, timeout, "the job", hosts, bind=True)
-        finally:
-            wall_s = time.monotonic() - t0
-            sampler.stop.set()
-            sampler.join()
-        points = {"points": (fields.COUNTS, True)}
-        run = harness.written_run(
-            out, what="the job", summary=SUMMARY, attrs=points, tables={"rank_usage": USAGE}
-        )
-        usage, over = run.tables["rank_usage"], list(run.summary["overhead_s"])
-        if not len(usage):
-            raise Stop(f"the job wrote no rank_usage rows in run {run.id} of {out}", 1)
-        npoints = len(run.attrs["points"])
-        rss = sorted(int(v) for v in usage["rss_peak_bytes"])
-        idle = sorted(int(v) for v in usage["private_idle_peak_bytes"] if v > 0)
-        cpu = [float(u) + float(s) for u, s in zip(usage["cpu_user_s"], usage["cpu_sys_s"])]
-        per_point = {}  # sweep point (active ranks) -> overhead of all its phase rows
-        for k, o in zip(run.summary["ranks"], over):
-            per_point[int(k)] = per_point.get(int(k), 0.0) + float(o)
-
-        where = (
-            f"{args.nodes} emulated nodes x {args.slots} slots, round-robin"
-            if args.nodes
-            else "one machine"
-        )
-        print(
-            f"{args.ranks} ranks ({where}), sweep 1:{args.ranks}, {args.size} per rank,"
-            f" {npoints} points"
-        )
-        print(f"wall time of the whole job: {wall_s:.1f} s")
-        print(
-            "machine memory: MemAvailable fell by at most"
-            f" {mib(before - sampler.low) / 1024:.2f} GiB (from {mib(before) / 1024:.1f} GiB)"
-        )
-        print(
-            f"peak RSS per rank: min {mib(rss[0]):.1f} MiB, median"
-            f" {mib(rss[len(rss) // 2]):.1f} MiB, max {mib(rss[-1]):.1f} MiB (shared library pages"
-            " included)"
-        )
-        private = sorted(int(v) for v in usage["private_peak_bytes"])
-        print(
-            "held alone at most (active or idle), per rank: median"
-            f" {mib(private[len(private) // 2]):.1f} MiB, max {mib(private[-1]):.1f} MiB"
-        )
-        if idle:
-            print(
-                f"held alone while idle, per rank: median {mib(idle[len(idle) // 2]):.1f} MiB, "
-                f"max {mib(idle[-1]):.1f} MiB"
-            )
-        print(f"CPU time per rank: median {statistics.median(cpu):.1f} s, max {max(cpu):.1f} s")
-        print(
-            "outside the timed windows, per phase row: median"
-            f" {statistics.median(over) * 1e3:.1f} ms, max {max(over) * 1e3:.1f} ms; per point (all"
-            f" phases): max {max(per_point.values()) * 1e3:.1f} ms"
-        )
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+        wall_s, before, low = run_job(args, cmd, hosts)
+        print(report_text(args, read_usage(out), wall_s, before, low), end="")
+    return 0
