@@ -17,6 +17,8 @@ from iosweep_tools.report.latency import head_cells
 
 
 def stragglers(run):
+    """Who set each point's wall_s: the slowest rank and where its time went, and the slowest
+    node, from the ranks and nodes tables."""
     s, ranks, nodes = run.summary, run.table("ranks"), run.table("nodes")
     if ranks is None:
         return h.p("ranks: not recorded in this file" + problem_note(run, "ranks"))
