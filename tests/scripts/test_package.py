@@ -76,7 +76,7 @@ def test_every_command_is_a_cli_module_its_launcher_and_its_entry_point_run():
         shim = (SOURCE_DIR / "scripts" / launcher).read_text()
         pkg, _, leaf = module.rpartition(".")
         assert f"from {pkg} import {leaf}  # noqa: E402\n\nsys.exit({leaf}.main())\n" in shim
-        assert len(shim.splitlines()) <= 15, f"scripts/{launcher} is more than a launcher"
+        assert len(shim.splitlines()) <= 20, f"scripts/{launcher} is more than a launcher"
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
