@@ -27,6 +27,21 @@ LAYERS = {
 COMMAND = "iosweep_tools.core.command"  # the top level of every command: the cli modules' alone
 
 
+def doc_layers():
+    """{sub-package: the sub-packages it may import} as the table of docs/architecture.md's
+    "The Python side" says."""
+    text = (SOURCE_DIR / "docs" / "architecture.md").read_text()
+    start = text.index("| sub-package | holds | may import |")
+    rows = text[start : text.index("\n\n", start)].splitlines()[2:]
+    cells = [[c.strip() for c in row.strip("|").split("|")] for row in rows]
+    names = {c[0].rstrip("/") for c in cells if c[0].endswith("/")}
+    return {
+        c[0].rstrip("/"): set(re.findall(r"`([a-z_]+)`", c[-1])) & names
+        for c in cells
+        if c[0].endswith("/")
+    }
+
+
 def module_name(path):
     parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -64,6 +79,10 @@ def imports(name):
 
 def package_imports(name):
     return [(line, m) for line, m in imports(name) if m.split(".")[0] == "iosweep_tools"]
+
+
+def test_the_layers_are_the_table_of_the_architecture_page():
+    assert doc_layers() == LAYERS
 
 
 def test_every_command_is_a_cli_module_its_launcher_and_its_entry_point_run():
