@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/mountinfo.hpp"
+#include "os/mountinfo.hpp"
 
 namespace iosweep {
 

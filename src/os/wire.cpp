@@ -1,5 +1,5 @@
 // Interface counters and the choice of the storage interfaces (see wire.hpp).
-#include "core/wire.hpp"
+#include "os/wire.hpp"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/text_file.hpp"
+#include "os/text_file.hpp"
 
 namespace iosweep {
 namespace {

@@ -1,5 +1,5 @@
 // Process identity (see process.hpp).
-#include "core/process.hpp"
+#include "os/process.hpp"
 
 #include <sys/resource.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 
 #include <sstream>
 
-#include "core/text_file.hpp"
+#include "os/text_file.hpp"
 
 namespace iosweep {
 namespace {
