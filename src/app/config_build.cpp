@@ -4,7 +4,7 @@
 
 #include "app/option_table.hpp"
 #include "core/units.hpp"
-#include "engines/registry.hpp"
+#include "engines/engine_table.hpp"
 #include "model/limits.hpp"
 
 namespace iosweep {

@@ -10,7 +10,7 @@
 #include "core/errors.hpp"
 #include "mpi/topology.hpp"
 #include "sweep/plan.hpp"
-#include "sweep/runner.hpp"
+#include "sweep/run_sweep.hpp"
 
 namespace iosweep {
 

@@ -7,7 +7,7 @@
 // a CQE: the number of bytes transferred (a short read means end of file) or -errno. Engines
 // continue short transfers and retry EINTR/EAGAIN themselves; open/close/sync failures and
 // failures to submit throw IoError. An engine is built once per phase and rank
-// (engines/registry.hpp) from the engine options of the run (model/config.hpp).
+// (engines/engine_table.hpp) from the engine options of the run (model/config.hpp).
 #pragma once
 
 #include <cstddef>

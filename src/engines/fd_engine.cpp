@@ -6,7 +6,7 @@
 #include <cerrno>
 
 #include "core/errors.hpp"
-#include "core/file_ops.hpp"
+#include "os/file_ops.hpp"
 
 namespace iosweep {
 

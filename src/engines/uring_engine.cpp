@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "core/errors.hpp"
-#include "core/file_ops.hpp"
+#include "os/file_ops.hpp"
 
 namespace iosweep {
 namespace {

@@ -1,7 +1,7 @@
 // What an engine is, as every layer sees it: its id (the value stored in results files), its
 // name and help, the engine-specific options it takes, whether it moves data and whether this
 // build has it. The rows live in one table, model/engine_desc.cpp; how each engine is checked,
-// probed and built is a row of engines/registry.cpp with the same id.
+// probed and built is a row of engines/engine_table.cpp with the same id.
 #pragma once
 
 #include <cstdint>

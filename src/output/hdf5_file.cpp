@@ -12,9 +12,9 @@
 #include <stdexcept>
 
 #include "core/errors.hpp"
-#include "core/file_ops.hpp"
 #include "model/engine_desc.hpp"
 #include "model/phase_desc.hpp"
+#include "os/file_ops.hpp"
 
 namespace iosweep::h5 {
 

@@ -7,13 +7,13 @@
 #include <variant>
 
 #include "core/clock.hpp"
-#include "core/file_ops.hpp"
 #include "core/pattern.hpp"
-#include "core/process.hpp"
 #include "core/units.hpp"
 #include "model/engine_desc.hpp"
 #include "model/phase_desc.hpp"
 #include "model/version.hpp"
+#include "os/file_ops.hpp"
+#include "os/process.hpp"
 #include "output/hdf5_file.hpp"
 
 namespace iosweep {

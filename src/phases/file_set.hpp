@@ -11,7 +11,7 @@
 #include <mutex>
 #include <string>
 
-#include "core/file_ops.hpp"
+#include "os/file_ops.hpp"
 
 namespace iosweep {
 

@@ -6,9 +6,8 @@
 #include <utility>
 
 #include "core/clock.hpp"
-#include "core/file_ops.hpp"
+#include "os/file_ops.hpp"
 #include "phases/io_phase.hpp"
-#include "phases/phase_table.hpp"
 
 namespace iosweep {
 namespace {

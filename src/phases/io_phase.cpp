@@ -8,8 +8,8 @@
 
 #include "core/clock.hpp"
 #include "core/errors.hpp"
-#include "core/file_ops.hpp"
 #include "core/units.hpp"
+#include "os/file_ops.hpp"
 
 namespace iosweep {
 namespace {

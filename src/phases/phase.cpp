@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "core/clock.hpp"
-#include "core/file_ops.hpp"
-#include "core/process.hpp"
+#include "os/file_ops.hpp"
+#include "os/process.hpp"
 
 namespace iosweep {
 

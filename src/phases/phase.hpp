@@ -12,7 +12,7 @@
 #include "core/histogram.hpp"
 #include "core/pattern.hpp"
 #include "core/timeseries.hpp"
-#include "engines/registry.hpp"
+#include "engines/engine_table.hpp"
 #include "model/config.hpp"
 #include "model/phase_desc.hpp"
 #include "model/sample.hpp"

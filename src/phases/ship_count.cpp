@@ -6,10 +6,9 @@
 #include <map>
 
 #include "core/clock.hpp"
-#include "core/file_ops.hpp"
+#include "os/file_ops.hpp"
 #include "phases/filter_count.hpp"
 #include "phases/io_phase.hpp"
-#include "phases/phase_table.hpp"
 
 namespace iosweep {
 namespace {

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/client_stats.hpp"
+#include "os/client_stats.hpp"
 
 namespace iosweep {
 

@@ -1,5 +1,5 @@
 // What each node's storage path counted around every phase: the block device holding --dir,
-// the interfaces that carry its storage traffic to the servers (core/wire.hpp), and the NFS
+// the interfaces that carry its storage traffic to the servers (os/wire.hpp), and the NFS
 // client's own byte counters where the kernel keeps them. Each node's lowest rank (its sampler)
 // resolves all of it once per run (with the node's file system, from its mount table), samples
 // the counters right before the phase's barrier and again after the last rank's close (both
@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "core/block_device.hpp"
-#include "core/mountinfo.hpp"
-#include "core/wire.hpp"
 #include "model/config.hpp"
 #include "model/schema.hpp"
 #include "mpi/topology.hpp"
+#include "os/block_device.hpp"
+#include "os/mountinfo.hpp"
+#include "os/wire.hpp"
 
 namespace iosweep {
 

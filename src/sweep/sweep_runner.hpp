@@ -1,7 +1,7 @@
-// The SweepRunner's own declaration, shared by its two source files: sweep/runner.cpp (the run,
-// its points, its writers, its failures) and sweep/phase_steps.cpp (one phase of one point, step
-// by step). Nothing outside the sweep layer includes this; the entry point is run_sweep
-// (sweep/runner.hpp).
+// The SweepRunner: the run, its points, its writers and its failures (sweep/sweep_runner.cpp).
+// Each phase of a point is a PhasePoint (sweep/phase_point.hpp), to which the runner hands what
+// the run shares. Nothing outside the sweep layer includes this; the entry point is run_sweep
+// (sweep/run_sweep.hpp).
 #pragma once
 
 #include <functional>
@@ -17,32 +17,15 @@
 #include "mpi/waiting.hpp"
 #include "output/writer.hpp"
 #include "phases/file_set.hpp"
-#include "phases/phase.hpp"
 #include "phases/phase_table.hpp"
 #include "sweep/node_counters.hpp"
+#include "sweep/phase_point.hpp"
+#include "sweep/point_gate.hpp"
 #include "sweep/progress.hpp"
 #include "sweep/recorder.hpp"
 #include "sweep/signals.hpp"
 
 namespace iosweep {
-
-// One phase of one point on this rank, as it goes through its steps: the phase object, its
-// engine, its context and the rank's sample, and the harness's own time around the window.
-struct PhaseRun {
-  PhaseRun(const PhaseRow& r, const SweepPoint& p, int repetition, PhaseContext c)
-      : row(r), desc(r.desc()), point(p), rep(repetition), ctx(std::move(c)) {}
-  const PhaseRow& row;
-  const PhaseDesc& desc;
-  const SweepPoint& point;
-  int rep;
-  std::unique_ptr<Phase> phase;
-  std::unique_ptr<Engine> engine;
-  PhaseContext ctx;
-  RankSample sample;
-  std::uint64_t t_prepared_ns = 0;  // preparation done: the harness's time starts
-  std::uint64_t pre_window_ns = 0;  // from then to the exit of the window's barrier
-  std::uint64_t t_closed_ns = 0;    // every rank closed its file: the harness's time again
-};
 
 class SweepRunner {
  public:
@@ -58,7 +41,6 @@ class SweepRunner {
   int run();
 
  private:
-  // runner.cpp
   void draw_run_identity();
   void make_writers();
   bool start_writers();
@@ -67,9 +49,9 @@ class SweepRunner {
   int finish();
   int fail();
   bool agree_world(const std::string& mine);
-  bool checkpoint(const std::string& mine);
-  void collect_failures(const std::string& mine, MPI_Comm comm);
   bool run_point(std::size_t point_index, int k, MPI_Comm comm);
+  bool run_phase(PointGate& gate, const PhaseRow& row, const PhaseSlot& slot);
+  RunShared shared();
   void note_usage(bool active);
   std::string write_rank_usage();
   int shift_for(int k, MPI_Comm comm);
@@ -79,16 +61,6 @@ class SweepRunner {
   void note_rank_identities();
   std::string lost_ranks() const;
   std::string where(const RankSample& r) const;
-  // phase_steps.cpp
-  bool run_phase(const PhaseRow& row, std::size_t point_index, int k, int rep, MPI_Comm comm,
-                 int shift);
-  PhaseContext context_for(const PhaseDesc& desc, std::size_t point_index, int k, int rep,
-                           MPI_Comm comm, int shift);
-  bool prepare_untimed(PhaseRun& r, MPI_Comm comm, int shift);
-  bool run_window(PhaseRun& r, std::size_t point_index, MPI_Comm comm);
-  bool finish_untimed(PhaseRun& r);
-  bool record_phase(PhaseRun& r, MPI_Comm comm);
-  std::string guarded(const std::function<void()>& step) const;
 
   const Config& cfg_;
   const Workload& work_;
@@ -108,8 +80,6 @@ class SweepRunner {
   std::uint64_t order_base_ = 0;             // --order-seed, or this run's nonce
   std::string failure_;                      // on rank 0: why the run stops
   std::unique_ptr<Room> room_;               // where this machine's idle ranks wait
-  Gate* gate_ = nullptr;                     // the active ranks' agreement, during a point
-  MPI_Comm point_comm_ = MPI_COMM_NULL;      // the active ranks, during a point
   AlignedBuffer handoff_;                    // buffers between a phase and its control
   const PhaseDesc* previous_ = nullptr;      // the phase before, in this repetition
   std::uint64_t private_peak_ = 0;           // this rank's largest private memory seen

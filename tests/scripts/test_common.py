@@ -1,8 +1,9 @@
-"""scripts/iosweep_common: the launch environment of iosweep-env.sh as bash and Python see it,
-names decoded from the enum types of a real results file (and of phases and engines the
-scripts have never heard of), sizes through `iosweep units`, the scripts' one-line errors, and
-the block device holding a folder (the root file system's, iosweep's own answer, partitions and
-device-mapper devices)."""
+"""iosweep_tools' floor and results base: the launch environment of iosweep-env.sh as bash and
+Python see it (core.launch), names decoded from the enum types of a real results file (and of
+phases and engines the commands have never heard of: results.names), sizes through `iosweep
+units` (core.units), the one-line errors, the results file's lock (results.file), and the block
+device holding a folder (the root file system's, iosweep's own answer, partitions and
+device-mapper devices: core.devices)."""
 import fcntl
 import os
 import re

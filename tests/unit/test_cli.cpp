@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "app/cli.hpp"
-#include "engines/registry.hpp"
+#include "engines/engine_table.hpp"
 #include "phases/phase_table.hpp"
 
 using namespace iosweep;

@@ -1,7 +1,7 @@
-// Unit tests of the NFS mountstats and Lustre llite stats parsers (src/core/client_stats) on real
+// Unit tests of the NFS mountstats and Lustre llite stats parsers (src/os/client_stats) on real
 // samples copied from public sources (each named beside it), and on malformed, truncated and
 // hostile text.
-#include "core/client_stats.hpp"
+#include "os/client_stats.hpp"
 
 #include <gtest/gtest.h>
 

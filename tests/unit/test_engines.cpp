@@ -15,9 +15,9 @@
 
 #include "core/aligned_buffer.hpp"
 #include "core/errors.hpp"
-#include "core/file_ops.hpp"
 #include "core/pattern.hpp"
-#include "engines/registry.hpp"
+#include "engines/engine_table.hpp"
+#include "os/file_ops.hpp"
 #include "phases/io_driver.hpp"
 
 using namespace iosweep;

@@ -6,7 +6,7 @@
 
 #include <filesystem>
 
-#include "core/file_ops.hpp"
+#include "os/file_ops.hpp"
 #include "phases/file_set.hpp"
 
 using namespace iosweep;

@@ -3,10 +3,11 @@
 Two layouts. In a source tree the package is python/iosweep_tools, beside scripts/ (launchers,
 iosweep-env.sh, cluster/ and dfs/ rsh agents), results/baselines/ and build/iosweep. Installed
 (`cmake --install build --prefix P`) the binary is P/bin/iosweep, the other launchers and the
-shell tools P/libexec/iosweep, the published figures P/share/iosweep/baselines, and the package
+rsh agents P/libexec/iosweep, the launch environment P/share/iosweep/iosweep-env.sh, the
+published figures P/share/iosweep/baselines, and the package
 P/lib/python3/dist-packages/iosweep_tools with a module `_layout` written at install time: the
-paths of those folders relative to the package's own folder, so that the prefix can move. Its
-presence is what says "installed".
+paths of those relative to the package's own folder, so that the prefix can move. Its presence
+is what says "installed".
 """
 import os
 import shutil
@@ -40,8 +41,14 @@ def find_binary():
 
 
 def scripts_dir():
-    """The folder of the launchers and the shell tools: P/libexec/iosweep, or scripts/."""
+    """The folder of the launchers and the rsh agents: P/libexec/iosweep, or scripts/."""
     return _installed(_layout.LIBEXEC) if _layout else SOURCE / "scripts"
+
+
+def env_file():
+    """The launch environment's one definition: P/share/iosweep/iosweep-env.sh, or
+    scripts/iosweep-env.sh."""
+    return _installed(_layout.ENV_FILE) if _layout else SOURCE / "scripts" / "iosweep-env.sh"
 
 
 def baselines_dir():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from iosweep_tools.core import install
 
-ENV_FILE = install.scripts_dir() / "iosweep-env.sh"
+ENV_FILE = install.env_file()
 EMU_RSH = install.scripts_dir() / "cluster" / "emu-rsh"
 
 _SETTING = re.compile(

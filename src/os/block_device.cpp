@@ -1,5 +1,5 @@
 // Block device counters (see block_device.hpp).
-#include "core/block_device.hpp"
+#include "os/block_device.hpp"
 
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -10,9 +10,9 @@
 #include <functional>
 #include <sstream>
 
-#include "core/file_ops.hpp"
-#include "core/mountinfo.hpp"
-#include "core/text_file.hpp"
+#include "os/file_ops.hpp"
+#include "os/mountinfo.hpp"
+#include "os/text_file.hpp"
 
 namespace iosweep {
 namespace {

@@ -1,5 +1,5 @@
 // Untimed file-system operations (see file_ops.hpp).
-#include "core/file_ops.hpp"
+#include "os/file_ops.hpp"
 
 #include <fcntl.h>
 #include <linux/magic.h>

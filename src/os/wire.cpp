@@ -1,5 +1,5 @@
 // Interface counters and the choice of the storage interfaces (see wire.hpp).
-#include "core/wire.hpp"
+#include "os/wire.hpp"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/text_file.hpp"
+#include "os/text_file.hpp"
 
 namespace iosweep {
 namespace {
@@ -136,9 +136,12 @@ std::string route_interface(std::string_view route_text, std::uint32_t addr, boo
 }
 
 bool server_of(const std::string& source, std::uint32_t& addr, std::string& why) {
-  if (source.empty() || source.front() == '/') {
-    why = "its source " + (source.empty() ? std::string("is empty") : source) +
-          " is a device, not a server";
+  if (source.empty()) {
+    why = "its source is empty";
+    return false;
+  }
+  if (source.front() == '/') {
+    why = "its source " + source + " is a device, not a server";
     return false;
   }
   // host:/path (NFS, GlusterFS, CephFS's first monitor), nid@net:/fs (Lustre's first NID).

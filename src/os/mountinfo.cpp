@@ -1,5 +1,5 @@
 // Reading the mount table (see mountinfo.hpp).
-#include "core/mountinfo.hpp"
+#include "os/mountinfo.hpp"
 
 #include <climits>
 #include <cstdlib>

@@ -1,6 +1,6 @@
-// The sweep (see runner.hpp): the run and its points, its writers and its failures. One
-// phase of one point, step by step, is in sweep/phase_steps.cpp.
-#include "sweep/runner.hpp"
+// The sweep (see run_sweep.hpp and sweep_runner.hpp): the run and its points, its writers and
+// its failures. One phase of one point, step by step, is a PhasePoint (sweep/phase_point.cpp).
+#include "sweep/run_sweep.hpp"
 
 #include <csignal>
 #include <cstdio>
@@ -9,10 +9,10 @@
 
 #include "core/clock.hpp"
 #include "core/errors.hpp"
-#include "core/file_ops.hpp"
-#include "core/process.hpp"
 #include "mpi/gentle.hpp"
 #include "mpi/messages.hpp"
+#include "os/file_ops.hpp"
+#include "os/process.hpp"
 #include "output/console_writer.hpp"
 #include "output/hdf5_writer.hpp"
 #include "output/iozone_writer.hpp"
@@ -31,35 +31,12 @@ std::string SweepRunner::where(const RankSample& r) const {
          place_.full.hosts[static_cast<std::size_t>(r.node)] + ")";
 }
 
-// On rank 0 of `comm`: the failure messages of every rank, in failure_.
-void SweepRunner::collect_failures(const std::string& mine, MPI_Comm comm) {
-  const std::vector<std::string> all = gather_messages(mine, comm);
-  int shown = 0, more = 0;
-  for (const auto& m : all) {
-    if (m.empty()) continue;
-    if (shown++ < 8) {
-      failure_ += (failure_.empty() ? "" : "\n") + m;
-    } else {
-      ++more;
-    }
-  }
-  if (more > 0) failure_ += "\n(and " + std::to_string(more) + " more ranks failed)";
-}
-
 // Every rank of the world says whether it is fine (at the start of a run, all ranks awake).
 bool SweepRunner::agree_world(const std::string& mine) {
   int bad = mine.empty() ? 0 : 1, any = 0;
   gentle_allreduce_int(&bad, &any, 1, MPI_MAX, MPI_COMM_WORLD);
-  if (any) collect_failures(mine, MPI_COMM_WORLD);
+  if (any) failure_ = collect_failures(mine, MPI_COMM_WORLD);
   return any == 0;
-}
-
-// Within a point: every active rank says whether it is fine, waiting in the kernel for the
-// others (the Gate); when one is not, rank 0 collects the messages. True when all are fine.
-bool SweepRunner::checkpoint(const std::string& mine) {
-  if (gate_->max(mine.empty() ? 0 : 1) == 0) return true;
-  collect_failures(mine, point_comm_);
-  return false;
 }
 
 int SweepRunner::fail() {
@@ -116,24 +93,51 @@ std::uint64_t SweepRunner::order_seed_for(std::uint64_t point_key, int rep) cons
   return mix64(order_base_ ^ mix64((point_key << 32) | static_cast<std::uint64_t>(rep)));
 }
 
-// One point on its active ranks: the repetitions of every phase, over a Gate.
+RunShared SweepRunner::shared() {
+  return RunShared{.cfg = cfg_,
+                   .mpi = mpi_,
+                   .place = place_,
+                   .points = points_,
+                   .spec = spec_,
+                   .files = *files_,
+                   .counters = *counters_,
+                   .progress = *progress_,
+                   .recorder = recorder_.get(),
+                   .stop = watcher_->stop_flag(),
+                   .who = who()};
+}
+
+// One phase of one point: buffers pass only from a phase to its control or back, within one
+// repetition, so the handoff is emptied before any other phase.
+bool SweepRunner::run_phase(PointGate& gate, const PhaseRow& row, const PhaseSlot& slot) {
+  if (previous_ == nullptr || !control_pair(*previous_, row.desc())) handoff_ = AlignedBuffer();
+  previous_ = &row.desc();
+  const RunShared run = shared();
+  PhasePoint phase(run, gate, row, slot, handoff_);
+  const bool ok = phase.run();
+  private_peak_ = std::max(private_peak_, phase.private_bytes());
+  if (!ok && rank0_) failure_ = gate.failure();
+  return ok;
+}
+
+// One point on its active ranks: the repetitions of every phase, over the point's gate.
 bool SweepRunner::run_point(std::size_t point_index, int k, MPI_Comm comm) {
-  Gate gate(comm);
-  gate_ = &gate;
-  point_comm_ = comm;
-  const int shift = shift_for(k, comm);
+  PointGate gate(comm);
+  PhaseSlot slot{.point_index = point_index, .k = k, .shift = shift_for(k, comm), .comm = comm};
+  const std::uint64_t key =
+      cfg_.sweep.streams.empty() ? static_cast<std::uint64_t>(k) : points_[point_index].streams();
   bool ok = true;
   for (int rep = 0; rep < cfg_.sweep.repetitions && ok; ++rep) {
     previous_ = nullptr;
     const std::vector<PhaseId> order = order_for(rep);
     if (rank0_) recorder_->begin(order);
+    slot.rep = rep;
+    slot.order_seed = order_seed_for(key, rep);
     for (PhaseId phase : order)
-      if (!(ok = run_phase(phase_row(phase), point_index, k, rep, comm, shift))) break;
+      if (!(ok = run_phase(gate, phase_row(phase), slot))) break;
   }
   handoff_ = AlignedBuffer();
   previous_ = nullptr;
-  gate_ = nullptr;
-  point_comm_ = MPI_COMM_NULL;
   return ok;
 }
 

@@ -1,5 +1,5 @@
 // Parsers of NFS's /proc/self/mountstats and Lustre's llite.*.stats (see client_stats.hpp).
-#include "core/client_stats.hpp"
+#include "os/client_stats.hpp"
 
 #include <array>
 #include <charconv>

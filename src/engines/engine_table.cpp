@@ -1,5 +1,5 @@
-// Engine table (see registry.hpp).
-#include "engines/registry.hpp"
+// Engine table (see engine_table.hpp).
+#include "engines/engine_table.hpp"
 
 #include <stdexcept>
 

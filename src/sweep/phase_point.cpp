@@ -1,0 +1,177 @@
+// One phase of one point on this rank, step by step (see phase_point.hpp). Every step ends in
+// the active ranks' agreement, so a failure anywhere stops all of them at the same step.
+//
+// overhead_s: the harness's own time around the window, from the end of the preparation to the
+// barrier's exit, and from the agreement that every rank has closed its file to the end of the
+// results append (the HDF5 writer adds its share); waiting for slower ranks' preparation or
+// windows is not counted, nor the untimed wear-out.
+#include "sweep/phase_point.hpp"
+
+#include <algorithm>
+
+#include "core/clock.hpp"
+#include "core/errors.hpp"
+#include "engines/engine_table.hpp"
+#include "phases/io_phase.hpp"
+#include "sweep/gather.hpp"
+
+namespace iosweep {
+
+namespace {
+
+PhaseContext context_for(const RunShared& run, const PhaseDesc& desc, const PhaseSlot& slot,
+                         AlignedBuffer& handoff) {
+  const Workload& work = run.cfg.work;
+  PhaseContext ctx(work, run.cfg.io, desc, run.spec, run.files, run.place.self, run.mpi.host());
+  ctx.handoff = &handoff;
+  ctx.active = slot.comm;
+  ctx.k = slot.k;
+  ctx.streams = run.points[slot.point_index].per_rank;
+  ctx.repetition = slot.rep;
+  ctx.read_shift = slot.shift;
+  ctx.read_position = (run.place.self.position + slot.shift) % slot.k;
+  ctx.series = TimeSeries(static_cast<std::uint64_t>(work.timeseries_bin_s * 1e9));
+  ctx.stop = run.stop;
+  ctx.order_seed = slot.order_seed;
+  return ctx;
+}
+
+}  // namespace
+
+PhasePoint::PhasePoint(const RunShared& run, PointGate& gate, const PhaseRow& row,
+                       const PhaseSlot& slot, AlignedBuffer& handoff)
+    : run_(run),
+      gate_(gate),
+      row_(row),
+      desc_(row.desc()),
+      slot_(slot),
+      point_(run.points[slot.point_index]),
+      phase_(row.make(desc_)),
+      ctx_(context_for(run, desc_, slot, handoff)) {
+  sample_.rank = run.mpi.rank();
+  sample_.position = run.place.self.position;
+  sample_.node = run.place.self.node;
+}
+
+bool PhasePoint::run() {
+  return prepare_untimed() && run_window() && finish_untimed() && record();
+}
+
+std::string PhasePoint::guarded(const std::function<void()>& step) const {
+  try {
+    step();
+    return {};
+  } catch (const std::exception& e) {
+    return run_.who + ": " + printable(e.what());
+  }
+}
+
+// Untimed: the one engine of this phase and rank, the rank's own file, every reader knows how
+// much of its file is valid, and the phase's own preparation (buffers, order, cache drop).
+bool PhasePoint::prepare_untimed() {
+  if (!gate_.checkpoint(guarded([&] {
+        const EngineNeed need = phase_->engine_need(run_.cfg.work, run_.cfg.io, point_.per_rank);
+        EngineOptions io = run_.cfg.io;
+        io.iodepth = need.depth;
+        if (io.iodepth_batch > io.iodepth) io.iodepth_batch = io.iodepth;
+        engine_ = make_engine(io, need.use, slot_.comm);
+        ctx_.engine = engine_.get();
+      })))
+    return false;
+  // Apart: a shared file is made by the point's ranks together, all of them with an engine.
+  if (!desc_.creates() && !gate_.checkpoint(guarded([&] { ensure_own_file(ctx_); }))) return false;
+  const int k = slot_.k, pos = run_.place.self.position;
+  std::uint64_t mine = run_.files.valid_bytes(), theirs = 0;
+  MPI_Sendrecv(&mine, 1, MPI_UINT64_T, (pos - slot_.shift % k + k) % k, 0, &theirs, 1, MPI_UINT64_T,
+               ctx_.read_position, 0, slot_.comm, MPI_STATUS_IGNORE);
+  ctx_.read_valid_bytes = theirs;
+  if (!gate_.checkpoint(guarded([&] { phase_->prepare(ctx_); }))) return false;
+  t_prepared_ns_ = now_ns();
+  return true;
+}
+
+// Timed: the device counters before, the barrier, the phase's own window (open to close), and
+// the counters after every rank of every node has closed its file.
+bool PhasePoint::run_window() {
+  const bool rank0 = run_.mpi.rank() == 0;
+  if (rank0) {
+    run_.progress.begin_phase(static_cast<int>(slot_.point_index) + 1,
+                              static_cast<int>(run_.points.size()), slot_.k, desc_.name,
+                              ctx_.progress_total,
+                              desc_.random() ? run_.cfg.work.record_bytes(desc_.record) : 0);
+    ctx_.progress_bytes = run_.progress.counter();
+  }
+  run_.counters.before();
+  MPI_Barrier(slot_.comm);
+  pre_window_ns_ = now_ns() - t_prepared_ns_;
+  std::string run_error;
+  try {
+    phase_->run(ctx_, sample_);
+  } catch (const std::exception& e) {
+    run_error = run_.who + ": " + printable(e.what());
+  }
+  if (rank0) run_.progress.end_phase();
+  if (!gate_.checkpoint(run_error)) return false;
+  t_closed_ns_ = now_ns();
+  run_.counters.after();
+  return true;
+}
+
+// Untimed after the window: the wear-out, which is the phase's time, not the harness's.
+bool PhasePoint::finish_untimed() {
+  const std::uint64_t t0 = now_ns();
+  const std::string why = guarded([&] { phase_->finish(ctx_, sample_); });
+  t_closed_ns_ += now_ns() - t0;
+  return gate_.checkpoint(why);
+}
+
+// Rank 0's description of the point for the reduction, beside the gathered samples.
+PointInput PhasePoint::point_input(NodeCounters::Rows counted, unsigned engine_depth) const {
+  PointInput in;
+  in.devices = std::move(counted.devices);
+  in.wire = std::move(counted.wire);
+  in.phase = desc_.id;
+  in.engine = run_.cfg.io.engine;
+  in.ranks = slot_.k;
+  in.point_depth = point_.per_rank.depth;
+  in.iodepth = std::min(point_.per_rank.depth, engine_depth);
+  in.nodes = run_.place.full.nodes_used(slot_.k);
+  in.repetition = slot_.rep;
+  in.bin_s = run_.cfg.work.timeseries_bin_s;
+  in.order_seed = desc_.random() ? ctx_.order_seed : 0;
+  in.device_measured = run_.counters.device_measured();
+  in.wire_measured = run_.counters.wire_measured();
+  in.writes = desc_.writes();
+  for (auto& d : in.devices) {
+    d.phase = desc_.id;
+    d.repetition = static_cast<std::uint32_t>(slot_.rep);
+  }
+  for (auto& w : in.wire) {
+    w.phase = desc_.id;
+    w.repetition = static_cast<std::uint32_t>(slot_.rep);
+  }
+  return in;
+}
+
+// The gather to rank 0; there the reduction, the checks and the writers; then everyone learns
+// whether the run goes on.
+bool PhasePoint::record() {
+  const bool rank0 = run_.mpi.rank() == 0;
+  NodeCounters::Rows counted = run_.counters.collect(slot_.comm);
+  PointInput in;
+  if (rank0) in = point_input(std::move(counted), engine_->depth());
+  gather_point(slot_.comm, sample_, ctx_.latency, ctx_.series, desc_.counts(), in);
+  phase_->cleanup(ctx_);
+  std::string verdict;
+  if (rank0) {
+    const std::string engine_detail = std::string(engine_->name()) + " depth " +
+                                      std::to_string(engine_->depth()) + ": " + engine_->detail();
+    engine_.reset();
+    in.overhead_s = ns_to_s(pre_window_ns_ + (now_ns() - t_closed_ns_));
+    verdict = run_.recorder->record(row_, in, engine_detail);
+  }
+  engine_.reset();
+  return gate_.verdict(verdict);
+}
+
+}  // namespace iosweep
