@@ -46,6 +46,13 @@ FileIdentity identity_of(const std::string& path) {
   return {st.st_dev, st.st_ino, true};
 }
 
+int device_of(const std::string& dir, dev_t& dev) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return errno;
+  dev = st.st_dev;
+  return 0;
+}
+
 bool exists(const std::string& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;

@@ -29,6 +29,9 @@ int open_for_io(const std::string& path, bool write, bool create, bool direct);
 // Identity of the object at `path` itself (symbolic links are not followed).
 FileIdentity identity_of(const std::string& path);
 bool exists(const std::string& path);
+// The device of the file system holding folder `dir` (symbolic links followed, as a path into
+// it is); 0 and errno when it cannot be read.
+int device_of(const std::string& dir, dev_t& dev);
 // Removes `path` only when it is still the regular file recorded in `id`: a run never removes
 // a file it did not create. Returns true when removed.
 bool remove_if_same(const std::string& path, const FileIdentity& id);
