@@ -68,21 +68,23 @@ bool FileSet::own_exists(int k) const {
   return created_.valid && fsops::identity_of(path(position_)) == created_;
 }
 
-void FileSet::remove_own() {
+int FileSet::remove_own() {
   std::lock_guard lock(mu_);
   written_for_ = 0;
   if (!creator()) {  // a shared file is its creator's to remove
     valid_bytes_ = 0;
-    return;
+    return 0;
   }
+  int err = 0;
   if (created_.valid) {
-    fsops::remove_if_same(path(position_), created_);
+    fsops::remove_if_same(path(position_), created_, &err);
   } else if (pending_ && !reusing()) {
-    fsops::remove_if_same(path(position_), fsops::identity_of(path(position_)));
+    fsops::remove_if_same(path(position_), fsops::identity_of(path(position_)), &err);
   }
   created_ = {};
   pending_ = false;
   valid_bytes_ = 0;
+  return err;
 }
 
 }  // namespace iosweep

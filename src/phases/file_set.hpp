@@ -52,7 +52,8 @@ class FileSet {
   std::uint64_t valid_bytes() const { return valid_bytes_; }
   void set_valid_bytes(std::uint64_t b) { valid_bytes_ = b; }
   // Removes the own file if (and only if) this run created it. Safe from another thread.
-  void remove_own();
+  // Returns 0, or the errno of a removal that failed (the file is still there).
+  int remove_own();
 
  private:
   std::vector<std::string> dirs_;
