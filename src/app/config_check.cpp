@@ -128,8 +128,8 @@ std::string local_checks(Config& cfg, const LocalPlace& place, const std::string
       return "--wire-interface: host " + host + ": " + why;
   const int pos = place.self.position;
   if (!w.reuse_run.empty() && pos < max_k) {
-    const std::string& dir =
-        w.dirs[w.shared() ? 0 : static_cast<std::size_t>(place.folder_of_position[pos])];
+    const int folder = w.shared() ? 0 : place.folder_of_position[static_cast<std::size_t>(pos)];
+    const std::string& dir = w.dirs[static_cast<std::size_t>(folder)];
     if (auto why = reuse_check(w, dir, pos, min_k, max_k); !why.empty()) return why;
   }
   return {};

@@ -275,9 +275,9 @@ NodeCounters::Rows NodeCounters::collect(MPI_Comm active) {
               after_.client_write - before_.client_write};
   copy_text(mine.interfaces, wire_.joined());
   const std::vector<Sample> all = gather_at_root(&mine, 1, active);
-  std::vector<int> devices;
-  for (const auto& a : all)
-    devices.push_back(a.devices);
+  std::vector<int> devices(all.size());
+  for (std::size_t i = 0; i < all.size(); ++i)
+    devices[i] = all[i].devices;
   const std::vector<DeviceCounters> counts = gather_devices(active, devices);
   std::size_t next = 0;
   for (const auto& a : all) {
