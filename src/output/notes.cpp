@@ -1,6 +1,7 @@
 // Provenance notes (see notes.hpp).
 #include "output/notes.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -13,10 +14,17 @@ constexpr double kUnflushedNote = 0.05;  // a write that left this much dirty is
 constexpr double kDeviceNote = 0.90;     // a phase whose device saw less than this is marked
 constexpr double kWireNote = 0.90;       // a phase whose wire carried less than this is marked
 
+// "cached 97%": a fraction in whole percent, the nearest.
 std::string percent(const char* what, double fraction) {
-  char b[48];
-  std::snprintf(b, sizeof b, "%s %.0f%%", what, 100.0 * fraction);
+  char b[128];
+  std::snprintf(b, sizeof b, "%s %.0f%%", what, std::round(100.0 * fraction));
   return b;
+}
+
+// A fraction marked for being under `threshold`, in whole percent at most the one below it:
+// 89.7% shown as "90%" would contradict the rule that marked it.
+std::string percent_under(const char* what, double fraction, double threshold) {
+  return percent(what, std::min(fraction, (std::round(100.0 * threshold) - 1) / 100.0));
 }
 
 // The drives that saw under kDeviceNote of their ranks' bytes, when some of the point's drives
@@ -35,10 +43,9 @@ std::string drive_notes(const PointResult& p) {
   if (low.empty() || low.size() == used) return {};
   std::string n;
   for (std::size_t i = 0; i < low.size() && i < kDriveNotes; ++i) {
-    char b[160];
-    std::snprintf(b, sizeof b, "drive %s (node %d) %.0f%%", low[i]->device, low[i]->node,
-                  100.0 * low[i]->drive_fraction);
-    n += (n.empty() ? "" : "; ") + std::string(b);
+    const std::string what =
+        "drive " + std::string(low[i]->device) + " (node " + std::to_string(low[i]->node) + ")";
+    n += (n.empty() ? "" : "; ") + percent_under(what.c_str(), low[i]->drive_fraction, kDeviceNote);
   }
   if (low.size() > kDriveNotes)
     n += "; " + std::to_string(low.size() - kDriveNotes) + " more drives under 90%";
@@ -55,9 +62,9 @@ std::string provenance_notes(const SummaryRow& s) {
   if (!std::isnan(s.unflushed_fraction) && s.unflushed_fraction >= kUnflushedNote)
     add(percent("unflushed", s.unflushed_fraction));
   if (!std::isnan(s.device_fraction) && s.device_fraction < kDeviceNote)
-    add(percent("device", s.device_fraction));
+    add(percent_under("device", s.device_fraction, kDeviceNote));
   if (!std::isnan(s.wire_fraction) && s.wire_fraction < kWireNote)
-    add(percent("wire", s.wire_fraction));
+    add(percent_under("wire", s.wire_fraction, kWireNote));
   // Neither the device nor the wire counted this row's bytes: nothing says whether they reached
   // the storage, so a blank note can only mean checked and fine.
   if (std::isnan(s.device_fraction) && std::isnan(s.wire_fraction)) add("unverified");
