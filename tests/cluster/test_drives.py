@@ -19,7 +19,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import BIN, SOURCE_DIR, latest_run, mpi_env
+from conftest import BIN, SOURCE_DIR, iosweep_argv, latest_run, mpi_env
 from iosweep_common import phases, status_of, text
 from minicluster import can_emulate, emulated_env
 
@@ -128,12 +128,11 @@ def threadlist(tmp_path, nodes, slots):
     return path
 
 
-def command(hosts, n, folders, *args):
-    return ["mpirun", "-np", str(n), "--hostfile", str(hosts), "--map-by", "node", BIN, "run"] + [
-        "--dir",
-        ",".join(str(f) for f in folders),
-        *[str(a) for a in args],
-    ]
+def command(hosts, n, folders, *extra, **options):
+    """`mpirun -np N --hostfile HOSTS --map-by node iosweep run --dir F1,F2,...`, the rest of
+    iosweep's command line built by iosweep_argv(*extra, **options)."""
+    launch = ["mpirun", "-np", str(n), "--hostfile", str(hosts), "--map-by", "node", BIN]
+    return launch + iosweep_argv(*extra, dir=",".join(str(f) for f in folders), **options)
 
 
 def env_for(drives=None):
@@ -144,9 +143,9 @@ def env_for(drives=None):
     return env
 
 
-def iosweep(hosts, n, folders, *args, env=None):
+def iosweep(hosts, n, folders, *extra, env=None, **options):
     return subprocess.run(
-        command(hosts, n, folders, *args),
+        command(hosts, n, folders, *extra, **options),
         capture_output=True,
         text=True,
         env=env or env_for(),
@@ -222,9 +221,17 @@ def test_folders_shared_by_two_nodes(drives, tmp_path, n_folders):
     folders = [drives.folder("node1", i) for i in range(n_folders)]
     hosts = threadlist(tmp_path, NODES[:2], 4)
     out = tmp_path / "r.h5"
-    args = ["--direct", "--file-size", FILE, "--seq-record", "1MiB", "--ranks", 8, "--keep"]
-    args += ["--phases", "seq-write,seq-read,filter-count", "--output", out, "--quiet"]
-    p = iosweep(hosts, 8, folders, *args)
+    p = iosweep(
+        hosts,
+        8,
+        folders,
+        direct=True,
+        file_size=FILE,
+        ranks=8,
+        keep=True,
+        phases="seq-write,seq-read,filter-count",
+        output=out,
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     try:
         with h5py.File(out, "r") as f:
@@ -270,8 +277,9 @@ def test_a_folder_missing_or_full_on_one_node_is_refused_before_anything_is_writ
     out = tmp_path / "r.h5"
     (drives.root / "nodes" / "node1" / "extra").mkdir()
     before = {d: sorted(os.listdir(d)) for d in drives.mounts}
-    args = ["--file-size", FILE, "--seq-record", "1MiB", "--output", out, "--quiet"]
-    p = iosweep(hosts, 4, [view / "d0", view / "extra"], *args, env=env_for(drives))
+    p = iosweep(
+        hosts, 4, [view / "d0", view / "extra"], file_size=FILE, output=out, env=env_for(drives)
+    )
     said = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert p.returncode == 2 and said == [
         f"iosweep: --dir: host node2: '{view / 'extra'}' does not exist"
@@ -280,7 +288,9 @@ def test_a_folder_missing_or_full_on_one_node_is_refused_before_anything_is_writ
     free = shutil.disk_usage(drives.folder("node2", 1)).free
     sh("fallocate", "-l", free - FILE // 2, filler)
     try:
-        p = iosweep(hosts, 4, [view / "d0", view / "d1"], *args, env=env_for(drives))
+        p = iosweep(
+            hosts, 4, [view / "d0", view / "d1"], file_size=FILE, output=out, env=env_for(drives)
+        )
     finally:
         filler.unlink()
     said = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
@@ -306,9 +316,19 @@ def test_a_drive_lost_mid_run_stops_the_run_and_keeps_the_points_before(tmp_path
     try:
         folders = [mine.folder("node1", 0), mine.folder("node1", 1)]
         out = tmp_path / "r.h5"
-        args = ["--direct", "--file-size", 1 << 20, "--seq-record", "256KiB", "--ranks", 4]
-        args += ["--phases", "seq-write,seq-read", "--repetitions", 200, "--output", out, "--quiet"]
-        cmd = command(threadlist(tmp_path, NODES[:2], 2), 4, folders, *args)
+        hosts = threadlist(tmp_path, NODES[:2], 2)
+        cmd = command(
+            hosts,
+            4,
+            folders,
+            direct=True,
+            file_size=1 << 20,
+            seq_record="256KiB",
+            ranks=4,
+            phases="seq-write,seq-read",
+            repetitions=200,
+            output=out,
+        )
         pipe = subprocess.PIPE
         p = subprocess.Popen(cmd, stdout=pipe, stderr=pipe, text=True, env=env_for())
         try:
@@ -367,10 +387,22 @@ def test_the_compute_adjacent_study_scaled_down(drives, tmp_path):
     view = drives.root / "view"
     hosts = threadlist(tmp_path, NODES, 4)
     out = tmp_path / "r.h5"
-    args = ["--config", SOURCE_DIR / "modes" / "compute-adjacent.toml", "--file-size", FILE]
-    args += ["--seq-record", "1MiB", "--ranks", "6,12", "--keep", "--rated-bw", "5.2GB/s,3.4GB/s"]
     folders = [view / f"d{i}" for i in range(DRIVES)]
-    p = iosweep(hosts, 12, folders, *args, "--output", out, "--quiet", env=env_for(drives))
+    preset = SOURCE_DIR / "modes" / "compute-adjacent.toml"
+    p = iosweep(
+        hosts,
+        12,
+        folders,
+        config=preset,
+        file_size=FILE,
+        seq_record="1MiB",
+        ranks="6,12",
+        keep=True,
+        rated_bw="5.2GB/s,3.4GB/s",
+        output=out,
+        quiet=True,
+        env=env_for(drives),
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     try:
         with h5py.File(out, "r") as f:
