@@ -199,8 +199,9 @@ def test_two_rated_figures_give_the_percent_of_each_as_a_range(tmp_path, workdir
         check=0,
     )
     m = re.search(
-        r"^  rated +5\.200 GB/s and 3\.400 GB/s (per drive|per rank's device): between ([\d.]+)% and "
-        r"([\d.]+)% of rated maximum \(([\d.]+)% of 5\.200 GB/s, ([\d.]+)% of 3\.400 GB/s\)$",
+        r"^  rated +5\.200 GB/s and 3\.400 GB/s (per drive|per rank's device): between "
+        r"([\d.]+)% and ([\d.]+)% of rated maximum \(([\d.]+)% of 5\.200 GB/s, ([\d.]+)% of "
+        r"3\.400 GB/s\)$",
         p.stdout,
         re.M,
     )
