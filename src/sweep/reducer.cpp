@@ -94,11 +94,16 @@ void reduce_provenance(const PointInput& in, PointResult& out) {
 // Each device row's share of the point: the ranks of its node whose file's folder is on it,
 // their bytes and their slowest window.
 void claim_devices(const PointInput& in, std::vector<DeviceRow>& devices) {
+  std::map<int, std::vector<std::size_t>> of_node;  // node -> its device rows
+  for (std::size_t i = 0; i < devices.size() && i < in.device_folders.size(); ++i)
+    of_node[devices[i].node].push_back(i);
   for (const auto& r : in.samples) {
     if (r.folder < 0 || static_cast<std::size_t>(r.folder) >= kMaxDirs) continue;
-    for (std::size_t i = 0; i < devices.size() && i < in.device_folders.size(); ++i) {
+    const auto rows = of_node.find(r.node);
+    if (rows == of_node.end()) continue;
+    for (const std::size_t i : rows->second) {
+      if (((in.device_folders[i] >> r.folder) & 1u) == 0) continue;
       DeviceRow& d = devices[i];
-      if (d.node != r.node || ((in.device_folders[i] >> r.folder) & 1u) == 0) continue;
       d.ranks += 1;
       d.claimed_bytes += r.bytes;
       d.seconds = std::max(d.seconds, r.elapsed_s);
