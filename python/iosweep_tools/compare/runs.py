@@ -15,10 +15,10 @@ spread: the interval is degenerate there and the row says so. Verdict: "faster" 
 interval lies above 1, "slower" below 1, "within noise" when it contains 1.
 
 Settings that decide what a figure means (record sizes, file size, engine, depth, O_DIRECT,
-cache, fsync phases, layout, ..., from the run attributes, and any other option of the `config`
-TOML) are compared; where they differ the rows they apply to are listed and not compared unless
-`loose`. A point whose rows used different node counts is not compared either. Control phases
-(scan_only) are compared as any phase: they are measurements too.
+cache, fsync phases, layout, the folders of --dir, ..., from the run attributes, and any other
+option of the `config` TOML) are compared; where they differ the rows they apply to are listed
+and not compared unless `loose`. A point whose rows used different node counts is not compared
+either. Control phases (scan_only) are compared as any phase: they are measurements too.
 """
 import math
 import zlib
@@ -84,10 +84,13 @@ SETTINGS = [
     ("filter kernel", "filter_kernel", _counting, str),
     ("collector", "collector", lambda p, r: p == "ship_count", str),
     ("file system", "fs_type", _all, str),
+    # Where the files were: another folder may be another drive, and a list of folders spreads
+    # the ranks over several (the attribute joins them, whether given as one list or several).
+    ("--dir", "dir", _all, str),
 ]
 # Options of the `config` TOML already compared through the attributes above, and those that do
-# not change what a point measures (where files go, names, output, the sweep itself: points are
-# matched one by one, and the data's seed: the data is incompressible whatever it is).
+# not change what a point measures (names, output, the sweep itself: points are matched one by
+# one, and the data's seed: the data is incompressible whatever it is).
 CONFIG_COVERED = {
     "file-size",
     "seq-record",
@@ -113,10 +116,10 @@ CONFIG_COVERED = {
     "filter-every",
     "filter-kernel",
     "collector",
+    "dir",
 }
 CONFIG_IGNORED = {
     "version",
-    "dir",
     "output",
     "label",
     "keep",
