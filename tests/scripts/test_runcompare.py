@@ -179,3 +179,25 @@ def test_the_comparison_reads_the_file_not_a_copy(runs):
     ha = headline(a)
     for r in cmp.rows:
         assert r.a == ha[(r.phase, r.ranks)]
+
+
+def test_other_folders_differ_and_one_list_or_repeated_dir_is_the_same_setting(runs, tmp_path):
+    """Another folder may be another drive, and several spread the ranks over several: runs
+    whose --dir differs are not compared point by point (unless --loose); the same folders
+    given as one list or option by option, with or without a trailing slash, are the same."""
+    tmp, a, _, _, _ = runs
+    one, two = tmp_path / "d1", tmp_path / "d2"
+    one.mkdir()
+    two.mkdir()
+    listed, repeated = tmp_path / "listed.h5", tmp_path / "repeated.h5"
+    sweep(f"{one},{two}", listed, reps="1")
+    sweep(one, repeated, "--dir", f"{two}/", reps="1")
+    p = compare(listed, repeated)
+    assert p.returncode == 0 and "settings that differ: none" in p.stdout, p.stdout
+    p = compare(a, listed)
+    assert p.returncode == 0, p.stderr
+    assert f"--dir: A {tmp / 'w'}, B {one},{two} (every row)" in p.stdout, p.stdout
+    table = [ln for ln in p.stdout.splitlines() if ln.startswith(("seq_", "rand_"))]
+    assert len(table) == 6 and all("not compared: --dir differs" in ln for ln in table)
+    p = compare(a, listed, "--loose")
+    assert len([ln for ln in p.stdout.splitlines() if "not compared" in ln]) == 0, p.stdout
