@@ -15,11 +15,13 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 
 import h5py
 import numpy as np
 import pytest
 
+from iosweep_tools.core.devices import fs_type
 from iosweep_tools.results import hdf5
 from iosweep_tools.results import names
 from iosweep_tools.results import reader
@@ -426,3 +428,37 @@ def test_the_drive_table_of_a_run_over_two_drives_is_the_files(two_drives, brows
     assert "per drive  " in pre and "(aggregate / 2 drives used)" in pre
     assert len(re.findall(r"^  drive \d+ +loop\d+ on node 0 ", pre, re.M)) == 2
     assert "rated      5.200 GB/s per drive:" in pre
+
+
+def test_final_math_without_a_drive_is_the_consoles(tmp_path):
+    """Folders on tmpfs, which has no block device: per drive is not known, said as the console
+    says it (the device note, escaped as the binary escapes it), --rated-bw is per rank's
+    device, and the Drives section says why no drive was counted."""
+    if not os.path.isdir("/dev/shm") or fs_type("/dev/shm") != "tmpfs":
+        pytest.skip("no tmpfs at /dev/shm to put folders without a block device on")
+    work = tempfile.mkdtemp(prefix="iosweep-report-", dir="/dev/shm")
+    out = tmp_path / "shm.h5"
+    try:
+        folders = [os.path.join(work, x) for x in "ab"]
+        for f in folders:
+            os.mkdir(f)
+        p = run_sweep(
+            2,
+            dir=",".join(folders),
+            file_size="2MiB",
+            phases="seq-write,filter-count",
+            rated_bw="1GB/s",
+            output=out,
+        )
+    finally:
+        shutil.rmtree(work)
+    assert p.returncode == 0, p.stderr
+    console = p.stdout[p.stdout.index("filter-count at ") :]
+    assert "  per drive  not known: no device counters (node 0, folder " in console
+    assert "GB/s per rank's device: " in console
+    page = tmp_path / "shm.html"
+    assert report(out, "-o", page).returncode == 0
+    html = page.read_text()
+    pre = re.search(r'<pre class="final-math"[^>]*>(.*?)</pre>', html, re.S).group(1)
+    assert unescape(pre) == console
+    assert "No drive was counted at any point" in html

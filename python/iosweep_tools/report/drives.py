@@ -135,7 +135,10 @@ def drive_section(run):
     s = run.summary
     if not any(int(v) for v in s["drives"]):
         note = str(run.attrs.get("device_note") or "")
-        body += h.p("No drive was counted" + (f": {escape(note)}" if note else "") + ".")
+        return body + h.p(
+            "No drive was counted at any point (the summary's drives are 0, its drive figures"
+            " NaN)" + (f": {escape(note)}" if note else "") + "."
+        )
     body += "<h3>Every point</h3>" + point_table(run)
     for phase, i in its.largest_points(run).items():
         body += (
