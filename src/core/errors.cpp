@@ -122,4 +122,15 @@ IoError::IoError(const std::string& op, const std::string& path, std::uint64_t o
       offset_(offset),
       err_(err) {}
 
+IoError::IoError(const std::string& message, const std::string& op, const std::string& path,
+                 int err)
+    : std::runtime_error(message), op_(op), path_(path), offset_(0), err_(err) {}
+
+IoError IoError::on_item(const std::string& op, const std::string& path, int err,
+                         const std::string& detail) {
+  return {op + " of " + printable(path) + " failed: " + describe_errno(err) +
+              (detail.empty() ? "" : "; " + detail),
+          op, path, err};
+}
+
 }  // namespace iosweep
