@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "os/client_stats.hpp"
+#include "os/item_ops.hpp"
 
 namespace iosweep {
 
@@ -29,6 +30,7 @@ namespace {
 struct Sample {
   std::int32_t sampling;
   std::int32_t node;
+  std::int32_t dropped;
   char device[64];
   char interfaces[64];
   std::uint64_t read_bytes, write_bytes, read_ops, write_ops, rx_bytes, tx_bytes;
@@ -68,7 +70,7 @@ std::pair<double, double> nfs_server_bytes(const std::string& mount_point) {
 }  // namespace
 
 NodeCounters::NodeCounters(const Workload& work, const LocalPlace& place)
-    : sampling_(place.self.local_index == 0), node_(place.self.node) {
+    : dir_(work.dir), sampling_(place.self.local_index == 0), node_(place.self.node) {
   MPI_Comm_split(MPI_COMM_WORLD, sampling_ ? 0 : MPI_UNDEFINED, place.self.rank, &samplers_);
   if (!sampling_) return;
   device_ = BlockDevice::of(work.dir);
@@ -127,8 +129,11 @@ NodeCounters::Counts NodeCounters::sample() const {
   return c;
 }
 
-void NodeCounters::before() {
-  if (sampling_) before_ = sample();
+void NodeCounters::before(int drop_level) {
+  dropped_ = 0;
+  if (!sampling_) return;
+  if (drop_level > 0) dropped_ = fsops::drop_kernel_caches(dir_, drop_level) == 0 ? 1 : 2;
+  before_ = sample();
 }
 
 void NodeCounters::after() {
@@ -141,6 +146,7 @@ NodeCounters::Rows NodeCounters::collect(MPI_Comm active) {
   const WireCounters w = after_.wire - before_.wire;
   Sample mine{sampling_ ? 1 : 0,
               node_,
+              dropped_,
               {},
               {},
               d.read_bytes,
@@ -156,6 +162,11 @@ NodeCounters::Rows NodeCounters::collect(MPI_Comm active) {
   const std::vector<Sample> all = gather_at_root(mine, active);
   for (const auto& a : all) {
     if (!a.sampling) continue;
+    // Every node dropped its caches (1), or one refused (2), or none was asked (0).
+    if (a.dropped == 2 || rows.cache_drop == 2)
+      rows.cache_drop = 2;
+    else if (a.dropped == 1)
+      rows.cache_drop = 1;
     if (device_measured_) {
       DeviceRow r{};
       r.node = a.node;

@@ -43,14 +43,19 @@ class NodeCounters {
   const std::string& wire_why_not() const { return wire_why_not_; }
   const std::vector<MountRow>& mounts() const { return mounts_; }
 
-  void before();
+  // Before a phase's barrier (every rank of the point prepared): each node's sampler first
+  // drops the kernel caches `drop_level` names (0: none; 2: dentries and inodes; 3: and the
+  // page cache), then samples the counters.
+  void before(int drop_level = 0);
   void after();
   // Collective over the active ranks of a point (the samplers of every node in use are among
   // them: a node's lowest rank is always its first to be active). On rank 0: one row per node
   // sampled, `counted` decided; point, phase and repetition left for the caller.
+  // cache_drop: 0 not asked, 1 every node sampled dropped its caches, 2 a node's kernel refused.
   struct Rows {
     std::vector<DeviceRow> devices;
     std::vector<WireRow> wire;
+    std::uint8_t cache_drop = 0;
   };
   Rows collect(MPI_Comm active);
 
@@ -63,6 +68,8 @@ class NodeCounters {
   Counts sample() const;
   void settle_on_rank0(const std::vector<NodeIdentity>& all);
 
+  std::string dir_;
+  int dropped_ = 0;  // the last before(): 0 not asked, 1 dropped, 2 refused
   BlockDevice device_;
   MountEntry mount_;
   WireChoice wire_;

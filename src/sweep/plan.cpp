@@ -11,6 +11,7 @@
 #include "core/units.hpp"
 #include "model/engine_desc.hpp"
 #include "model/limits.hpp"
+#include "model/md_plan.hpp"
 #include "model/phase_desc.hpp"
 
 namespace iosweep {
@@ -115,9 +116,41 @@ std::string make_run_id() {
   return id;
 }
 
+namespace {
+
+// The phases that move the ranks' data files (not the metadata phases).
+std::uint64_t data_phases(const Workload& w) {
+  std::uint64_t n = 0;
+  for (auto p : w.phases)
+    n += phase_desc(p).metadata() ? 0 : 1;
+  return n;
+}
+
+// The metadata phases' layout at every point: items, streams, branch and folders.
+void print_md_plan(std::FILE* out, const Config& cfg, const std::vector<SweepPoint>& points) {
+  const MdSpec& md = cfg.work.md;
+  if (data_phases(cfg.work) == cfg.work.phases.size()) return;
+  std::fprintf(out, "  metadata: %s\n", describe_md(md).c_str());
+  std::fprintf(out, "  files of the metadata phases: %s/iosweep.<run-id>.md/, always removed\n",
+               cfg.work.dir.c_str());
+  std::fprintf(out, "%6s %8s %12s %8s %10s\n", "ranks", "streams", "items", "branch", "folders");
+  MdPoint plan;
+  for (const SweepPoint& pt : points) {
+    if (!plan_md_point(md, pt.ranks, pt.per_rank.depth, plan).empty()) continue;
+    std::fprintf(
+        out, "%6d %8llu %12llu %8llu %10llu\n", pt.ranks,
+        static_cast<unsigned long long>(plan.layout.streams * static_cast<std::uint64_t>(pt.ranks)),
+        static_cast<unsigned long long>(plan.items()),
+        static_cast<unsigned long long>(plan.layout.tree.branch),
+        static_cast<unsigned long long>(plan.folders()));
+  }
+}
+
+}  // namespace
+
 std::uint64_t planned_bytes_of_rank0(const Config& cfg, const std::vector<SweepPoint>& points) {
   return static_cast<std::uint64_t>(points.size()) *
-         static_cast<std::uint64_t>(cfg.sweep.repetitions) * cfg.work.phases.size() *
+         static_cast<std::uint64_t>(cfg.sweep.repetitions) * data_phases(cfg.work) *
          cfg.work.file_size;
 }
 
@@ -150,7 +183,7 @@ void print_plan(std::FILE* out, const Config& cfg, const std::vector<SweepPoint>
     const int k = pt.ranks;
     const std::uint64_t per_phase = static_cast<std::uint64_t>(k) * w.file_size;
     const std::uint64_t per_point =
-        per_phase * w.phases.size() * static_cast<std::uint64_t>(cfg.sweep.repetitions);
+        per_phase * data_phases(w) * static_cast<std::uint64_t>(cfg.sweep.repetitions);
     total += per_point;
     if (by_streams)
       std::fprintf(out, "%8llu %6u ", static_cast<unsigned long long>(pt.streams()),
@@ -163,6 +196,7 @@ void print_plan(std::FILE* out, const Config& cfg, const std::vector<SweepPoint>
                format_size(static_cast<std::uint64_t>(points.empty() ? 0 : points.back().ranks) *
                            w.file_size)
                    .c_str());
+  print_md_plan(out, cfg, points);
 }
 
 }  // namespace iosweep
