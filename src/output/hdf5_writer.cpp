@@ -50,9 +50,12 @@ std::string phase_table_toml() {
     flag(d.creates(), "creates");
     flag(d.counts(), "counts");
     flag(d.control(), "control");
+    flag(d.metadata(), "metadata");
+    flag(d.lookup(), "lookup");
     const char* record = d.record == RecordKind::seq    ? "seq"
                          : d.record == RecordKind::rand ? "rand"
-                                                        : "scan";
+                         : d.record == RecordKind::scan ? "scan"
+                                                        : "none";
     s += std::string(d.enum_name) + " = {id = " + std::to_string(d.id) + ", name = \"" + d.name +
          "\", record = \"" + record + "\", flags = \"" + flags + "\"";
     if (d.control_for != kNoPhase)
