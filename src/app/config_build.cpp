@@ -83,6 +83,7 @@ void strided_blocks_hold_whole_records(const Config& c) {
   // A pattern that would change nothing is refused rather than ignored.
   if (!w.shared()) refuse("--shared-pattern: arranges one shared file; add --file-layout shared");
   for (auto id : w.phases) {
+    if (phase_desc(id).record == RecordKind::none) continue;  // no records (metadata)
     const std::uint64_t rec = w.record_bytes(phase_desc(id).record);
     if (rec > w.seq_record || w.seq_record % rec != 0)
       refuse(std::string("--shared-pattern: strided blocks are --seq-record (") +
@@ -99,6 +100,13 @@ void reused_files_are_not_remade(const Config& c) {
              " makes new files; the kept files of another run are only read or rewritten in "
              "place, so leave " +
              phase_desc(id).name + " out of --phases");
+}
+
+void one_way_to_count_items(const Config& c) {
+  if (c.work.md.items != 0 && c.work.md.items_total != 0)
+    refuse(
+        "--md-items and --md-items-total: give one or the other; --md-items-total divides its "
+        "items over each point's ranks");
 }
 
 void wearout_needs_a_stonewall(const Config& c) {
@@ -118,6 +126,7 @@ const Relation kRelations[] = {
     {.what = "strided", .check = &strided_blocks_hold_whole_records},
     {.what = "reuse", .check = &reused_files_are_not_remade},
     {.what = "wearout", .check = &wearout_needs_a_stonewall},
+    {.what = "md-items", .check = &one_way_to_count_items},
     {.what = "engine", .check = &engine_takes_its_options},
 };
 
@@ -128,6 +137,8 @@ void settle_derived(Config& c) {
   // the scan reads in --seq-record units as seq-read does.
   if (c.work.scan_record == 0)
     c.work.scan_record = c.io.direct ? c.work.seq_record : kCachedScanRecordBytes;
+  // Neither --md-items nor --md-items-total: the default number of items per rank.
+  if (c.work.md.items == 0 && c.work.md.items_total == 0) c.work.md.items = kDefaultMdItems;
 }
 
 }  // namespace
