@@ -136,9 +136,12 @@ std::string route_interface(std::string_view route_text, std::uint32_t addr, boo
 }
 
 bool server_of(const std::string& source, std::uint32_t& addr, std::string& why) {
-  if (source.empty() || source.front() == '/') {
-    why = "its source " + (source.empty() ? std::string("is empty") : source) +
-          " is a device, not a server";
+  if (source.empty()) {
+    why = "its source is empty";
+    return false;
+  }
+  if (source.front() == '/') {
+    why = "its source " + source + " is a device, not a server";
     return false;
   }
   // host:/path (NFS, GlusterFS, CephFS's first monitor), nid@net:/fs (Lustre's first NID).

@@ -11,7 +11,16 @@ import h5py
 import iosweep_common as common
 import pytest
 
-from conftest import BIN, latest_run, mpi_env, run_ids, run_iosweep, this_host
+from conftest import (
+    BIN,
+    iosweep_argv,
+    latest_run,
+    mpi_env,
+    mpiexec_argv,
+    run_ids,
+    run_sweep,
+    this_host,
+)
 
 
 def mounted_tmpfs(folder, size):
@@ -40,42 +49,12 @@ def small_tmpfs(tmp_path):
 def test_enospc_in_the_middle_of_seq_write(small_tmpfs, tmp_path):
     out = tmp_path / "r.h5"
     # An earlier, complete run in the same results file.
-    run_iosweep(
-        2,
-        [
-            "run",
-            "--dir",
-            small_tmpfs,
-            "--file-size",
-            "4MiB",
-            "--seq-record",
-            "1MiB",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        check=0,
-    )
+    run_sweep(2, dir=small_tmpfs, file_size="4MiB", output=out, check=0)
     with h5py.File(out, "r") as f:
         (first,) = f["runs"].keys()
         first_summary = f["runs"][first]["summary"][()]
     # 2 ranks x 16 MiB do not fit in 24 MiB: one rank meets ENOSPC part way through its file.
-    p = run_iosweep(
-        2,
-        [
-            "run",
-            "--dir",
-            small_tmpfs,
-            "--file-size",
-            "16MiB",
-            "--seq-record",
-            "1MiB",
-            "--output",
-            out,
-            "--quiet",
-            "--force",
-        ],
-    )
+    p = run_sweep(2, dir=small_tmpfs, file_size="16MiB", output=out, force=True)
     assert p.returncode == 1
     m = re.search(
         (
@@ -108,11 +87,17 @@ def test_a_collective_write_that_fills_the_file_system_is_enospc_on_every_rank(
     the collective write; every rank of the call must stop with ENOSPC, none may wait for the
     others in the next collective call."""
     out = tmp_path / "r.h5"
-    p = run_iosweep(
+    p = run_sweep(
         2,
-        ["run", "--dir", small_tmpfs, "--file-size", "16MiB", "--seq-record", "1MiB"]
-        + ["--file-layout", "shared", "--engine", "mpiio", "--mpiio-collective"]
-        + ["--ranks", "2", "--phases", "seq-write", "--force", "--output", out, "--quiet"],
+        dir=small_tmpfs,
+        file_size="16MiB",
+        file_layout="shared",
+        engine="mpiio",
+        mpiio_collective=True,
+        ranks=2,
+        phases="seq-write",
+        force=True,
+        output=out,
         timeout=120,
     )
     assert p.returncode == 1, p.stdout + p.stderr
@@ -145,11 +130,7 @@ def kill_leftovers():
 
 
 def start(args, n=2, env=None, mpirun=True):
-    cmd = (
-        (["mpiexec", "--oversubscribe", "-n", str(n)] if mpirun else [])
-        + [BIN]
-        + [str(a) for a in args]
-    )
+    cmd = mpiexec_argv(n, args) if mpirun else [BIN] + args
     p = subprocess.Popen(
         cmd,
         stdout=subprocess.PIPE,
@@ -185,25 +166,17 @@ def rank_pids(marker):
 def long_run_args(workdir, out):
     # A run that lasts well beyond the seconds mpirun waits before it passes a signal on: random
     # 4 KiB reads with O_DIRECT, many repetitions, each stopped after 30 s at the latest.
-    return [
-        "run",
-        "--dir",
-        workdir,
-        "--file-size",
-        "256MiB",
-        "--phases",
-        "rand-read",
-        "--direct",
-        "--stonewall",
-        "30s",
-        "--repetitions",
-        "1000",
-        "--ranks",
-        "2",
-        "--output",
-        out,
-        "--quiet",
-    ]
+    return iosweep_argv(
+        dir=workdir,
+        file_size="256MiB",
+        phases="rand-read",
+        direct=True,
+        stonewall="30s",
+        repetitions=1000,
+        ranks=2,
+        output=out,
+        seq_record=None,
+    )
 
 
 def in_timed_phase(workdir, n):
@@ -212,27 +185,10 @@ def in_timed_phase(workdir, n):
 
 def many_points(workdir, out, ranks="1,2", n=2):
     """A run of many short points (seq-write of 1 MiB files), started in the background."""
-    return start(
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "1MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-write",
-            "--ranks",
-            ranks,
-            "--repetitions",
-            "2000",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        n=n,
+    args = iosweep_argv(
+        dir=workdir, file_size="1MiB", phases="seq-write", ranks=ranks, repetitions=2000, output=out
     )
+    return start(args, n=n)
 
 
 def points_in(out, runs, points):
@@ -251,25 +207,8 @@ def points_in(out, runs, points):
 
 
 def earlier_run(workdir, out):
-    run_iosweep(
-        1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "1MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-write",
-            "--output",
-            out,
-            "--quiet",
-            "--label",
-            "earlier",
-        ],
-        check=0,
+    run_sweep(
+        1, dir=workdir, file_size="1MiB", phases="seq-write", output=out, label="earlier", check=0
     )
 
 
@@ -439,24 +378,14 @@ def test_results_disk_filling_up_stops_the_run_cleanly(tiny_tmpfs, tmp_path, wor
     with h5py.File(out, "r") as f:
         first = run_ids(f)[0]
         before = f["runs"][first]["summary"][()].tobytes()
-    p = run_iosweep(
+    p = run_sweep(
         1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "64KiB",
-            "--seq-record",
-            "64KiB",
-            "--phases",
-            "seq-write",
-            "--repetitions",
-            "400",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="64KiB",
+        seq_record="64KiB",
+        phases="seq-write",
+        repetitions=400,
+        output=out,
     )
     assert p.returncode == 1, p.stderr
     assert "Segmentation" not in p.stderr and "signal" not in p.stderr
