@@ -41,7 +41,7 @@ class IoError : public std::runtime_error {
   int err() const { return err_; }
 
  private:
-  IoError(const std::string& message, const std::string& op, const std::string& path, int err);
+  IoError(const std::string& message, std::string op, std::string path, int err);
   std::string op_;
   std::string path_;
   std::uint64_t offset_;

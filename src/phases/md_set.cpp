@@ -26,7 +26,7 @@ fsops::FileIdentity make_own_folder(const std::string& path) {
 
 }  // namespace
 
-MdSet::MdSet(std::string dir, std::string run_id, int position, const MdSpec& spec,
+MdSet::MdSet(std::string dir, const std::string& run_id, int position, const MdSpec& spec,
              std::uint64_t seed)
     : dir_(std::move(dir)),
       root_(dir_ + "/iosweep." + run_id + ".md"),

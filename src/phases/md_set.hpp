@@ -35,7 +35,8 @@ namespace iosweep {
 
 class MdSet {
  public:
-  MdSet(std::string dir, std::string run_id, int position, const MdSpec& spec, std::uint64_t seed);
+  MdSet(std::string dir, const std::string& run_id, int position, const MdSpec& spec,
+        std::uint64_t seed);
   ~MdSet();
   MdSet(const MdSet&) = delete;
   MdSet& operator=(const MdSet&) = delete;

@@ -141,12 +141,12 @@ void print_md_plan(std::FILE* out, const Config& cfg, const std::vector<SweepPoi
   MdPoint plan;
   for (const SweepPoint& pt : points) {
     if (!plan_md_point(md, pt.ranks, pt.per_rank.depth, plan).empty()) continue;
-    std::fprintf(
-        out, "%6d %8llu %12llu %8llu %10llu\n", pt.ranks,
-        static_cast<unsigned long long>(plan.layout.streams * static_cast<std::uint64_t>(pt.ranks)),
-        static_cast<unsigned long long>(plan.items()),
-        static_cast<unsigned long long>(plan.layout.tree.branch),
-        static_cast<unsigned long long>(plan.folders()));
+    std::fprintf(out, "%6d %8llu %12llu %8llu %10llu\n", pt.ranks,
+                 static_cast<unsigned long long>(plan.layout.streams) *
+                     static_cast<unsigned long long>(pt.ranks),
+                 static_cast<unsigned long long>(plan.items()),
+                 static_cast<unsigned long long>(plan.layout.tree.branch),
+                 static_cast<unsigned long long>(plan.folders()));
   }
 }
 

@@ -7,7 +7,7 @@ import h5py
 import iosweep_common as common
 import pytest
 
-from conftest import BIN, SOURCE_DIR, latest_run, mpi_env
+from conftest import BIN, SOURCE_DIR, iosweep_argv, latest_run, mpi_env
 from minicluster import can_emulate, emulated_env
 
 NODES = ["node1", "node2"]
@@ -33,9 +33,16 @@ def test_readers_touch_another_nodes_items(threadlist, tmp_path):
     work = tmp_path / "w"
     work.mkdir()
     out = tmp_path / "r.h5"
-    cmd = ["mpirun", "-np", "4", "--hostfile", str(threadlist), BIN, "run", "--dir", str(work)]
-    cmd += ["--ranks", "2,3", "--phases", "md-create,md-stat,md-read", "--md-items", "40"]
-    cmd += ["--md-write-bytes", "1k", "--md-read-bytes", "1k", "--output", str(out), "--quiet"]
+    cmd = ["mpirun", "-np", "4", "--hostfile", str(threadlist), BIN]
+    cmd += iosweep_argv(
+        dir=work,
+        ranks="2,3",
+        phases="md-create,md-stat,md-read",
+        md_items=40,
+        md_write_bytes="1k",
+        md_read_bytes="1k",
+        output=out,
+    )
     p = subprocess.run(
         cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300
     )

@@ -10,14 +10,14 @@ import h5py
 import iosweep_common as common
 import pytest
 
-from conftest import latest_run, run_iosweep, this_host
+from conftest import latest_run, run_sweep, this_host
 
 MD = ["md-mkdir", "md-create", "md-stat", "md-read", "md-remove", "md-rmdir"]
 
 
-def md_run(n, work, out, *extra, check=0):
-    args = ["run", "--dir", work, "--output", out, "--quiet", "--phases", "md", *extra]
-    return run_iosweep(n, args, check=check)
+def md_run(n, work, out, check=0, phases="md", **options):
+    """The metadata phases (all six unless `phases` says) on `n` ranks in `work`."""
+    return run_sweep(n, dir=work, output=out, phases=phases, check=check, **options)
 
 
 def summary_by_phase(run):
@@ -62,19 +62,13 @@ def test_posix_every_phase_private_trees(workdir, tmp_path):
         2,
         workdir,
         out,
-        "--sweep",
-        "1:2",
-        "--md-items",
-        "24",
-        "--md-items-per-folder",
-        "4",
-        "--md-depth",
-        "1",
-        "--md-write-bytes",
-        "4k",
-        "--md-read-bytes",
-        "4k",
-        "--md-fsync",
+        sweep="1:2",
+        md_items=24,
+        md_items_per_folder=4,
+        md_depth=1,
+        md_write_bytes="4k",
+        md_read_bytes="4k",
+        md_fsync=True,
     )
     assert os.listdir(workdir) == [], "the run removes every folder and item it made"
     with h5py.File(out, "r") as f:
@@ -126,22 +120,14 @@ def test_uring_at_depth_in_one_shared_tree(workdir, tmp_path):
         2,
         workdir,
         out,
-        "--engine",
-        "uring",
-        "--streams",
-        "2,8",
-        "--md-layout",
-        "shared",
-        "--md-items",
-        "30",
-        "--md-depth",
-        "1",
-        "--md-branch",
-        "3",
-        "--md-write-bytes",
-        "3901",
-        "--md-read-bytes",
-        "3901",
+        engine="uring",
+        streams="2,8",
+        md_layout="shared",
+        md_items=30,
+        md_depth=1,
+        md_branch=3,
+        md_write_bytes=3901,
+        md_read_bytes=3901,
     )
     assert os.listdir(workdir) == []
     with h5py.File(out, "r") as f:
@@ -161,7 +147,7 @@ def test_uring_at_depth_in_one_shared_tree(workdir, tmp_path):
 
 def test_null_engine_counts_its_own_cost(workdir, tmp_path):
     out = tmp_path / "r.h5"
-    md_run(2, workdir, out, "--engine", "null", "--iodepth", "4", "--md-items", "50")
+    md_run(2, workdir, out, engine="null", iodepth=4, md_items=50)
     assert os.listdir(workdir) == []
     with h5py.File(out, "r") as f:
         run = latest_run(f)
@@ -182,10 +168,20 @@ def test_stonewalled_create_sets_what_the_later_phases_touch(tmp_path):
         pytest.skip(f"{work} is on tmpfs: fsync costs nothing there, no stonewall would stop")
     for wearout in (False, True):
         out = tmp_path / f"r{int(wearout)}.h5"
-        args = ["--ranks", "2", "--read-shift", "1", "--md-items", "20000"]
-        args += ["--md-fsync", "--md-write-bytes", "4k", "--stonewall", "0.05s"]
-        args += ["--phases", "md-create,md-stat,md-read,md-remove", "--md-read-bytes", "4k"]
-        md_run(2, work, out, *args, *(["--stonewall-wearout"] if wearout else []))
+        md_run(
+            2,
+            work,
+            out,
+            phases="md-create,md-stat,md-read,md-remove",
+            ranks=2,
+            read_shift=1,
+            md_items=20000,
+            md_fsync=True,
+            md_write_bytes="4k",
+            md_read_bytes="4k",
+            stonewall="0.05s",
+            stonewall_wearout=wearout,
+        )
         assert os.listdir(work) == []
         with h5py.File(out, "r") as f:
             run = latest_run(f)
@@ -237,13 +233,10 @@ def test_a_file_system_out_of_inodes_mid_create(few_inodes, tmp_path):
         2,
         few_inodes,
         out,
-        "--sweep",
-        "1:2",
-        "--md-items",
-        "150",
-        "--phases",
-        "md-create,md-stat",
-        "--force",
+        phases="md-create,md-stat",
+        sweep="1:2",
+        md_items=150,
+        force=True,
         check=1,
     )
     err = [ln for ln in p.stderr.splitlines() if "failed" in ln]

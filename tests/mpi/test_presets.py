@@ -144,13 +144,10 @@ def test_md_preset_runs_with_a_few_items(preset, workdir, tmp_path):
     """Each metadata preset for real, its millions of items replaced by a few (which finish long
     before any stonewall it sets)."""
     opts = preset_options(preset)
-    items = ["--md-items-total", "64"] if "md-items-total" in opts else ["--md-items", "16"]
+    items = {"md_items_total": 64} if "md-items-total" in opts else {"md_items": 16}
     out = tmp_path / "r.h5"
-    p = run_iosweep(
-        2,
-        ["run", "--config", preset, "--dir", workdir, "--output", out, "--quiet", "--sweep", "1:2"]
-        + items,
-        check=0,
+    p = run_sweep(
+        2, config=preset, dir=workdir, output=out, quiet=True, sweep="1:2", **items, check=0
     )
     assert dir_listing(workdir) == []
     for phase in opts["phases"]:
