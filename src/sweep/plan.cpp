@@ -150,6 +150,36 @@ void print_md_plan(std::FILE* out, const Config& cfg, const std::vector<SweepPoi
   }
 }
 
+// The data phases' files, bytes and footprint at every point.
+void print_data_plan(std::FILE* out, const Config& cfg, const std::vector<SweepPoint>& points,
+                     const Topology& topo) {
+  const Workload& w = cfg.work;
+  const bool by_streams = !cfg.sweep.streams.empty();
+  std::fprintf(out, "  files: %s/iosweep.<run-id>.<position>, removed at the end%s\n",
+               w.dir.c_str(), w.keep ? " unless kept (--keep: kept)" : "");
+  if (by_streams) std::fprintf(out, "%8s %6s ", "streams", "depth");
+  std::fprintf(out, "%6s %6s %6s %14s %16s\n", "ranks", "nodes", "files", "bytes/phase",
+               "bytes/point");
+  std::uint64_t total = 0;
+  for (const SweepPoint& pt : points) {
+    const int k = pt.ranks;
+    const std::uint64_t per_phase = static_cast<std::uint64_t>(k) * w.file_size;
+    const std::uint64_t per_point =
+        per_phase * data_phases(w) * static_cast<std::uint64_t>(cfg.sweep.repetitions);
+    total += per_point;
+    if (by_streams)
+      std::fprintf(out, "%8llu %6u ", static_cast<unsigned long long>(pt.streams()),
+                   pt.per_rank.depth);
+    std::fprintf(out, "%6d %6d %6d %14s %16s\n", k, topo.nodes_used(k), k,
+                 format_size(per_phase).c_str(), format_size(per_point).c_str());
+  }
+  std::fprintf(out, "  total: %zu point(s), %s moved; largest footprint %s on disk\n",
+               points.size(), format_size(total).c_str(),
+               format_size(static_cast<std::uint64_t>(points.empty() ? 0 : points.back().ranks) *
+                           w.file_size)
+                   .c_str());
+}
+
 }  // namespace
 
 std::uint64_t planned_bytes_of_rank0(const Config& cfg, const std::vector<SweepPoint>& points) {
@@ -176,30 +206,8 @@ void print_plan(std::FILE* out, const Config& cfg, const std::vector<SweepPoint>
     std::fprintf(out,
                  "  streams: ranks x depth; random phases keep depth requests in flight, "
                  "sequential phases stream depth regions of each file side by side\n");
-  std::fprintf(out, "  files: %s/iosweep.<run-id>.<position>, removed at the end%s\n",
-               w.dir.c_str(), w.keep ? " unless kept (--keep: kept)" : "");
   std::fprintf(out, "  results: appended to %s\n", cfg.report.output.c_str());
-  if (by_streams) std::fprintf(out, "%8s %6s ", "streams", "depth");
-  std::fprintf(out, "%6s %6s %6s %14s %16s\n", "ranks", "nodes", "files", "bytes/phase",
-               "bytes/point");
-  std::uint64_t total = 0;
-  for (const SweepPoint& pt : points) {
-    const int k = pt.ranks;
-    const std::uint64_t per_phase = static_cast<std::uint64_t>(k) * w.file_size;
-    const std::uint64_t per_point =
-        per_phase * data_phases(w) * static_cast<std::uint64_t>(cfg.sweep.repetitions);
-    total += per_point;
-    if (by_streams)
-      std::fprintf(out, "%8llu %6u ", static_cast<unsigned long long>(pt.streams()),
-                   pt.per_rank.depth);
-    std::fprintf(out, "%6d %6d %6d %14s %16s\n", k, topo.nodes_used(k), k,
-                 format_size(per_phase).c_str(), format_size(per_point).c_str());
-  }
-  std::fprintf(out, "  total: %zu point(s), %s moved; largest footprint %s on disk\n",
-               points.size(), format_size(total).c_str(),
-               format_size(static_cast<std::uint64_t>(points.empty() ? 0 : points.back().ranks) *
-                           w.file_size)
-                   .c_str());
+  if (data_phases(w) > 0) print_data_plan(out, cfg, points, topo);
   print_md_plan(out, cfg, points);
 }
 
