@@ -104,7 +104,7 @@ bool MdSet::begin(MPI_Comm comm, std::size_t point, int rep, const MdPoint& plan
 
 void MdSet::make_folders(std::uint64_t from, std::uint64_t to) {
   std::string name;
-  for (std::uint64_t o = from; o < to && real_ && set_fd_ >= 0; ++o) {
+  for (std::uint64_t o = from; o < to && real_ && set_fd_ >= 0 && going(); ++o) {
     name.clear();
     plan_.layout.append_folder_op(position_, o, name);
     const fsops::ItemResult r = fsops::make_folder(set_fd_, name.c_str());
@@ -115,7 +115,7 @@ void MdSet::make_folders(std::uint64_t from, std::uint64_t to) {
 // The folders made so far, children before their parents; one already gone is passed over.
 void MdSet::remove_folders(std::uint64_t present) {
   std::string name;
-  for (std::uint64_t o = present; o > 0 && real_ && set_fd_ >= 0; --o) {
+  for (std::uint64_t o = present; o > 0 && real_ && set_fd_ >= 0 && going(); --o) {
     name.clear();
     plan_.layout.append_folder_op(position_, o - 1, name);
     const fsops::ItemResult r = fsops::remove_folder(set_fd_, name.c_str());
@@ -128,7 +128,7 @@ void MdSet::make_items(std::uint64_t from, std::uint64_t to) {
   const std::uint64_t n = plan_.items_of(position_);
   const std::size_t bytes = content_.size();
   std::string name;
-  for (std::uint64_t o = from; o < to && real_ && set_fd_ >= 0; ++o) {
+  for (std::uint64_t o = from; o < to && real_ && set_fd_ >= 0 && going(); ++o) {
     name.clear();
     plan_.layout.append_item_op(position_, n, o, name);
     const fsops::ItemResult r =
@@ -142,7 +142,7 @@ void MdSet::make_items(std::uint64_t from, std::uint64_t to) {
 void MdSet::remove_items(std::uint64_t from, std::uint64_t to) {
   const std::uint64_t n = plan_.items_of(position_);
   std::string name;
-  for (std::uint64_t o = from; o < to && real_ && set_fd_ >= 0; ++o) {
+  for (std::uint64_t o = from; o < to && real_ && set_fd_ >= 0 && going(); ++o) {
     name.clear();
     plan_.layout.append_item_op(position_, n, o, name);
     const fsops::ItemResult r = fsops::remove_item(set_fd_, name.c_str());

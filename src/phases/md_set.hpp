@@ -22,6 +22,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -45,6 +46,8 @@ class MdSet {
   // phases' engine makes what it is asked to (false for null).
   bool begin(MPI_Comm comm, std::size_t point, int rep, const MdPoint& plan, bool real);
   const MdPoint& plan() const { return plan_; }
+  // Untimed work stops early once this is set (a signal: the run ends and removes everything).
+  void stop_on(const std::atomic<bool>* stop) { stop_ = stop; }
   const std::string& path() const { return set_path_; }
   int position() const { return position_; }
 
@@ -77,6 +80,7 @@ class MdSet {
 
  private:
   bool agreed(MPI_Comm comm, const std::function<void()>& step);
+  bool going() const { return stop_ == nullptr || !stop_->load(std::memory_order_relaxed); }
   void make_set_folder();
   bool open_set(MPI_Comm comm);
   void make_folders(std::uint64_t from, std::uint64_t to);
@@ -89,6 +93,7 @@ class MdSet {
   std::string dir_, root_;
   int position_;
   std::vector<std::byte> content_;
+  const std::atomic<bool>* stop_ = nullptr;
   mutable std::mutex mu_;
   fsops::FileIdentity root_id_;  // position 0, once it made the run's folder
   bool root_made_ = false;

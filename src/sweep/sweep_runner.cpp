@@ -306,6 +306,7 @@ void SweepRunner::watch_signals() {
     if (!work_.keep) files_->remove_own();
     md_->remove_all();
   });
+  md_->stop_on(watcher_->stop_flag());
 }
 
 // Every point: the active ranks run it; the others sleep in their machine's room until its
