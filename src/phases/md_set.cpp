@@ -63,7 +63,10 @@ void MdSet::make_set_folder() {
   make_own_folder(set_path_);
 }
 
-// Every rank opens the set folder position 0 made, and checks it is that very folder.
+// Every rank opens the set folder position 0 made (a folder, no link followed) and, where it
+// sees the same file system instance as position 0 (the same device number: the same kernel's
+// mount; another node's mount of a network file system numbers its devices its own way), checks
+// that it is that very folder.
 bool MdSet::open_set(MPI_Comm comm) {
   std::uint64_t id[2] = {0, 0};
   if (position_ == 0) {
@@ -75,7 +78,7 @@ bool MdSet::open_set(MPI_Comm comm) {
   return agreed(comm, [&] {
     set_fd_ = fsops::open_folder(set_path_);
     struct stat st {};
-    if (::fstat(set_fd_, &st) != 0 || st.st_dev != id[0] || st.st_ino != id[1])
+    if (::fstat(set_fd_, &st) != 0 || (st.st_dev == id[0] && st.st_ino != id[1]))
       throw IoError::on_item("open", set_path_, EEXIST,
                              "not the folder position 0 made for this point");
   });
