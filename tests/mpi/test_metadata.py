@@ -181,6 +181,7 @@ def test_stonewalled_create_sets_what_the_later_phases_touch(tmp_path):
             md_read_bytes="4k",
             stonewall="0.05s",
             stonewall_wearout=wearout,
+            cache="keep",
         )
         assert os.listdir(work) == []
         with h5py.File(out, "r") as f:
