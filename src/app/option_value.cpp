@@ -68,11 +68,19 @@ bool OptionValue::flag() const {
 }
 
 std::vector<std::string> OptionValue::list() const {
+  return split(false);
+}
+
+std::vector<std::string> OptionValue::paths() const {
+  return split(true);
+}
+
+std::vector<std::string> OptionValue::split(bool spaces) const {
   std::vector<std::string> out;
   std::set<std::string> seen;
   for (const auto& v : values_) {
     for (const char c : v)
-      if (std::isspace(static_cast<unsigned char>(c)))
+      if (!spaces && std::isspace(static_cast<unsigned char>(c)))
         refuse("'" + printable(v) +
                "' contains white space; write lists without spaces, e.g. 1,2,4");
     std::size_t at = 0;

@@ -1,15 +1,18 @@
-// The terminal report on rank 0: the run header, the placement (node -> ranks, and the points
-// whose active ranks sit unequally on their nodes), one table row per point as soon as it is
-// reduced (with a streams column when the run sweeps --streams; the metadata phases under a
-// header of their own, in operations per second), and at the end a Peak & Sustained table per
-// phase (the PixStor study's: the best point and the largest point) and the compute-adjacent
-// "final math" for the largest filter-count point. Bandwidths are MiB/s (2^20 bytes/s),
+// The terminal report on rank 0: the run header, the placement (node -> ranks, with several
+// folders which ranks use which folder and drive, and the points whose active ranks sit
+// unequally on their nodes), one table row per point as soon as it is reduced (with a streams
+// column when the run sweeps --streams; the metadata phases under a header of their own, in
+// operations per second), and at the end a Peak & Sustained table per phase (the PixStor
+// study's: the best point and the largest point) and the compute-adjacent "final math" for the
+// largest filter-count point (output/final_math.cpp). Bandwidths are MiB/s (2^20 bytes/s),
 // latencies microseconds.
 #pragma once
 
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "output/writer.hpp"
@@ -27,10 +30,14 @@ class ConsoleWriter final : public ResultWriter {
   bool by_streams() const;  // the run sweeps --streams: the table has a streams column
   void print_header(bool metadata);
   void print_storage(const RunContext& ctx);
+  void print_wire(const RunContext& ctx, const std::set<std::string>& by_node);
+  void print_placement(const RunContext& ctx);
+  void print_drives(const PointResult& p);
   void print_unequal(const RunContext& ctx);
   void print_row(const PointResult& p, const std::string& notes);
   void print_peaks();
   void print_final_math();
+  void print_rated(double per_unit_Bps, const char* unit);
   void print_shipped(const SummaryRow& filter);
 
   std::FILE* out_;

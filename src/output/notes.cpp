@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "model/phase_desc.hpp"
 
@@ -17,7 +18,7 @@ constexpr double kWireNote = 0.90;       // a phase whose wire carried less than
 
 // "cached 97%": a fraction in whole percent, the nearest.
 std::string percent(const char* what, double fraction) {
-  char b[48];
+  char b[128];
   std::snprintf(b, sizeof b, "%s %.0f%%", what, std::round(100.0 * fraction));
   return b;
 }
@@ -55,6 +56,31 @@ std::string percent_under(const char* what, double fraction, double threshold) {
   return percent(what, std::min(fraction, (std::round(100.0 * threshold) - 1) / 100.0));
 }
 
+// The drives that saw under kDeviceNote of their ranks' bytes, when some of the point's drives
+// did not: every one is named, at most kDriveNotes, then how many more (when all of them saw
+// too little, the `device` note already says so).
+constexpr std::size_t kDriveNotes = 3;
+
+std::string drive_notes(const PointResult& p) {
+  std::vector<const DeviceRow*> low;
+  std::size_t used = 0;
+  for (const auto& d : p.devices) {
+    if (std::isnan(d.drive_fraction)) continue;
+    ++used;
+    if (d.drive_fraction < kDeviceNote) low.push_back(&d);
+  }
+  if (low.empty() || low.size() == used) return {};
+  std::string n;
+  for (std::size_t i = 0; i < low.size() && i < kDriveNotes; ++i) {
+    const std::string what =
+        "drive " + std::string(low[i]->device) + " (node " + std::to_string(low[i]->node) + ")";
+    n += (n.empty() ? "" : "; ") + percent_under(what.c_str(), low[i]->drive_fraction, kDeviceNote);
+  }
+  if (low.size() > kDriveNotes)
+    n += "; " + std::to_string(low.size() - kDriveNotes) + " more drives under 90%";
+  return n;
+}
+
 }  // namespace
 
 std::string provenance_notes(const SummaryRow& s) {
@@ -72,6 +98,12 @@ std::string provenance_notes(const SummaryRow& s) {
   // Neither the device nor the wire counted this row's bytes: nothing says whether they reached
   // the storage, so a blank note can only mean checked and fine.
   if (std::isnan(s.device_fraction) && std::isnan(s.wire_fraction)) add("unverified");
+  return n;
+}
+
+std::string provenance_notes(const PointResult& p) {
+  std::string n = provenance_notes(p.summary);
+  if (const std::string d = drive_notes(p); !d.empty()) n += (n.empty() ? "" : "; ") + d;
   return n;
 }
 

@@ -9,6 +9,7 @@
 #include <random>
 #include <utility>
 
+#include "core/errors.hpp"
 #include "core/units.hpp"
 #include "model/engine_desc.hpp"
 #include "model/limits.hpp"
@@ -136,7 +137,7 @@ void print_md_plan(std::FILE* out, const Config& cfg, const std::vector<SweepPoi
   if (data_phases(cfg.work) == cfg.work.phases.size()) return;
   std::fprintf(out, "  metadata: %s\n", describe_md(md).c_str());
   std::fprintf(out, "  files of the metadata phases: %s/iosweep.<run-id>.md/, always removed\n",
-               cfg.work.dir.c_str());
+               printable(cfg.work.dirs.front()).c_str());
   std::fprintf(out, "%6s %8s %12s %8s %10s\n", "ranks", "streams", "items", "branch", "folders");
   MdPoint plan;
   for (const SweepPoint& pt : points) {
@@ -155,8 +156,17 @@ void print_data_plan(std::FILE* out, const Config& cfg, const std::vector<SweepP
                      const Topology& topo) {
   const Workload& w = cfg.work;
   const bool by_streams = !cfg.sweep.streams.empty();
+  std::string dirs;
+  for (const auto& d : w.dirs)
+    dirs += (dirs.empty() ? "" : ", ") + printable(d);
   std::fprintf(out, "  files: %s/iosweep.<run-id>.<position>, removed at the end%s\n",
-               w.dir.c_str(), w.keep ? " unless kept (--keep: kept)" : "");
+               w.dirs.size() == 1 ? dirs.c_str() : "<folder>",
+               w.keep ? " unless kept (--keep: kept)" : "");
+  if (w.dirs.size() > 1)
+    std::fprintf(out,
+                 "  folders: %s; a node's ranks take them round-robin by their index within the "
+                 "node\n",
+                 dirs.c_str());
   if (by_streams) std::fprintf(out, "%8s %6s ", "streams", "depth");
   std::fprintf(out, "%6s %6s %6s %14s %16s\n", "ranks", "nodes", "files", "bytes/phase",
                "bytes/point");

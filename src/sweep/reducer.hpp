@@ -1,6 +1,10 @@
 // Reduction of one point (phase x active ranks x repetition) from per-rank samples to the rows
 // that are printed and stored. Pure arithmetic: no MPI, unit-tested directly.
 //
+// Drives: a rank's bytes are claimed for the device holding the folder of the file it read or
+// wrote, on its node; a drive (one device of one kernel, possibly under several emulated nodes)
+// sums its rows' claims, and its own counters (its counted row's) are set against them.
+//
 // Timing windows (README, "The table"): every rank times open -> I/O -> fsync -> close from its
 // exit from the phase barrier. wall = max elapsed; bandwidth = total bytes / wall (IOR); children =
 // sum of bytes_i / elapsed_i (IOzone's "Children see"); first-done and the IOzone-equivalent
@@ -42,15 +46,18 @@ struct PointInput {
   double bin_s = 0.1;
   std::uint64_t total_matches = 0;  // filter-count: the MPI_Reduce sum
   std::uint64_t order_seed = 0;
-  std::vector<DeviceRow> devices;  // one per node sampled, `counted` already decided
-  bool device_measured = false;    // false: no block device (NaN in the summary)
-  std::vector<WireRow> wire;       // one per node sampled, `counted` already decided
-  bool wire_measured = false;      // false: no storage interface sampled (NaN in the summary)
-  bool writes = false;             // the phase's direction, for device_fraction
-  bool metadata = false;           // a metadata phase: per-operation provenance, no fractions
-  bool lookup = false;             // md-stat, md-read: the device's reads are what counts
-  std::uint8_t cache_drop = 0;     // 0 not asked, 1 every node dropped its caches, 2 refused
-  double overhead_s = 0;           // rank 0's time outside the windows and its preparation
+  // One per (node sampled, device), `counted` and `drive` already decided; the folders on each
+  // as a bit mask of --dir's indexes (index = devices), which the ranks' folders are matched to.
+  std::vector<DeviceRow> devices;
+  std::vector<std::uint64_t> device_folders;
+  bool device_measured = false;  // false: no block device (NaN in the summary)
+  std::vector<WireRow> wire;     // one per node sampled, `counted` already decided
+  bool wire_measured = false;    // false: no storage interface sampled (NaN in the summary)
+  bool writes = false;           // the phase's direction, for device_fraction
+  bool metadata = false;         // a metadata phase: per-operation provenance, no fractions
+  bool lookup = false;           // md-stat, md-read: the device's reads are what counts
+  std::uint8_t cache_drop = 0;   // 0 not asked, 1 every node dropped its caches, 2 refused
+  double overhead_s = 0;         // rank 0's time outside the windows and its preparation
 };
 
 PointResult reduce_point(const PointInput& in);

@@ -8,7 +8,7 @@ import subprocess
 import time
 
 import h5py
-import iosweep_common as common
+from iosweep_tools.results import file as rfile
 import pytest
 
 from conftest import (
@@ -198,9 +198,9 @@ def points_in(out, runs, points):
         # As the scripts read it: under iosweep's read lock, never half way through an append
         # (but perhaps just created and not yet locked by the writer: empty).
         try:
-            with common.open_results(out) as f:
+            with rfile.open_results(out) as f:
                 return len(f["run_index"]) == runs and f["run_index"][-1]["n_points"] >= points
-        except (common.ResultsError, KeyError):
+        except (rfile.ResultsError, KeyError):
             return False
 
     return written
@@ -339,7 +339,7 @@ def test_a_running_writer_is_never_marked_interrupted(tmp_path, workdir):
     other = workdir / "other"
     other.mkdir()
     earlier_run(other, out)  # appends beside the live run
-    with common.open_results(out) as f:  # the live run appends between our reads
+    with rfile.open_results(out) as f:  # the live run appends between our reads
         assert f["run_index"][0]["status"] == 0
     p.send_signal(signal.SIGTERM)
     p.communicate(timeout=60)

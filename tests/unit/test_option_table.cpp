@@ -44,7 +44,7 @@ RunLoader store(const std::string& toml) {
 const std::vector<std::vector<std::string>> kEveryOption = {
     {"run",
      "--dir",
-     "/data/a b",
+     "/data/a b,/nvme1/x y",
      "--file-size",
      "64m",
      "--seq-record",
@@ -190,7 +190,7 @@ TEST(OptionTable, EveryRowReachesHelpTheRecordAndTheRerun) {
     const CliResult again = parse({"run", "--rerun", "r.h5"}, store(r.cfg.config_toml));
     ASSERT_EQ(again.action, CliResult::Action::run) << again.text;
     EXPECT_EQ(again.cfg.config_toml, r.cfg.config_toml);
-    EXPECT_EQ(again.cfg.work.dir, r.cfg.work.dir);
+    EXPECT_EQ(again.cfg.work.dirs, r.cfg.work.dirs);
     EXPECT_EQ(again.cfg.report.rated_bw2_Bps, r.cfg.report.rated_bw2_Bps);
   }
   for (const OptionRow& row : option_table()) {
@@ -214,7 +214,7 @@ TEST(OptionTable, AnyStringRoundTripsExactlyThroughTheRecordAndTheRerun) {
     const CliResult again = parse({"run", "--rerun", "r.h5"}, store(r.cfg.config_toml));
     ASSERT_EQ(again.action, CliResult::Action::run) << again.text;
     EXPECT_EQ(again.cfg.report.label, label);
-    EXPECT_EQ(again.cfg.work.dir, "/d\"ir\\x y");
+    EXPECT_EQ(again.cfg.work.dirs, std::vector<std::string>{"/d\"ir\\x y"});
     EXPECT_FALSE(again.cfg.work.order_seed_pinned);
     EXPECT_EQ(again.cfg.config_toml, r.cfg.config_toml);
   }
