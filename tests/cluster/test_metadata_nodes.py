@@ -4,11 +4,11 @@ active ranks sit unequally on the nodes is named under the placement and in its 
 import subprocess
 
 import h5py
-import iosweep_common as common
 import pytest
+from iosweep_tools.core.launch import can_emulate, emulated_env
+from iosweep_tools.results.names import by_value, phases
 
 from conftest import BIN, SOURCE_DIR, iosweep_argv, latest_run, mpi_env
-from minicluster import can_emulate, emulated_env
 
 NODES = ["node1", "node2"]
 
@@ -54,7 +54,7 @@ def test_readers_touch_another_nodes_items(threadlist, tmp_path):
     assert all(("ranks/node 2,1" in ln) == (ln.split()[1] == "3") for ln in rows), rows
     with h5py.File(out, "r") as f:
         run = latest_run(f)
-        names = common.by_value(common.phases(run))
+        names = by_value(phases(run))
         node_of = {int(r["position"]): int(r["node"]) for r in run["rank_map"][()]}
         s, ranks = run["summary"][()], run["ranks"][()]
         for row in s:

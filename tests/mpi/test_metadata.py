@@ -7,8 +7,10 @@ import os
 import subprocess
 
 import h5py
-import iosweep_common as common
 import pytest
+from iosweep_tools.core.devices import fs_type
+from iosweep_tools.results.hdf5 import text
+from iosweep_tools.results.names import by_value, engines, phases, status_of
 
 from conftest import latest_run, run_sweep, this_host
 
@@ -22,7 +24,7 @@ def md_run(n, work, out, check=0, phases="md", **options):
 
 def summary_by_phase(run):
     """{(phase name, ranks, iodepth): summary row} of a run group (names from the file's enum)."""
-    names = common.by_value(common.phases(run))
+    names = by_value(phases(run))
     return {
         (names[int(r["phase"])].replace("_", "-"), int(r["ranks"]), int(r["iodepth"])): r
         for r in run["summary"][()]
@@ -86,7 +88,7 @@ def test_posix_every_phase_private_trees(workdir, tmp_path):
         mine = ranks[ranks["point"] == stat["point"]]
         assert list(mine["file"]) == list(mine["position"])
         assert run.attrs["md_items"] == 24 and run.attrs["md_layout"] == "private"
-        table = common.text(run.attrs["phase_table"])
+        table = text(run.attrs["phase_table"])
         assert 'md_stat = {id = 9, name = "md-stat", record = "none"' in table
     lines = md_console_rows(p.stdout)
     assert len(lines) == 12
@@ -140,9 +142,9 @@ def test_uring_at_depth_in_one_shared_tree(workdir, tmp_path):
                 assert r["ops"] == 4 and r["md_folders"] == 4
             else:
                 assert r["ops"] == 60
-        engines = common.by_value(common.engines(run))
-        assert {engines[int(e)] for e in run["summary"]["engine"]} == {"uring"}
-        assert "linked openat" in common.text(run.attrs["engine_detail.md_create"])
+        engine_of = by_value(engines(run))
+        assert {engine_of[int(e)] for e in run["summary"]["engine"]} == {"uring"}
+        assert "linked openat" in text(run.attrs["engine_detail.md_create"])
 
 
 def test_null_engine_counts_its_own_cost(workdir, tmp_path):
@@ -164,7 +166,7 @@ def test_stonewalled_create_sets_what_the_later_phases_touch(tmp_path):
     every rank goes on to the furthest count first. The directory is empty afterwards."""
     work = tmp_path / "disk"
     work.mkdir()
-    if common.fs_type(work) in ("tmpfs", "ramfs"):
+    if fs_type(work) in ("tmpfs", "ramfs"):
         pytest.skip(f"{work} is on tmpfs: fsync costs nothing there, no stonewall would stop")
     for wearout in (False, True):
         out = tmp_path / f"r{int(wearout)}.h5"
@@ -248,7 +250,7 @@ def test_a_file_system_out_of_inodes_mid_create(few_inodes, tmp_path):
     assert os.listdir(few_inodes) == [], "the run removes what it made, even when it fails"
     with h5py.File(out, "r") as f:
         run = latest_run(f)
-        assert common.status_of(run) == "aborted"
+        assert status_of(run) == "aborted"
         rows = summary_by_phase(run)
         assert rows[("md-create", 1, 1)]["ops"] == 150  # the earlier point, intact
         assert rows[("md-stat", 1, 1)]["ops"] == 150
