@@ -20,9 +20,10 @@ import numpy as np
 import pytest
 
 from conftest import BIN, SOURCE_DIR, iosweep_argv, latest_run, mpi_env
-from iosweep_common import phases, status_of, text
+from iosweep_tools.core.launch import can_emulate, emulated_env
+from iosweep_tools.results.hdf5 import text
+from iosweep_tools.results.names import phases, status_of
 from loopdrives import make_drives, missing_loop_tools, sh
-from minicluster import can_emulate, emulated_env
 
 NODES = ["node1", "node2", "node3"]
 DRIVES = 4
