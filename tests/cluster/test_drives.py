@@ -4,10 +4,11 @@ nodes sharing this machine's mounts, the same folder is the same drive on every 
 once); with IOSWEEP_EMU_VIEWS every node has its own drives behind the same paths, as a node's
 local NVMe drives are. Checked: every rank's file is in the folder the placement says, every
 device's counters match what its ranks moved (O_DIRECT; within the file system's own metadata),
-the final math's per-drive lines are the file's figures, a folder full or missing on one node
-is refused before anything is written, a drive lost mid-run stops the run naming the rank, its
-host and the folder while the points before stay readable, and the compute-adjacent study's
-shape scaled down (3 nodes x 4 drives, 12 ranks, filter-count with --direct)."""
+the final math's per-drive lines are the file's figures (and iosweep-report's are the
+console's), a folder full or missing on one node is refused before anything is written, a drive
+lost mid-run stops the run naming the rank, its host and the folder while the points before
+stay readable, and the compute-adjacent study's shape scaled down (3 nodes x 4 drives, 12
+ranks, filter-count with --direct)."""
 import fcntl
 import os
 import re
@@ -21,6 +22,8 @@ import pytest
 
 from conftest import BIN, SOURCE_DIR, iosweep_argv, latest_run, mpi_env
 from iosweep_tools.core.launch import can_emulate, emulated_env
+from iosweep_tools.report.final_math import final_math_text
+from iosweep_tools.results import reader
 from iosweep_tools.results.hdf5 import text
 from iosweep_tools.results.names import phases, status_of
 from loopdrives import make_drives, missing_loop_tools, sh
@@ -189,6 +192,10 @@ def test_folders_shared_by_two_nodes(drives, tmp_path, n_folders):
                 }
                 assert sorted(dev["counted"]) == [0] * n_folders + [1] * n_folders
             check_final_math(p.stdout, g, 8)
+        # iosweep-report's final math re-derives the console's from the file, byte for byte,
+        # with each drive's rows of both nodes gathered as the console gathers them.
+        console = p.stdout[p.stdout.index("filter-count at ") :]
+        assert final_math_text(reader.read(out)) == console
         # The header names every folder's drive and the ranks that use it on each node.
         for i, folder in enumerate(folders):
             assert f"    {folder} ({drives.device('node1', i)}, drive {i}): ranks" in p.stdout
