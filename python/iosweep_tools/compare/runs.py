@@ -15,8 +15,8 @@ spread: the interval is degenerate there and the row says so. Verdict: "faster" 
 interval lies above 1, "slower" below 1, "within noise" when it contains 1.
 
 Settings that decide what a figure means (record sizes, file size, engine, depth, O_DIRECT,
-cache, fsync phases, layout, the number of --dir folders, ..., from the run attributes, and any other
-option of the `config` TOML) are compared; where they differ the rows they apply to are listed
+cache, fsync phases, layout, the number of --dir folders, ..., from the run attributes, and any
+other option of the `config` TOML) are compared; where they differ the rows they apply to are listed
 and not compared unless `loose`. A point whose rows used different node counts is not compared
 either. Control phases (scan_only) are compared as any phase: they are measurements too.
 """
