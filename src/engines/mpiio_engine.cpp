@@ -84,12 +84,12 @@ int MpiioEngine::open(const std::string& path, OpenMode mode) {
   // rely on MPI_MODE_EXCL (O_EXCL, which never follows links) when creating.
   struct stat st {};
   if (!mode.create && ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
-    throw IoError("open", path, 0, ELOOP, "refusing to follow a symbolic link");
+    throw IoError::of_file("open", path, ELOOP, "refusing to follow a symbolic link");
   int amode = mode.write ? MPI_MODE_WRONLY : MPI_MODE_RDONLY;
   if (mode.create) amode |= MPI_MODE_CREATE | MPI_MODE_EXCL;
   MPI_File fh = MPI_FILE_NULL;
   const int rc = MPI_File_open(group_, path.c_str(), amode, info_, &fh);
-  if (rc != MPI_SUCCESS) throw IoError("open", path, 0, errno_from_mpi(rc));
+  if (rc != MPI_SUCCESS) throw IoError::of_file("open", path, errno_from_mpi(rc));
   MPI_Offset size = 0;
   if (!mode.write && MPI_File_get_size(fh, &size) != MPI_SUCCESS) size = 0;
   files_.push_back(fh);
@@ -103,13 +103,13 @@ void MpiioEngine::close(int file) {
   const int rc = MPI_File_close(&fh);
   fh = MPI_FILE_NULL;
   if (rc != MPI_SUCCESS)
-    throw IoError("close", paths_[static_cast<std::size_t>(file)], 0, errno_from_mpi(rc));
+    throw IoError::of_file("close", paths_[static_cast<std::size_t>(file)], errno_from_mpi(rc));
 }
 
 void MpiioEngine::sync(int file) {
   const int rc = MPI_File_sync(files_.at(static_cast<std::size_t>(file)));
   if (rc != MPI_SUCCESS)
-    throw IoError("fsync", paths_[static_cast<std::size_t>(file)], 0, errno_from_mpi(rc));
+    throw IoError::of_file("fsync", paths_[static_cast<std::size_t>(file)], errno_from_mpi(rc));
 }
 
 void MpiioEngine::start(unsigned slot) {

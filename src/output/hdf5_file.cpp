@@ -321,8 +321,8 @@ FileLock::FileLock(const std::string& path, Mode mode, Identity expect) {
   if (fd_ < 0) {
     const int err = errno;
     if (mode == Mode::append && err == ENOENT)
-      throw IoError("open", path, 0, err, "the results file was removed during the run");
-    throw IoError("open", path, 0, err, "results file");
+      throw IoError::of_file("open", path, err, "the results file was removed during the run");
+    throw IoError::of_file("open", path, err, "results file");
   }
   struct flock fl {};
   fl.l_type = mode == Mode::read ? F_RDLCK : F_WRLCK;
@@ -333,7 +333,7 @@ FileLock::FileLock(const std::string& path, Mode mode, Identity expect) {
     if (errno != EINTR) {
       const int err = errno;
       ::close(fd_);
-      throw IoError("lock", path, 0, err, "results file");
+      throw IoError::of_file("lock", path, err, "results file");
     }
   }
   struct stat st {};
@@ -343,9 +343,10 @@ FileLock::FileLock(const std::string& path, Mode mode, Identity expect) {
   if (mode == Mode::append && (id_.dev != expect.dev || id_.ino != expect.ino)) {
     ::close(fd_);
     fd_ = -1;
-    throw IoError("open", path, 0, ESTALE,
-                  "the results file was replaced during the run; its points are not written to "
-                  "the new file");
+    throw IoError::of_file(
+        "open", path, ESTALE,
+        "the results file was replaced during the run; its points are not written to "
+        "the new file");
   }
 }
 

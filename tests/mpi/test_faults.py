@@ -125,6 +125,54 @@ def test_a_collective_write_that_fills_the_file_system_is_enospc_on_every_rank(
     assert os.listdir(small_tmpfs) == [], "the run's files must be removed"
 
 
+@pytest.fixture
+def thin_disk(tmp_path):
+    """An ext4 on a loop device whose 256 MiB backing file lies sparse on a 24 MiB tmpfs (a thin
+    volume promising more than it has): writes land in the page cache and fail only when they
+    are written back, so the fsync fails after every write succeeded."""
+    if os.geteuid() != 0:
+        pytest.skip("a loop device needs root")
+    base = mounted_tmpfs(tmp_path / "thin", "24m")
+    mnt = tmp_path / "fs"
+    mnt.mkdir()
+    with open(base / "disk", "wb") as f:
+        f.truncate(256 << 20)
+    loop = subprocess.run(
+        ["losetup", "-f", "--show", str(base / "disk")], capture_output=True, text=True
+    )
+    if loop.returncode != 0:
+        subprocess.run(["umount", "-l", str(base)])
+        pytest.skip("no loop device here")
+    dev = loop.stdout.strip()
+    try:
+        lazy = "lazy_itable_init=1,lazy_journal_init=1"
+        subprocess.run(["mkfs.ext4", "-q", "-E", lazy, dev], check=True)
+        subprocess.run(["mount", dev, str(mnt)], check=True)
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)])
+        subprocess.run(["losetup", "-d", dev])
+        subprocess.run(["umount", "-l", str(base)])
+
+
+@pytest.mark.parametrize("engine", ["posix", "mpiio"])
+def test_an_fsync_error_says_what_was_written_not_an_offset(thin_disk, tmp_path, engine):
+    p = run_iosweep(
+        2,
+        ["run", "--dir", thin_disk, "--file-size", "32MiB", "--seq-record", "1MiB"]
+        + ["--phases", "seq-write", "--fsync", "--ranks", "2", "--engine", engine]
+        + ["--output", tmp_path / "r.h5", "--quiet"],
+    )
+    assert p.returncode == 1, p.stdout + p.stderr
+    failed = re.findall(
+        r"rank (\d) \(host [^)]+\): fsync of (\S+) failed: [^;]*\(errno \d+, \w+\); "
+        r"33554432 bytes written since its open, none of them synced",
+        p.stderr,
+    )
+    assert failed, p.stderr
+    assert " at offset " not in p.stderr, "a call on the whole file has no offset to name"
+
+
 # ------------------------------------------------------------------------- signals and kills
 
 STARTED = []
