@@ -531,3 +531,70 @@ def test_results_file_removed_during_a_run_is_not_recreated(tmp_path, workdir):
     earlier_run(workdir, out)  # and a later run starts a proper file there
     with h5py.File(out, "r") as f:
         assert f.attrs["schema"] == "iosweep.results" and len(run_ids(f)) == 1
+
+
+# ------------------------------------------------------------------- every lock wait ends
+
+_FLOCK = "hhxxxxqqixxxx"  # struct flock on Linux x86-64 and aarch64 (iosweep_common's)
+
+
+def hold_lock(path, exclusive):
+    """A descriptor of `path` holding iosweep's OFD lock, as a run (exclusive) or a reader
+    (shared) that was stopped while it held it would; closing it releases the lock."""
+    import fcntl
+    import struct
+
+    fd = os.open(path, os.O_RDWR)
+    kind = fcntl.F_WRLCK if exclusive else fcntl.F_RDLCK
+    fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack(_FLOCK, kind, os.SEEK_SET, 0, 0, 0))
+    return fd
+
+
+LOCK_CASES = [
+    # (id, who holds the lock, the command, its exit status, what its one line says)
+    ("show-behind-a-writer", True, ["show", "{out}"], 2, "show:"),
+    ("rerun-behind-a-writer", True, ["run", "--rerun", "{out}", "--dir", "{dir}"], 2, "--rerun:"),
+    (
+        "run-check-behind-a-writer",
+        True,
+        ["run", "--dir", "{dir}", "--output", "{out}"],
+        2,
+        "--output:",
+    ),
+    # The run's checks only read (shared, granted); its first append waits for the reader.
+    (
+        "run-append-behind-a-reader",
+        False,
+        ["run", "--dir", "{dir}", "--output", "{out}"],
+        1,
+        "starting the results",
+    ),
+]
+
+
+@pytest.mark.parametrize("case", LOCK_CASES, ids=[c[0] for c in LOCK_CASES])
+def test_every_lock_wait_ends_with_one_line_naming_the_holder(tmp_path, workdir, case):
+    _, exclusive, args, status, says = case
+    out = tmp_path / "r.h5"
+    earlier_run(workdir, out)
+    before = out.read_bytes()
+    fd = hold_lock(out, exclusive)
+    try:
+        t0 = time.monotonic()
+        args = [str(a).format(out=out, dir=workdir) for a in args]
+        args += ["--file-size", "1MiB", "--seq-record", "1MiB", "--phases", "seq-write"] * (
+            args[0] == "run"
+        )
+        p = run_iosweep(1, args, timeout=60, env={"IOSWEEP_LOCK_WAIT_S": "1"})
+        waited = time.monotonic() - t0
+    finally:
+        os.close(fd)
+    assert p.returncode == status, p.stdout + p.stderr
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
+    assert len(lines) == 1, p.stderr
+    assert says in lines[0] and str(out) in lines[0], lines[0]
+    # The holder is named: this test's own process, which holds the lock.
+    assert f"pid {os.getpid()} (" in lines[0] and "waited 1 s" in lines[0], lines[0]
+    assert waited < 30
+    assert out.read_bytes() == before, "a run that could not get the lock wrote nothing"
+    assert os.listdir(workdir) == []
