@@ -2,9 +2,11 @@
 #include "output/console_writer.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "core/errors.hpp"
 #include "core/units.hpp"
@@ -20,6 +22,11 @@ double mib(double bps) {
 }
 
 }  // namespace
+
+void ConsoleWriter::flush() {
+  const bool failed = std::fflush(out_) != 0;
+  if (failed && errno == EPIPE && reader_gone_) std::exchange(reader_gone_, nullptr)();
+}
 
 // The file system under --dir and what can tell where the bytes came from: one line when every
 // node agrees, a line per node when they differ.
@@ -91,7 +98,7 @@ void ConsoleWriter::begin_run(const RunContext& ctx) {
     std::fprintf(out_, "  node %d %-20s ranks %s\n", node,
                  ctx.topology.hosts[static_cast<std::size_t>(node)].c_str(), list.c_str());
   }
-  std::fflush(out_);
+  flush();
 }
 
 bool ConsoleWriter::by_streams() const {
@@ -151,7 +158,7 @@ void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) 
                s.ranks, s.nodes, s.repetition, s.wall_s, mib(s.bandwidth_Bps), s.iops,
                mib(s.children_Bps), mib(s.rank_bw_min_Bps), mib(s.rank_bw_mean_Bps),
                mib(s.rank_bw_max_Bps), s.lat_p50_ns / 1e3, s.lat_p99_ns / 1e3, notes.c_str());
-  std::fflush(out_);
+  flush();
 }
 
 void ConsoleWriter::print_final_math() {
@@ -228,7 +235,7 @@ void ConsoleWriter::end_run(RunStatus status, const std::string& message) {
   if (status == RunStatus::complete) print_final_math();
   if (status == RunStatus::aborted)
     std::fprintf(out_, "run %s aborted: %s\n", ctx_.run_id.c_str(), message.c_str());
-  std::fflush(out_);
+  flush();
 }
 
 }  // namespace iosweep

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <optional>
 
 #include "output/writer.hpp"
@@ -13,7 +14,11 @@ namespace iosweep {
 
 class ConsoleWriter final : public ResultWriter {
  public:
-  explicit ConsoleWriter(std::FILE* out = stdout) : out_(out) {}
+  // `reader_gone` is called once when a write to `out` finds its reader gone (EPIPE: `iosweep
+  // run | head` after head exited), so that the run ends through its own cleanup, as SIGPIPE
+  // would have ended it without one.
+  explicit ConsoleWriter(std::FILE* out = stdout, std::function<void()> reader_gone = {})
+      : out_(out), reader_gone_(std::move(reader_gone)) {}
   void begin_run(const RunContext& ctx) override;
   void append_point(const PointResult& point, const LatencyHistogram& latency) override;
   void end_run(RunStatus status, const std::string& message) override;
@@ -24,8 +29,10 @@ class ConsoleWriter final : public ResultWriter {
   void print_storage(const RunContext& ctx);
   void print_final_math();
   void print_shipped(const SummaryRow& filter);
+  void flush();
 
   std::FILE* out_;
+  std::function<void()> reader_gone_;
   RunContext ctx_;
   int rows_printed_ = 0;
   std::optional<PointResult> last_filter_;

@@ -598,3 +598,26 @@ def test_every_lock_wait_ends_with_one_line_naming_the_holder(tmp_path, workdir,
     assert waited < 30
     assert out.read_bytes() == before, "a run that could not get the lock wrote nothing"
     assert os.listdir(workdir) == []
+
+
+# --------------------------------------------------------------- a closed standard output
+
+
+def test_a_closed_standard_output_ends_the_run_through_its_cleanup(tmp_path, workdir):
+    """`iosweep run ... | head` without mpirun: when the table's reader goes, the run ends as
+    SIGPIPE would end it, but through its cleanup: files removed, the run marked aborted."""
+    out = tmp_path / "r.h5"
+    args = ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB"]
+    args += ["--phases", "seq-write", "--repetitions", "2000", "--output", out]
+    p = start(args, n=1, mpirun=False)
+    assert p.stdout.readline().startswith("iosweep run ")  # the banner: the run is under way
+    wait_for(points_in(out, 1, 1), what="a point in the results file")
+    p.stdout.close()
+    err = p.stderr.read()
+    p.wait(timeout=60)
+    assert p.returncode == 128 + signal.SIGPIPE, err
+    assert "SIGPIPE (the standard output was closed)" in err
+    assert os.listdir(workdir) == []
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        assert g.attrs["status"] == 2 and "SIGPIPE" in g.attrs["status_message"]
