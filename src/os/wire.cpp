@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -135,19 +136,69 @@ std::string route_interface(std::string_view route_text, std::uint32_t addr, boo
   return best;
 }
 
-bool server_of(const std::string& source, std::uint32_t& addr, std::string& why) {
-  if (source.empty() || source.front() == '/') {
-    why = "its source " + (source.empty() ? std::string("is empty") : source) +
-          " is a device, not a server";
-    return false;
+namespace {
+
+// The value of mount option `key` ("mon_addr") in a mountinfo options field, or empty.
+std::string option_value(const std::string& options, const std::string& key) {
+  std::size_t at = 0;
+  while (at <= options.size()) {
+    const std::size_t comma = std::min(options.find(',', at), options.size());
+    const std::string opt = options.substr(at, comma - at);
+    if (opt.starts_with(key + "=")) return opt.substr(key.size() + 1);
+    at = comma + 1;
   }
-  // host:/path (NFS, GlusterFS, CephFS's first monitor), nid@net:/fs (Lustre's first NID).
-  std::size_t end = source.find_first_of(":@,");
-  if (end == std::string::npos || end == 0) {
-    why = "its source " + source + " names no server";
-    return false;
+  return {};
+}
+
+// The source as the file system's own client wrote it: FUSE's NAME#SOURCE without NAME#, and
+// CephFS's new form (name@fsid.fs=/path) replaced by its first monitor from mon_addr.
+std::string client_source(const MountEntry& m, std::string& why) {
+  std::string source = m.source;
+  if ((m.fs_type == "fuse" || m.fs_type == "fuseblk") && source.find('#') != std::string::npos)
+    source = source.substr(source.find('#') + 1);
+  if (m.fs_type == "ceph" && source.find('@') != std::string::npos &&
+      source.find('=') != std::string::npos) {
+    const std::string mons = option_value(m.options, "mon_addr");
+    if (mons.empty()) why = "its source " + m.source + " names no monitor and it has no mon_addr";
+    return mons.empty() ? std::string() : mons.substr(0, mons.find('/')) + ":";
   }
-  const std::string host = source.substr(0, end);
+  return source;
+}
+
+}  // namespace
+
+std::string server_host_of(const MountEntry& m, std::string& why) {
+  const std::string source = client_source(m, why);
+  if (source.empty() && why.empty()) why = "its source is empty";
+  if (source.empty()) return {};
+  if (source.front() == '/') {
+    why = "its source " + source + " is a device, not a server";
+    return {};
+  }
+  // Lustre names its first NID, nid@net:/fs; elsewhere user@host:path names a user first.
+  const std::size_t at = source.find('@'), colon = source.find(':');
+  const bool lustre = m.fs_type == "lustre" || source.find("@tcp") != std::string::npos ||
+                      source.find("@o2ib") != std::string::npos;
+  if (lustre && at != std::string::npos && at > 0) return source.substr(0, at);
+  const std::string host = at != std::string::npos && (colon == std::string::npos || at < colon)
+                               ? source.substr(at + 1)
+                               : source;
+  if (host.starts_with("[")) {
+    why = "its server " + host.substr(0, host.find(']') + 1) +
+          " is an IPv6 address; iosweep follows IPv4 routes: name the interface";
+    return {};
+  }
+  const std::size_t end = host.find_first_of(":,/");
+  if (end == std::string::npos || end == 0 || host[end] == '/') {
+    why = "its source " + m.source + " names no server";
+    return {};
+  }
+  return host.substr(0, end);
+}
+
+bool server_of(const MountEntry& mount, std::uint32_t& addr, std::string& why) {
+  const std::string host = server_host_of(mount, why);
+  if (host.empty()) return false;
   in_addr a{};
   if (::inet_pton(AF_INET, host.c_str(), &a) == 1) {
     addr = a.s_addr;
@@ -183,7 +234,7 @@ WireChoice choose_wire(const MountEntry& mount, const std::vector<std::string>& 
   }
   std::uint32_t addr = 0;
   std::string why;
-  if (!server_of(mount.source, addr, why)) {
+  if (!server_of(mount, addr, why)) {
     c.why = mount.fs_type + " at " + mount.mount_point + ": " + why;
     return c;
   }
