@@ -7,9 +7,11 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "core/errors.hpp"
+#include "model/limits.hpp"
 
 namespace iosweep {
 
@@ -56,9 +58,33 @@ std::string describe(const std::vector<std::pair<std::string, std::string>>& hin
   return d;
 }
 
+// Whether Open MPI's sharedfp selection (OMPI_MCA_sharedfp, which MpiSession sets when the user
+// did not) lets the lockedfile component in: `^a,b` excludes a and b, `a,b` includes only them.
+bool lockedfile_selected() {
+  const char* v = std::getenv("OMPI_MCA_sharedfp");
+  if (v == nullptr || *v == '\0') return true;
+  const std::string sel = v;
+  const bool excluding = sel.front() == '^';
+  const std::string list = "," + sel.substr(excluding ? 1 : 0) + ",";
+  return (list.find(",lockedfile,") != std::string::npos) != excluding;
+}
+
+// lockedfile's query writes FILE.locktest.RANK into a 256-byte buffer (Open MPI 4.1's
+// sharedfp_lockedfile.c): FILE, ".locktest.", a rank of at most 8 digits and the NUL must fit.
+constexpr std::size_t kLockedfileNameBytes = 256 - 10 - 8 - 1;
+
 }  // namespace
 
-std::string MpiioEngine::check(const Workload&, const EngineOptions& options) {
+std::string MpiioEngine::check(const Workload& work, const EngineOptions& options) {
+  const std::size_t longest = work.dir.size() + kFileNameAddsChars;
+  if (longest > kLockedfileNameBytes && lockedfile_selected())
+    return "--dir: " + std::to_string(work.dir.size()) + " bytes long, it makes file names of up " +
+           "to " + std::to_string(longest) + " bytes; with Open MPI's sharedfp lockedfile " +
+           "component selected (OMPI_MCA_sharedfp=" +
+           printable(std::getenv("OMPI_MCA_sharedfp") ? std::getenv("OMPI_MCA_sharedfp") : "") +
+           ") --engine mpiio takes at most " + std::to_string(kLockedfileNameBytes) +
+           " (a --dir of " + std::to_string(kLockedfileNameBytes - kFileNameAddsChars) +
+           " bytes): its name buffer would overflow; leave OMPI_MCA_sharedfp unset";
   for (const auto& [k, v] : options.mpiio_hints) {
     if (k.size() >= MPI_MAX_INFO_KEY)
       return "--mpiio-hint: the key '" + printable(k) + "' has " + std::to_string(k.size()) +

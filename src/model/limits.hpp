@@ -3,6 +3,7 @@
 // text; these are the bounds the options are checked against and the values derived from them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace iosweep {
@@ -22,5 +23,11 @@ inline constexpr double kMaxDurationS = 4611686018.427387904;
 // filter-count's scan record for reads through the page cache (--scan-record auto): counted
 // while it is still in L2. With --direct, auto is --seq-record.
 inline constexpr std::uint64_t kCachedScanRecordBytes = 1ull << 20;
+
+// A run id, YYYYMMDDTHHMMSS.mmmZ-xxxxxxxx, and the most a run's file names add to --dir:
+// /iosweep.RUNID.POSITION (a position below kMaxRanks, at most 8 digits) or /iosweep.RUNID.shared
+// (phases/file_set.cpp).
+inline constexpr std::size_t kRunIdChars = 29;
+inline constexpr std::size_t kFileNameAddsChars = 9 + kRunIdChars + 1 + 8;
 
 }  // namespace iosweep
