@@ -28,7 +28,8 @@ int errno_from_mpi(int mpi_error) {
 }
 
 MpiioEngine::MpiioEngine(const EngineOptions& options, MPI_Comm group)
-    : group_(options.collective ? group : MPI_COMM_SELF),
+    : options_(options),
+      group_(options.collective ? group : MPI_COMM_SELF),
       collective_(options.collective),
       hints_(options.mpiio_hints),
       slots_(options.collective || options.iodepth == 0 ? 1 : options.iodepth) {
@@ -50,10 +51,16 @@ MpiioEngine::~MpiioEngine() {
 
 namespace {
 
-std::string describe(const std::vector<std::pair<std::string, std::string>>& hints) {
-  std::string d = "MPI_File_iread_at/iwrite_at on MPI_COMM_SELF; hints:";
-  if (hints.empty()) d += " (none)";
-  for (const auto& [k, v] : hints)
+// The calls the engine makes, on which files, with which hints: independent calls on a file of
+// one rank, or collective calls on the file the point's ranks share (never both).
+std::string describe(const EngineOptions& options) {
+  std::string d =
+      options.collective
+          ? "MPI_File_read_at_all/write_at_all, one collective call at a time, on the file the "
+            "point's ranks open together (aggregator ranks move every rank's bytes); hints:"
+          : "MPI_File_iread_at/iwrite_at on MPI_COMM_SELF, a file per rank; hints:";
+  if (options.mpiio_hints.empty()) d += " (none)";
+  for (const auto& [k, v] : options.mpiio_hints)
     d += " " + k + "=" + v;
   return d;
 }
@@ -97,12 +104,12 @@ std::string MpiioEngine::check(const Workload& work, const EngineOptions& option
 }
 
 std::string MpiioEngine::probe(const EngineOptions& options, std::string& detail) {
-  detail = describe(options.mpiio_hints);
+  detail = describe(options);
   return {};
 }
 
 std::string MpiioEngine::detail() const {
-  return describe(hints_) + (collective_ ? "; collective calls on a shared file" : "");
+  return describe(options_);
 }
 
 int MpiioEngine::open(const std::string& path, OpenMode mode) {

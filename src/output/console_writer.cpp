@@ -80,6 +80,13 @@ void ConsoleWriter::begin_run(const RunContext& ctx) {
                              : (w.cache == CacheMode::drop ? "dropped before reads" : "kept"),
                fsync.empty() ? "off" : fsync.c_str(),
                filter_kernel_name(resolve_filter_kernel(w.filter_kernel)));
+  if (w.shared())
+    std::fprintf(out_, "  file layout: one file the active ranks share (%s)%s\n",
+                 w.shared_pattern == SharedPattern::segmented ? "segmented" : "strided",
+                 cfg.io.collective
+                     ? "; collective MPI-IO: every request is one collective call, and aggregator "
+                       "ranks read and write for all of them, shipping the bytes over MPI"
+                     : "");
   if (by_streams())
     std::fprintf(out_,
                  "  streams: each point runs ranks x depth of them; random phases keep depth "

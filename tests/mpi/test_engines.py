@@ -236,6 +236,11 @@ def test_every_row_records_the_depth_its_engine_ran(workdir, tmp_path, engine, d
             built = g.attrs[f"engine_detail.{name}"]
             assert built.split(" ")[0].startswith(engine) and f" depth {depth}:" in built, built
             assert row["iodepth"] == depth and row["streams"] == 2 * depth, (name, built)
+            # The stored detail says what the engine did, never two things at once.
+            if layout == "collective":
+                assert "read_at_all/write_at_all" in built and "MPI_COMM_SELF" not in built, built
+            elif engine == "mpiio":
+                assert "MPI_COMM_SELF" in built and "collective" not in built, built
 
 
 def test_a_depth_beyond_the_records_takes_buffers_for_the_records_only(workdir, tmp_path):
