@@ -31,7 +31,7 @@ struct Case {
 
 const Case kCases[] = {
     {"glusterfs (the test bed)",
-     "61 29 0:50 / /mnt/x rw,relatime shared:33 - fuse.glusterfs 198.18.0.1:/iosweep "
+     "106 80 0:40 / /mnt/x rw,relatime - fuse.glusterfs 198.18.0.1:iosweep-dfs "
      "rw,user_id=0,group_id=0,default_permissions,allow_other,max_read=131072",
      "fuse.glusterfs", "198.18.0.1", ""},
     {"moosefs 3.0 without a subtype",
