@@ -16,7 +16,8 @@ struct RankSample {
   std::int32_t file = -1;        // position of the file this rank read or wrote
   std::int32_t stonewalled = 0;  // 1 when --stonewall stopped the phase early
 
-  std::uint64_t bytes = 0;  // moved inside the timed window
+  std::uint64_t bytes = 0;       // moved inside the timed window
+  std::uint64_t data_bytes = 0;  // what the phase set out to move: its file's (region's) data
   std::uint64_t ops = 0;
   std::uint64_t t_start_unix_ns = 0;  // wall clock at the start of the timed window
   double elapsed_s = 0;               // open + io + sync + close

@@ -78,7 +78,8 @@ const FieldDesc kSummary[] = {
          "filter-count bandwidth_Bps / scan-only bandwidth_Bps at the same point and repetition "
          "(the identical read path with counting switched off); NaN when scan-only did not run"},
     {FIELD(SummaryRow, lat_mean_ns), .type = FieldType::f64, .unit = "ns",
-     .reduction = "mean operation latency, all ranks"},
+     .reduction = "mean operation latency, all ranks; every latency figure NaN when no operation "
+                  "completed"},
     {FIELD(SummaryRow, lat_p50_ns), .type = FieldType::f64, .unit = "ns",
      .reduction = "median latency from the merged histogram (bucket midpoint)"},
     {FIELD(SummaryRow, lat_p90_ns), .type = FieldType::f64, .unit = "ns",
@@ -147,8 +148,9 @@ const FieldDesc kSummary[] = {
          "ship-count: filter-count bandwidth_Bps / ship-count bandwidth_Bps at the same point and "
          "repetition (counting in situ against shipping the data to count it); NaN otherwise"},
     {FIELD(SummaryRow, streams), .type = FieldType::u32, .unit = "streams",
-     .reduction = "independent streams at this point: ranks x iodepth (--streams sweeps it; "
-                  "IOzone's threads)"},
+     .reduction = "independent streams that ran: ranks x iodepth (--streams sweeps it; IOzone's "
+                  "threads); fewer than the point's when its phase had fewer records than its "
+                  "depth (the notes say so)"},
     {FIELD(SummaryRow, iodepth), .type = FieldType::u32, .unit = "requests",
      .reduction =
          "requests each rank keeps in flight at this point: --iodepth, or streams / ranks with "
@@ -163,6 +165,11 @@ const FieldDesc kSummary[] = {
     {FIELD(SummaryRow, wire_fraction), .type = FieldType::f64, .unit = "1",
      .reduction = "wire bytes in the phase's direction (received for reads, sent for writes) / "
                   "bytes; NaN where no interface was sampled"},
+    {FIELD(SummaryRow, notes), .type = FieldType::str256, .unit = "text",
+     .reduction = "what the row's figures carry, as the console's notes column prints it (counts, "
+                  "efficiency, where the bytes came from, what could not be measured and why, "
+                  "what ran when it differs from what was asked, a window too short; cut at 255 "
+                  "bytes)"},
 };
 
 const FieldDesc kWire[] = {

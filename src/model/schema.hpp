@@ -120,6 +120,7 @@ struct SummaryRow {
   double wire_rx_bytes;   // NaN where no storage interface was sampled
   double wire_tx_bytes;
   double wire_fraction;
+  char notes[256];  // what the row's figures carry, as the console's notes column prints it
 };
 
 // One row per (point, active rank): the raw per-rank sample.
@@ -208,6 +209,7 @@ struct DeviceRow {
   std::uint64_t write_bytes;
   std::uint64_t read_ops;
   std::uint64_t write_ops;
+  // were
 };
 
 // One row per (point, node sampled): the byte counters of the interfaces that carry the node's
@@ -223,6 +225,7 @@ struct WireRow {
   std::uint64_t tx_bytes;
   double client_read_bytes;   // NFS: bytes the server sent (mountstats); NaN elsewhere
   double client_write_bytes;  // NFS: bytes sent to the server
+                              // were
 };
 
 // One row per node: the file system holding --dir there, from its mount table.

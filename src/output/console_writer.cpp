@@ -125,40 +125,8 @@ void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) 
   const PhaseDesc& phase = phase_desc(s.phase);
   if (phase.control() && !ctx_.cfg->report.show_controls) return;
   if (rows_printed_++ == 0) print_header();
-  std::string notes;
-  auto add = [&](const std::string& x) {
-    if (!x.empty()) notes += (notes.empty() ? "" : "; ") + x;
-  };
-  if (phase.counts()) {
-    add("rows " + std::to_string(s.rows) + " matches " + std::to_string(s.matches) + "/" +
-        std::to_string(s.expected_matches) +
-        (engine_desc(s.engine).moves_data ? "" : " (not checked: no data moved)"));
-    if (!std::isnan(s.filter_efficiency)) {
-      char b[48];
-      std::snprintf(b, sizeof b, "eff %.2f", s.filter_efficiency);
-      add(b);
-    }
-    if (phase.ships()) {
-      char b[96];
-      std::snprintf(
-          b, sizeof b, "shipped %s over MPI, %.0f%% across nodes", format_size(s.mpi_bytes).c_str(),
-          s.mpi_bytes
-              ? 100.0 * static_cast<double>(s.mpi_remote_bytes) / static_cast<double>(s.mpi_bytes)
-              : 0.0);
-      add(b);
-      if (s.ranks > 1 && s.mpi_remote_bytes == 0) add("collectors on the same node");
-      if (!std::isnan(s.filter_vs_ship)) {
-        std::snprintf(b, sizeof b, "filter/ship %.2f", s.filter_vs_ship);
-        add(b);
-      }
-      last_ship_ = p;
-    } else {
-      last_filter_ = p;
-    }
-  }
-  if (s.stonewalled) add("stonewalled");
-  if (s.bad_blocks) add(std::to_string(s.bad_blocks) + " bad blocks");
-  add(provenance_notes(s));
+  if (phase.counts()) (phase.ships() ? last_ship_ : last_filter_) = p;
+  const std::string notes = row_notes(p);
   std::fprintf(out_, "%-12s ", phase.name);
   if (by_streams()) std::fprintf(out_, "%7u ", s.streams);
   std::fprintf(out_, "%5u %5u %3u %9.3f %10.1f %10.0f %10.1f %9.1f %9.1f %9.1f %9.1f %9.1f  %s\n",
@@ -198,6 +166,7 @@ void ConsoleWriter::print_final_math() {
                static_cast<unsigned long long>(s.matches),
                static_cast<unsigned long long>(s.expected_matches),
                !engine_desc(s.engine).moves_data ? " (not checked: no data moved)"
+               : s.rows == 0                     ? " (nothing scanned)"
                : s.matches == s.expected_matches ? " (exact)"
                                                  : " (MISMATCH)");
   const double rated2_Bps = ctx_.cfg->report.rated_bw2_Bps;

@@ -86,6 +86,7 @@ bool PhasePoint::prepare_untimed() {
                ctx_.read_position, 0, slot_.comm, MPI_STATUS_IGNORE);
   ctx_.read_valid_bytes = theirs;
   if (!gate_.checkpoint(guarded([&] { phase_->prepare(ctx_); }))) return false;
+  sample_.data_bytes = ctx_.progress_total;
   t_prepared_ns_ = now_ns();
   return true;
 }
@@ -130,11 +131,16 @@ PointInput PhasePoint::point_input(NodeCounters::Rows counted, unsigned engine_d
   PointInput in;
   in.devices = std::move(counted.devices);
   in.wire = std::move(counted.wire);
+  in.full_bytes = static_cast<std::uint64_t>(slot_.k) * run_.cfg.work.file_size;
   in.phase = desc_.id;
   in.engine = run_.cfg.io.engine;
   in.ranks = slot_.k;
   in.point_depth = point_.per_rank.depth;
   in.iodepth = std::min(point_.per_rank.depth, engine_depth);
+  if (in.iodepth < in.point_depth)
+    in.notes.push_back("depth " + std::to_string(in.iodepth) + ", not " +
+                       std::to_string(in.point_depth) +
+                       ": the phase had no more records to keep in flight");
   in.nodes = run_.place.full.nodes_used(slot_.k);
   in.repetition = slot_.rep;
   in.bin_s = run_.cfg.work.timeseries_bin_s;
@@ -142,6 +148,7 @@ PointInput PhasePoint::point_input(NodeCounters::Rows counted, unsigned engine_d
   in.device_measured = run_.counters.device_measured();
   in.wire_measured = run_.counters.wire_measured();
   in.writes = desc_.writes();
+  in.creates = desc_.creates();
   for (auto& d : in.devices) {
     d.phase = desc_.id;
     d.repetition = static_cast<std::uint32_t>(slot_.rep);

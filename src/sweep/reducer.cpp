@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 
@@ -151,8 +152,10 @@ void identify(const PointInput& in, SummaryRow& s) {
   s.engine = in.engine;
   s.ranks = static_cast<std::uint32_t>(in.ranks);
   s.iodepth = in.iodepth;
+  // What ran: ranks x the depth the phase kept (a phase of fewer records than the point's depth
+  // keeps fewer; the point's own depth is in the run's point_iodepths).
   s.streams = static_cast<std::uint32_t>(
-      std::min<std::uint64_t>(static_cast<std::uint64_t>(in.ranks) * in.point_depth,
+      std::min<std::uint64_t>(static_cast<std::uint64_t>(in.ranks) * in.iodepth,
                               std::numeric_limits<std::uint32_t>::max()));
   s.nodes = static_cast<std::uint32_t>(in.nodes);
   s.repetition = static_cast<std::uint32_t>(in.repetition);
@@ -239,7 +242,14 @@ void reduce_first_done(const PointInput& in, SummaryRow& s) {
   s.iozone_children_Bps = s.first_done_Bps;
 }
 
+// No operation completed (a phase stonewalled before its first record, or nothing to read): no
+// latency was measured, and 0 ns would read as one.
 void reduce_latency(const LatencyHistogram& h, SummaryRow& s) {
+  if (s.ops == 0) {
+    s.lat_mean_ns = s.lat_p50_ns = s.lat_p90_ns = s.lat_p99_ns = s.lat_p999_ns = s.lat_p9999_ns =
+        s.lat_max_ns = kNaN;
+    return;
+  }
   s.lat_mean_ns = h.mean_ns();
   s.lat_p50_ns = h.percentile_ns(0.50);
   s.lat_p90_ns = h.percentile_ns(0.90);
@@ -300,10 +310,40 @@ void reduce_series(const PointInput& in, PointResult& out) {
                           .lat_max_ns = in.merged_latency[b].max_ns});
 }
 
+// What the row moved when it is not what a whole file holds, and a window too short for its
+// figure (kShortWindowS).
+void note_what_ran(const PointInput& in, PointResult& out) {
+  const SummaryRow& s = out.summary;
+  std::uint64_t data = 0;
+  for (const auto& r : in.samples)
+    data += r.data_bytes;
+  if (!in.creates && in.full_bytes > 0 && data < in.full_bytes)
+    out.notes.push_back(data == 0 ? std::string("the files held no data: the write before this "
+                                                "phase stopped at its first record")
+                                  : "the files held " + std::to_string(data) + " of " +
+                                        std::to_string(in.full_bytes) +
+                                        " bytes: the write before this phase stopped early");
+  if (s.ops == 0) {
+    out.notes.emplace_back("no bytes moved: no figure but the window");
+    return;
+  }
+  char b[96];
+  if (s.wall_s < kShortWindowS) {
+    std::snprintf(b, sizeof b, "short window: %.1f ms (< %.0f ms)", s.wall_s * 1e3,
+                  kShortWindowS * 1e3);
+    out.notes.emplace_back(b);
+  } else if (s.lat_max_ns > kShortWindowOpShare * s.wall_s * 1e9) {
+    std::snprintf(b, sizeof b, "short window: one operation took %.0f%% of it",
+                  100.0 * s.lat_max_ns / (s.wall_s * 1e9));
+    out.notes.emplace_back(b);
+  }
+}
+
 }  // namespace
 
 PointResult reduce_point(const PointInput& in) {
   PointResult out;
+  out.notes = in.notes;
   identify(in, out.summary);
   sum_samples(in, out);
   reduce_provenance(in, out);
@@ -312,6 +352,7 @@ PointResult reduce_point(const PointInput& in) {
   reduce_latency(in.latency, out.summary);
   reduce_nodes(in, out);
   reduce_series(in, out);
+  note_what_ran(in, out);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/histogram.hpp"
@@ -47,8 +48,18 @@ struct PointInput {
   std::vector<WireRow> wire;       // one per node sampled, `counted` already decided
   bool wire_measured = false;      // false: no storage interface sampled (NaN in the summary)
   bool writes = false;             // the phase's direction, for device_fraction
+  bool creates = false;            // the phase makes its files (their data is all it writes)
   double overhead_s = 0;           // rank 0's time outside the windows and its preparation
+  std::uint64_t full_bytes = 0;    // what the ranks would move were their files whole
+  std::vector<std::string> notes;  // what the point knows of itself (a depth it could not keep)
 };
+
+// A window shorter than this, or one operation taking more than kShortWindowOpShare of it, is
+// too short for its figure to be stable: a scheduler time slice (a few ms), the barrier's exit
+// skew between ranks, one device flush or one slow request moves it by several percent. The row
+// says so in its notes (results/README.md, "Notes").
+inline constexpr double kShortWindowS = 0.1;
+inline constexpr double kShortWindowOpShare = 0.1;
 
 PointResult reduce_point(const PointInput& in);
 

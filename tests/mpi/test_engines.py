@@ -263,8 +263,11 @@ def test_a_depth_beyond_the_records_takes_buffers_for_the_records_only(workdir, 
             if name in records:
                 assert row["iodepth"] == records[name], name
                 assert f"depth {records[name]}:" in g.attrs[f"engine_detail.{name}"]
-            # The row's streams stay the point's: 1 rank x 4096.
-            assert row["streams"] == 4096
+            # The row's streams are what ran (1 rank x its depth), its notes say why not 4096.
+            assert row["streams"] == row["iodepth"]
+            if row["iodepth"] < 4096:
+                assert f"depth {row['iodepth']}, not 4096" in row["notes"].decode(), name
+        assert list(g.attrs["point_iodepths"]) == [4096]  # what the point asked
         # Buffers for the records only: far below 4096 records of 1 MiB per phase.
         assert max(s["private_max_bytes"]) < 256 * 2**20, max(s["private_max_bytes"])
     assert "filter-count" in p.stdout

@@ -1,6 +1,10 @@
 // Reduction arithmetic from per-rank samples to the summary row.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <string>
+
 #include "sweep/reducer.hpp"
 
 using namespace iosweep;
@@ -84,4 +88,57 @@ TEST(Reducer, LatencyPercentilesComeFromTheMergedHistogram) {
   EXPECT_NEAR(r.summary.lat_p50_ns, 50000, 500);
   EXPECT_NEAR(r.summary.lat_p99_ns, 99000, 990);
   EXPECT_NEAR(r.summary.lat_mean_ns, 50500, 1);
+}
+
+namespace {
+
+bool has_note(const PointResult& r, const std::string& part) {
+  for (const auto& n : r.notes)
+    if (n.find(part) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+// A row says when its window is too short for its figure: under 100 ms, or one operation taking
+// more than a tenth of it; a longer window of small operations says nothing.
+TEST(Reducer, AShortWindowIsNoted) {
+  PointInput in;
+  in.samples = {sample(0, 0, 64 << 20, 0.040)};
+  in.samples[0].latency_max_ns = 1'000'000;
+  EXPECT_TRUE(has_note(reduce_point(in), "short window: 40.0 ms (< 100 ms)"));
+  in.samples[0].elapsed_s = 0.5;
+  EXPECT_TRUE(reduce_point(in).notes.empty());
+  in.samples[0].latency_max_ns = 100'000'000;  // one request took 20% of the window
+  EXPECT_TRUE(has_note(reduce_point(in), "short window: one operation took 20% of it"));
+}
+
+// Nothing completed: no latency was measured (NaN, never 0 ns), and the row says so; a phase
+// that does not make its files says when they held less than whole files.
+TEST(Reducer, ARowThatMovedNothingSaysSoAndHasNoLatency) {
+  PointInput in;
+  in.full_bytes = 2 << 20;
+  in.samples = {sample(0, 0, 0, 0.001)};
+  const auto r = reduce_point(in);
+  EXPECT_TRUE(std::isnan(r.summary.lat_p50_ns) && std::isnan(r.summary.lat_max_ns));
+  EXPECT_TRUE(std::isnan(r.summary.lat_mean_ns) && std::isnan(r.summary.lat_p9999_ns));
+  EXPECT_TRUE(has_note(r, "no bytes moved"));
+  EXPECT_TRUE(has_note(r, "the files held no data"));
+  in.samples = {sample(0, 0, 1 << 20, 1.0)};
+  in.samples[0].data_bytes = 1 << 20;
+  EXPECT_TRUE(has_note(reduce_point(in), "the files held 1048576 of 2097152 bytes"));
+  in.creates = true;  // seq-write makes its files: their data is what it writes
+  EXPECT_FALSE(has_note(reduce_point(in), "the files held"));
+}
+
+// Streams are what ran: ranks x the depth the phase kept, not the point's.
+TEST(Reducer, StreamsAreWhatRan) {
+  PointInput in;
+  in.ranks = 2;
+  in.point_depth = 32;
+  in.iodepth = 16;
+  in.samples = {sample(0, 0, 16 << 20, 1.0), sample(1, 0, 16 << 20, 1.0)};
+  const auto r = reduce_point(in);
+  EXPECT_EQ(r.summary.streams, 32u);
+  EXPECT_EQ(r.summary.iodepth, 16u);
 }
