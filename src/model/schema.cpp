@@ -164,7 +164,8 @@ const FieldDesc kSummary[] = {
      .reduction = "bytes the storage interfaces sent during the phase, summed as wire_rx_bytes"},
     {FIELD(SummaryRow, wire_fraction), .type = FieldType::f64, .unit = "1",
      .reduction = "wire bytes in the phase's direction (received for reads, sent for writes) / "
-                  "bytes; NaN where no interface was sampled"},
+                  "bytes; NaN where no interface was sampled, and where a counter could not be "
+                  "measured (a node's wire row says why)"},
     {FIELD(SummaryRow, notes), .type = FieldType::str256, .unit = "text",
      .reduction = "what the row's figures carry, as the console's notes column prints it (counts, "
                   "efficiency, where the bytes came from, what could not be measured and why, "
@@ -184,7 +185,8 @@ const FieldDesc kWire[] = {
                   "mount's server; ib:DEVICE:PORT for an InfiniBand port)"},
     {FIELD(WireRow, counted), .type = FieldType::u8, .unit = "bool",
      .reduction = "1 when this row is in the summary's wire sums; 0 when another node shares "
-                  "the same network namespace (emulated nodes)"},
+                  "the same network namespace (emulated nodes), or when `note` says its "
+                  "counters could not be measured"},
     {FIELD(WireRow, rx_bytes), .type = FieldType::u64, .unit = "bytes",
      .reduction = "received, between the sample before the phase's barrier and after the last "
                   "close (InfiniBand: port_rcv_data x 4)"},
@@ -196,6 +198,10 @@ const FieldDesc kWire[] = {
     {FIELD(WireRow, client_write_bytes), .type = FieldType::f64, .unit = "bytes",
      .reduction = "NFS: bytes WRITE sent to the server for this mount, same window; NaN for other "
                   "file systems"},
+    {FIELD(WireRow, note), .type = FieldType::str256, .unit = "text",
+     .reduction = "why the interfaces' counters could not be measured around this phase (an "
+                  "interface gone, replaced or reset), then rx and tx 0 and counted 0; empty when "
+                  "they were"},
 };
 
 const FieldDesc kMounts[] = {
@@ -370,7 +376,8 @@ const FieldDesc kDevice[] = {
                   "and md by their own name)"},
     {FIELD(DeviceRow, counted), .type = FieldType::u8, .unit = "bool",
      .reduction = "1 when this row is in the summary's device sums; 0 when another node shares the "
-                  "same kernel and device (emulated nodes)"},
+                  "same kernel and device (emulated nodes), or when `note` says its counters "
+                  "could not be measured"},
     {FIELD(DeviceRow, read_bytes), .type = FieldType::u64, .unit = "bytes",
      .reduction = "sectors read x 512 between the sample before the phase's barrier and after the "
                   "last close"},
@@ -380,6 +387,9 @@ const FieldDesc kDevice[] = {
      .reduction = "read requests completed, same window"},
     {FIELD(DeviceRow, write_ops), .type = FieldType::u64, .unit = "ops",
      .reduction = "write requests completed, same window"},
+    {FIELD(DeviceRow, note), .type = FieldType::str256, .unit = "text",
+     .reduction = "why the device's counters could not be measured around this phase (the device "
+                  "gone or replaced), then every count 0 and counted 0; empty when they were"},
 };
 
 #undef FIELD

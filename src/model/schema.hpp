@@ -209,7 +209,8 @@ struct DeviceRow {
   std::uint64_t write_bytes;
   std::uint64_t read_ops;
   std::uint64_t write_ops;
-  // were
+  char note[256];  // why the counters could not be measured (then 0, and counted 0); empty: they
+                   // were
 };
 
 // One row per (point, node sampled): the byte counters of the interfaces that carry the node's
@@ -225,7 +226,8 @@ struct WireRow {
   std::uint64_t tx_bytes;
   double client_read_bytes;   // NFS: bytes the server sent (mountstats); NaN elsewhere
   double client_write_bytes;  // NFS: bytes sent to the server
-                              // were
+  char note[256];  // why the counters could not be measured (then 0, and counted 0); empty: they
+                   // were
 };
 
 // One row per node: the file system holding --dir there, from its mount table.

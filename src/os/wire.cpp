@@ -3,12 +3,13 @@
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/stat.h>
 
-#include <cstdlib>
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -81,11 +82,6 @@ std::vector<std::string> every_ib_port() {
 }
 
 }  // namespace
-
-WireCounters operator-(const WireCounters& after, const WireCounters& before) {
-  return {after.rx_bytes >= before.rx_bytes ? after.rx_bytes - before.rx_bytes : 0,
-          after.tx_bytes >= before.tx_bytes ? after.tx_bytes - before.tx_bytes : 0};
-}
 
 std::string WireChoice::joined() const {
   std::string s;
@@ -260,8 +256,8 @@ std::string check_wire(const WireChoice& choice) {
   return {};
 }
 
-WireCounters sample_wire(const WireChoice& choice) {
-  WireCounters sum;
+std::vector<WireCounters> sample_wire(const WireChoice& choice) {
+  std::vector<WireCounters> out;
   const std::string net_dev = read_all("/proc/self/net/dev");
   for (const auto& i : choice.interfaces) {
     const std::string ib = ib_counters(i);
@@ -269,15 +265,39 @@ WireCounters sample_wire(const WireChoice& choice) {
     if (!ib.empty()) {
       // InfiniBand counts its data in units of 4 bytes (lanes); the counters may be 32 bits
       // wide on old adapters, which then saturate: prefer a run short enough for them.
-      w.rx_bytes = 4 * std::strtoull(first_line_of(ib + "port_rcv_data").c_str(), nullptr, 10);
-      w.tx_bytes = 4 * std::strtoull(first_line_of(ib + "port_xmit_data").c_str(), nullptr, 10);
+      const std::string rx = first_line_of(ib + "port_rcv_data");
+      const std::string tx = first_line_of(ib + "port_xmit_data");
+      w.found = !rx.empty() && !tx.empty();
+      w.rx_bytes = 4 * std::strtoull(rx.c_str(), nullptr, 10);
+      w.tx_bytes = 4 * std::strtoull(tx.c_str(), nullptr, 10);
     } else {
-      net_dev_counters(net_dev, i, w);
+      w.found = net_dev_counters(net_dev, i, w);
+      w.index = ::if_nametoindex(i.c_str());
     }
-    sum.rx_bytes += w.rx_bytes;
-    sum.tx_bytes += w.tx_bytes;
+    out.push_back(w);
   }
-  return sum;
+  return out;
+}
+
+WireDelta wire_delta(const WireChoice& choice, const std::vector<WireCounters>& before,
+                     const std::vector<WireCounters>& after) {
+  WireDelta d;
+  for (std::size_t i = 0; i < choice.interfaces.size(); ++i) {
+    const std::string& name = choice.interfaces[i];
+    const WireCounters b = i < before.size() ? before[i] : WireCounters{0, 0, false, 0};
+    const WireCounters a = i < after.size() ? after[i] : WireCounters{0, 0, false, 0};
+    if (!b.found || !a.found)
+      d.note = "interface " + name + " was gone " + (b.found ? "after" : "before") +
+               " the phase (deleted, renamed or out of this network namespace)";
+    else if (a.index != b.index)
+      d.note = "interface " + name + " was replaced during the phase (another interface index)";
+    else if (a.rx_bytes < b.rx_bytes || a.tx_bytes < b.tx_bytes)
+      d.note = "the counters of " + name + " went back during the phase (reset)";
+    if (!d.note.empty()) return {0, 0, d.note};
+    d.rx_bytes += a.rx_bytes - b.rx_bytes;
+    d.tx_bytes += a.tx_bytes - b.tx_bytes;
+  }
+  return d;
 }
 
 std::uint64_t network_identity() {

@@ -22,10 +22,23 @@
 
 namespace iosweep {
 
+// One interface's counters at one moment; `found` false when it could not be read (gone).
+// `index`: the kernel's interface index in this network namespace (0 for an InfiniBand port),
+// which tells a deleted and recreated interface of the same name from the one sampled before.
 struct WireCounters {
   std::uint64_t rx_bytes = 0, tx_bytes = 0;
+  bool found = true;
+  unsigned index = 0;
 };
-WireCounters operator-(const WireCounters& after, const WireCounters& before);
+
+// What crossed the interfaces of a choice between two samples, or why that cannot be said
+// (`note` not empty, the counts then 0): an interface gone at either sample (deleted, renamed,
+// its namespace left), replaced by another of the same name, or a counter that went back (a
+// port reset, a driver reloaded). Never a measured zero that was not measured.
+struct WireDelta {
+  std::uint64_t rx_bytes = 0, tx_bytes = 0;
+  std::string note;
+};
 
 struct WireChoice {
   std::vector<std::string> interfaces;  // empty: nothing to sample (see why)
@@ -61,8 +74,10 @@ bool server_of(const MountEntry& mount, std::uint32_t& addr, std::string& why);
 WireChoice choose_wire(const MountEntry& mount, const std::vector<std::string>& named);
 // Empty when every interface of `choice` can be read on this node, else which cannot.
 std::string check_wire(const WireChoice& choice);
-// The sum of the counters of every interface of `choice`, now.
-WireCounters sample_wire(const WireChoice& choice);
+// The counters of every interface of `choice`, now, in its order.
+std::vector<WireCounters> sample_wire(const WireChoice& choice);
+WireDelta wire_delta(const WireChoice& choice, const std::vector<WireCounters>& before,
+                     const std::vector<WireCounters>& after);
 // An identity of this node's network namespace: equal for emulated nodes that share one.
 std::uint64_t network_identity();
 

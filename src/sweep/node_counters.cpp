@@ -24,16 +24,19 @@ struct NodeIdentity {
   MountRow mount;
 };
 
-namespace {
-
-struct Sample {
+// What a sampler counted around one phase, fixed size for one gather.
+struct NodeSample {
   std::int32_t sampling;
   std::int32_t node;
   char device[64];
   char interfaces[64];
   std::uint64_t read_bytes, write_bytes, read_ops, write_ops, rx_bytes, tx_bytes;
   double client_read, client_write;
+  char device_note[256];
+  char wire_note[256];
 };
+
+namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -135,32 +138,43 @@ void NodeCounters::after() {
   if (sampling_) after_ = sample();
 }
 
-NodeCounters::Rows NodeCounters::collect(MPI_Comm active) {
-  Rows rows;
-  const DeviceCounters d = after_.device - before_.device;
-  const WireCounters w = after_.wire - before_.wire;
-  Sample mine{sampling_ ? 1 : 0,
-              node_,
-              {},
-              {},
-              d.read_bytes,
-              d.write_bytes,
-              d.read_ops,
-              d.write_ops,
-              w.rx_bytes,
-              w.tx_bytes,
-              after_.client_read - before_.client_read,
-              after_.client_write - before_.client_write};
+// This sampler's differences, or the reasons they could not be taken.
+NodeSample NodeCounters::own_sample() const {
+  const DeviceDelta d = device_delta(before_.device, after_.device, device_.name());
+  const WireDelta w = wire_delta(wire_, before_.wire, after_.wire);
+  NodeSample mine{sampling_ ? 1 : 0,
+                  node_,
+                  {},
+                  {},
+                  d.counts.read_bytes,
+                  d.counts.write_bytes,
+                  d.counts.read_ops,
+                  d.counts.write_ops,
+                  w.rx_bytes,
+                  w.tx_bytes,
+                  after_.client_read - before_.client_read,
+                  after_.client_write - before_.client_write,
+                  {},
+                  {}};
   copy_text(mine.device, device_.name());
   copy_text(mine.interfaces, wire_.joined());
-  const std::vector<Sample> all = gather_at_root(mine, active);
+  copy_text(mine.device_note, d.note);
+  copy_text(mine.wire_note, w.note);
+  return mine;
+}
+
+NodeCounters::Rows NodeCounters::collect(MPI_Comm active) {
+  Rows rows;
+  const std::vector<NodeSample> all = gather_at_root(own_sample(), active);
   for (const auto& a : all) {
     if (!a.sampling) continue;
+    // A row whose counters could not be measured is counted nowhere; its note says why.
     if (device_measured_) {
       DeviceRow r{};
       r.node = a.node;
       std::memcpy(r.device, a.device, sizeof r.device);
-      r.counted = device_counted_[a.node];
+      std::memcpy(r.note, a.device_note, sizeof r.note);
+      r.counted = r.note[0] == '\0' ? device_counted_[a.node] : 0;
       r.read_bytes = a.read_bytes;
       r.write_bytes = a.write_bytes;
       r.read_ops = a.read_ops;
@@ -171,7 +185,8 @@ NodeCounters::Rows NodeCounters::collect(MPI_Comm active) {
       WireRow r{};
       r.node = a.node;
       std::memcpy(r.interfaces, a.interfaces, sizeof r.interfaces);
-      r.counted = wire_counted_[a.node];
+      std::memcpy(r.note, a.wire_note, sizeof r.note);
+      r.counted = r.note[0] == '\0' ? wire_counted_[a.node] : 0;
       r.rx_bytes = a.rx_bytes;
       r.tx_bytes = a.tx_bytes;
       r.client_read_bytes = a.client_read;

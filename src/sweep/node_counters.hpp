@@ -26,6 +26,7 @@
 namespace iosweep {
 
 struct NodeIdentity;  // what each sampler finds at the start (node_counters.cpp)
+struct NodeSample;    // what a sampler counted around one phase (node_counters.cpp)
 
 class NodeCounters {
  public:
@@ -57,10 +58,11 @@ class NodeCounters {
  private:
   struct Counts {
     DeviceCounters device;
-    WireCounters wire;
+    std::vector<WireCounters> wire;
     double client_read = 0, client_write = 0;  // NaN without client counters
   };
   Counts sample() const;
+  NodeSample own_sample() const;
   void settle_on_rank0(const std::vector<NodeIdentity>& all);
 
   BlockDevice device_;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <map>
 
@@ -36,6 +37,17 @@ double safe_div(double a, double b) {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// "wire not measured: node 1: interface eth9 was gone after the phase (...)" for the first row
+// whose counters could not be measured, or empty: one such row leaves the sum unknown.
+template <class Row>
+std::string first_note(const std::vector<Row>& rows, const char* what) {
+  for (const Row& r : rows)
+    if (r.note[0] != '\0')
+      return std::string(what) + " not measured: node " + std::to_string(r.node) + ": " +
+             std::string(r.note, strnlen(r.note, sizeof r.note));
+  return {};
+}
+
 // Device counters, page-cache residency and unflushed bytes: what says where the bytes came
 // from. Fractions are NaN where nothing was measured, never 0.
 void reduce_provenance(const PointInput& in, PointResult& out) {
@@ -44,7 +56,9 @@ void reduce_provenance(const PointInput& in, PointResult& out) {
   s.filter_vs_seq_read = kNaN;
   s.filter_vs_ship = kNaN;
   s.device_read_bytes = s.device_write_bytes = s.device_fraction = kNaN;
-  if (in.device_measured) {
+  const std::string device_lost = first_note(in.devices, "device");
+  if (!device_lost.empty()) out.notes.push_back(device_lost);
+  if (in.device_measured && device_lost.empty()) {
     double rd = 0, wr = 0;
     for (const auto& d : in.devices)
       if (d.counted) {
@@ -59,7 +73,9 @@ void reduce_provenance(const PointInput& in, PointResult& out) {
   for (auto& d : out.devices)
     d.point = in.point;
   s.wire_rx_bytes = s.wire_tx_bytes = s.wire_fraction = kNaN;
-  if (in.wire_measured) {
+  const std::string wire_lost = first_note(in.wire, "wire");
+  if (!wire_lost.empty()) out.notes.push_back(wire_lost);
+  if (in.wire_measured && wire_lost.empty()) {
     double rx = 0, tx = 0;
     for (const auto& w : in.wire)
       if (w.counted) {

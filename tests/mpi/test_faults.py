@@ -621,3 +621,78 @@ def test_a_closed_standard_output_ends_the_run_through_its_cleanup(tmp_path, wor
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         assert g.attrs["status"] == 2 and "SIGPIPE" in g.attrs["status_message"]
+
+
+# ------------------------------------------------------- counters that vanish during a run
+
+
+def ip(*args):
+    return subprocess.run(["ip", *args], capture_output=True, text=True)
+
+
+@pytest.fixture
+def veth():
+    """A veth pair of this test's own (its first end is the interface the run samples), removed
+    afterwards whatever it was renamed to; skips without root or veth."""
+    if os.geteuid() != 0:
+        pytest.skip("making a network interface needs root")
+    a, b, c = (f"iosw{os.getpid() % 100000}{x}" for x in "abc")
+    if ip("link", "add", a, "type", "veth", "peer", "name", b).returncode != 0:
+        pytest.skip("this kernel makes no veth interfaces")
+    yield a, b, c
+    for name in (a, c):
+        ip("link", "del", name)
+
+
+def wire_rows(out):
+    """(summary notes, wire_fraction, wire table notes) of the latest run, read as scripts do."""
+    try:
+        with common.open_results(out) as f:
+            g = latest_run(f)
+            s, w = g["summary"][()], g["wire"][()]
+            notes = [common.text(n) for n in s["notes"]]
+            return notes, list(s["wire_fraction"]), [common.text(n) for n in w["note"]]
+    except (common.ResultsError, KeyError):
+        return [], [], []
+
+
+VANISH_CASES = [
+    # (id, what is done to the sampled interface, what the rows then say)
+    ("deleted", lambda a, b, c: ip("link", "del", a), "was gone"),
+    (
+        "renamed",
+        lambda a, b, c: (ip("link", "set", a, "down"), ip("link", "set", a, "name", c)),
+        "was gone",
+    ),
+    # An interface replaced by another of its name, or counters that went back, inside one
+    # window: the unit suite (Counters.*) holds wire_delta and device_delta to them.
+]
+
+
+@pytest.mark.parametrize("case", VANISH_CASES, ids=[c[0] for c in VANISH_CASES])
+def test_a_vanished_interface_is_never_a_measured_zero(tmp_path, workdir, veth, case):
+    _, act, says = case
+    a, b, c = veth
+    out = tmp_path / "r.h5"
+    args = ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB"]
+    args += ["--phases", "seq-write", "--repetitions", "2000", "--output", out, "--quiet"]
+    p = start(args + ["--wire-interface", a], n=1, mpirun=False)
+    wait_for(points_in(out, 1, 2), what="points sampled on the interface")
+    first = len(wire_rows(out)[0])
+
+    def said():
+        notes, fractions, table = wire_rows(out)
+        hit = [i for i, n in enumerate(notes[first:], first) if says in n]
+        return hit and (notes, fractions, table, hit[0])
+
+    act(a, b, c)
+    notes, fractions, table, i = wait_for(said, what=f"a row saying '{says}'")
+    p.terminate()
+    p.communicate(timeout=60)
+    assert all(n == "" for n in table[:first]) and not any(
+        "wire not measured" in n for n in notes[:first]
+    )
+    assert f"wire not measured: node 0: interface {a} " in notes[i], notes[i]
+    assert fractions[i] != fractions[i]  # NaN, never 0
+    assert says in table[i]
+    assert os.listdir(workdir) == []

@@ -142,3 +142,22 @@ TEST(Reducer, StreamsAreWhatRan) {
   EXPECT_EQ(r.summary.streams, 32u);
   EXPECT_EQ(r.summary.iodepth, 16u);
 }
+
+// A counter that could not be measured makes the point's sum NaN with its reason, never 0.
+TEST(Reducer, AnUnmeasuredCounterIsNaNWithItsReason) {
+  PointInput in;
+  in.wire_measured = in.device_measured = true;
+  in.samples = {sample(0, 0, 1 << 20, 1.0)};
+  WireRow w{};
+  w.node = 3;
+  std::snprintf(w.note, sizeof w.note, "interface eth9 was gone after the phase");
+  DeviceRow d{};
+  d.counted = 1;
+  d.read_bytes = 1 << 20;
+  in.wire = {w};
+  in.devices = {d};
+  const auto r = reduce_point(in);
+  EXPECT_TRUE(std::isnan(r.summary.wire_rx_bytes) && std::isnan(r.summary.wire_fraction));
+  EXPECT_TRUE(has_note(r, "wire not measured: node 3: interface eth9 was gone"));
+  EXPECT_DOUBLE_EQ(r.summary.device_read_bytes, 1 << 20);
+}

@@ -14,7 +14,9 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
+#include "os/block_device.hpp"
 #include "os/mountinfo.hpp"
 #include "os/wire.hpp"
 
@@ -107,6 +109,60 @@ TEST(Wire, AnAddressIsResolvedWithoutAskingAnyone) {
   std::string why;
   ASSERT_TRUE(server_of(m, addr, why)) << why;
   EXPECT_EQ(addr, 0x010012c6u);  // 198.18.0.1 in network byte order, as the route table holds it
+}
+
+}  // namespace
+}  // namespace iosweep
+
+namespace iosweep {
+namespace {
+
+// What crossed the interfaces, or why that cannot be said: never a measured zero that was not
+// measured (an interface gone, replaced by another of its name, counters that went back).
+TEST(Counters, AWireCounterThatVanishedOrWentBackIsNoMeasuredZero) {
+  const WireChoice c{{"eth0", "eth1"}, ""};
+  const std::vector<WireCounters> before = {{1000, 2000, true, 2}, {10, 20, true, 3}};
+  WireDelta d = wire_delta(c, before, {{1500, 2100, true, 2}, {15, 25, true, 3}});
+  EXPECT_EQ(d.note, "");
+  EXPECT_EQ(d.rx_bytes, 505u);
+  EXPECT_EQ(d.tx_bytes, 105u);
+  const struct {
+    std::vector<WireCounters> after;
+    const char* says;
+  } cases[] = {
+      {{{1500, 2100, true, 2}, {0, 0, false, 0}}, "interface eth1 was gone after the phase"},
+      {{{1500, 2100, true, 2}, {15, 25, true, 9}}, "interface eth1 was replaced"},
+      {{{900, 2100, true, 2}, {15, 25, true, 3}}, "the counters of eth0 went back"},
+      {{{1500, 2100, true, 2}}, "interface eth1 was gone after the phase"},
+  };
+  for (const auto& k : cases) {
+    d = wire_delta(c, before, k.after);
+    EXPECT_NE(d.note.find(k.says), std::string::npos) << d.note;
+    EXPECT_EQ(d.rx_bytes, 0u);
+    EXPECT_EQ(d.tx_bytes, 0u);
+  }
+  d = wire_delta(c, {{0, 0, false, 0}, {10, 20, true, 3}}, before);
+  EXPECT_NE(d.note.find("interface eth0 was gone before the phase"), std::string::npos);
+}
+
+TEST(Counters, ADeviceThatVanishedOrWentBackIsNoMeasuredZero) {
+  // /sys/block/DEV/stat: reads, merges, sectors, ticks, writes, merges, sectors, ...
+  const DeviceCounters b = BlockDevice::parse_stat("100 0 2048 5 50 0 4096 7 0 12 12 0 0 0 0");
+  ASSERT_TRUE(b.found);
+  EXPECT_EQ(b.read_bytes, 2048u * 512);
+  EXPECT_EQ(b.write_ops, 50u);
+  const DeviceCounters a = BlockDevice::parse_stat("110 0 2560 5 60 0 8192 7 0 12 12 0 0 0 0");
+  DeviceDelta d = device_delta(b, a, "vda");
+  EXPECT_EQ(d.note, "");
+  EXPECT_EQ(d.counts.read_bytes, 512u * 512);
+  EXPECT_EQ(d.counts.write_bytes, 4096u * 512);
+  EXPECT_EQ(d.counts.read_ops, 10u);
+  d = device_delta(b, BlockDevice::parse_stat(""), "vda");  // its stat file gone
+  EXPECT_NE(d.note.find("device vda could not be read after the phase"), std::string::npos);
+  EXPECT_EQ(d.counts.write_bytes, 0u);
+  d = device_delta(a, b, "vda");  // a new device under the same number
+  EXPECT_NE(d.note.find("went back"), std::string::npos);
+  EXPECT_EQ(d.counts.read_bytes, 0u);
 }
 
 }  // namespace
