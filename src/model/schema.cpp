@@ -117,9 +117,12 @@ const FieldDesc kSummary[] = {
      .reduction = "device bytes in the phase's direction / bytes; NaN without a block device"},
     {FIELD(SummaryRow, cached_fraction_mean), .type = FieldType::f64, .unit = "1",
      .reduction = "reading phases: mean over ranks of the fraction of the bytes to read that were "
-                  "in the page cache when the phase started; NaN for writing phases"},
+                  "in the page cache when the phase started; NaN for writing phases. Collective "
+                  "MPI-IO reads: 1 - the bytes the read brought into any node's page cache / "
+                  "bytes (an upper bound), NaN with O_DIRECT"},
     {FIELD(SummaryRow, cached_fraction_max), .type = FieldType::f64, .unit = "1",
-     .reduction = "max over ranks of cached_fraction"},
+     .reduction = "max over ranks of cached_fraction; collective MPI-IO reads: the largest "
+                  "fraction of the shared file one node held before the window"},
     {FIELD(SummaryRow, unflushed_fraction), .type = FieldType::f64, .unit = "1",
      .reduction = "writing phases without fsync or O_DIRECT: bytes still dirty or under writeback "
                   "in the page cache after the last close / bytes written; NaN otherwise"},
@@ -164,8 +167,9 @@ const FieldDesc kSummary[] = {
      .reduction = "bytes the storage interfaces sent during the phase, summed as wire_rx_bytes"},
     {FIELD(SummaryRow, wire_fraction), .type = FieldType::f64, .unit = "1",
      .reduction = "wire bytes in the phase's direction (received for reads, sent for writes) / "
-                  "bytes; NaN where no interface was sampled, and where a counter could not be "
-                  "measured (a node's wire row says why)"},
+                  "bytes; NaN where no interface was sampled, where a counter could not be "
+                  "measured (a node's wire row says why) and for collective MPI-IO on several "
+                  "nodes (MPI's traffic shares the interfaces)"},
     {FIELD(SummaryRow, notes), .type = FieldType::str256, .unit = "text",
      .reduction = "what the row's figures carry, as the console's notes column prints it (counts, "
                   "efficiency, where the bytes came from, what could not be measured and why, "
@@ -267,7 +271,8 @@ const FieldDesc kRanks[] = {
      .reduction = "largest operation latency"},
     {FIELD(RankRow, cached_fraction), .type = FieldType::f64, .unit = "1",
      .reduction = "reading phases: fraction of the bytes to read resident in the page cache before "
-                  "the timed window (cachestat(2), else mincore); NaN for writing phases"},
+                  "the timed window (cachestat(2), else mincore); NaN for writing phases and for "
+                  "collective MPI-IO reads (the aggregators read for every rank)"},
     {FIELD(RankRow, unflushed_fraction), .type = FieldType::f64, .unit = "1",
      .reduction = "writing phases without fsync or O_DIRECT: fraction of the bytes written still "
                   "dirty or under writeback after close (cachestat(2)); NaN otherwise"},
@@ -340,6 +345,11 @@ const FieldDesc kNodes[] = {
      .reduction = "max elapsed over the node's ranks"},
     {FIELD(NodeRow, bandwidth_Bps), .type = FieldType::f64, .unit = "bytes/s",
      .reduction = "bytes / seconds"},
+    {FIELD(NodeRow, cached_before_bytes), .type = FieldType::f64, .unit = "bytes",
+     .reduction = "collective MPI-IO reads: bytes of the shared file resident in the node's page "
+                  "cache before the window (its lowest rank's cachestat); NaN otherwise"},
+    {FIELD(NodeRow, cached_after_bytes), .type = FieldType::f64, .unit = "bytes",
+     .reduction = "the same after every rank's close; NaN otherwise"},
 };
 
 const FieldDesc kTimeSeries[] = {

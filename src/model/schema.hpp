@@ -194,6 +194,10 @@ struct NodeRow {
   std::uint64_t bytes;
   double seconds;
   double bandwidth_Bps;
+  // Collective MPI-IO reads: the shared file's bytes resident in the node's page cache before
+  // and after the window (what the node's aggregators could read from it); NaN otherwise.
+  double cached_before_bytes;
+  double cached_after_bytes;
 };
 
 // One row per (point, node sampled): the block device counters of the node's lowest rank around

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "os/client_stats.hpp"
+#include "os/file_ops.hpp"
 
 namespace iosweep {
 
@@ -32,6 +33,7 @@ struct NodeSample {
   char interfaces[64];
   std::uint64_t read_bytes, write_bytes, read_ops, write_ops, rx_bytes, tx_bytes;
   double client_read, client_write;
+  double cached_before, cached_after;
   char device_note[256];
   char wire_note[256];
 };
@@ -121,21 +123,26 @@ NodeCounters::~NodeCounters() {
   if (samplers_ != MPI_COMM_NULL) MPI_Comm_free(&samplers_);
 }
 
-NodeCounters::Counts NodeCounters::sample() const {
+NodeCounters::Counts NodeCounters::sample(const CacheProbe* probe) const {
   Counts c;
   c.device = device_.sample();
   c.wire = sample_wire(wire_);
   std::tie(c.client_read, c.client_write) =
       nfs_ ? nfs_server_bytes(mount_.mount_point) : std::pair{kNaN, kNaN};
+  c.cached_bytes = kNaN;
+  if (probe != nullptr) {
+    const fsops::CacheState cs = fsops::cache_state(probe->path, probe->bytes);
+    if (cs.known) c.cached_bytes = static_cast<double>(cs.cached_bytes);
+  }
   return c;
 }
 
-void NodeCounters::before() {
-  if (sampling_) before_ = sample();
+void NodeCounters::before(const CacheProbe* probe) {
+  if (sampling_) before_ = sample(probe);
 }
 
-void NodeCounters::after() {
-  if (sampling_) after_ = sample();
+void NodeCounters::after(const CacheProbe* probe) {
+  if (sampling_) after_ = sample(probe);
 }
 
 // This sampler's differences, or the reasons they could not be taken.
@@ -154,6 +161,8 @@ NodeSample NodeCounters::own_sample() const {
                   w.tx_bytes,
                   after_.client_read - before_.client_read,
                   after_.client_write - before_.client_write,
+                  before_.cached_bytes,
+                  after_.cached_bytes,
                   {},
                   {}};
   copy_text(mine.device, device_.name());
@@ -168,6 +177,7 @@ NodeCounters::Rows NodeCounters::collect(MPI_Comm active) {
   const std::vector<NodeSample> all = gather_at_root(own_sample(), active);
   for (const auto& a : all) {
     if (!a.sampling) continue;
+    rows.cached[a.node] = {a.cached_before, a.cached_after};
     // A row whose counters could not be measured is counted nowhere; its note says why.
     if (device_measured_) {
       DeviceRow r{};

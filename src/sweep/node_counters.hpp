@@ -44,14 +44,23 @@ class NodeCounters {
   const std::string& wire_why_not() const { return wire_why_not_; }
   const std::vector<MountRow>& mounts() const { return mounts_; }
 
-  void before();
-  void after();
+  // A file whose page-cache residency each sampler measures with the counters: the shared file
+  // of a collective MPI-IO read, which the aggregators read for every rank, on whatever node
+  // they run (nullptr: none).
+  struct CacheProbe {
+    std::string path;
+    std::uint64_t bytes = 0;
+  };
+  void before(const CacheProbe* probe = nullptr);
+  void after(const CacheProbe* probe = nullptr);
   // Collective over the active ranks of a point (the samplers of every node in use are among
   // them: a node's lowest rank is always its first to be active). On rank 0: one row per node
   // sampled, `counted` decided; point, phase and repetition left for the caller.
   struct Rows {
     std::vector<DeviceRow> devices;
     std::vector<WireRow> wire;
+    // Per node sampled: the probe's resident bytes before and after (NaN without a probe).
+    std::map<int, std::pair<double, double>> cached;
   };
   Rows collect(MPI_Comm active);
 
@@ -60,8 +69,9 @@ class NodeCounters {
     DeviceCounters device;
     std::vector<WireCounters> wire;
     double client_read = 0, client_write = 0;  // NaN without client counters
+    double cached_bytes = 0;                   // the probe's resident bytes; NaN without one
   };
-  Counts sample() const;
+  Counts sample(const CacheProbe* probe) const;
   NodeSample own_sample() const;
   void settle_on_rank0(const std::vector<NodeIdentity>& all);
 

@@ -8,6 +8,7 @@
 #include "sweep/phase_point.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/clock.hpp"
 #include "core/errors.hpp"
@@ -91,6 +92,14 @@ bool PhasePoint::prepare_untimed() {
   return true;
 }
 
+// A collective read's shared file, whose residency every node's sampler measures around the
+// window (the aggregators read it for every rank, on whatever node they run); else none.
+std::optional<NodeCounters::CacheProbe> PhasePoint::cache_probe() const {
+  if (!run_.cfg.io.collective || desc_.writes()) return std::nullopt;
+  return NodeCounters::CacheProbe{run_.files.path(ctx_.read_position),
+                                  file_bytes_of(ctx_, run_.cfg.work.file_size)};
+}
+
 // Timed: the device counters before, the barrier, the phase's own window (open to close), and
 // the counters after every rank of every node has closed its file.
 bool PhasePoint::run_window() {
@@ -102,7 +111,8 @@ bool PhasePoint::run_window() {
                               desc_.random() ? run_.cfg.work.record_bytes(desc_.record) : 0);
     ctx_.progress_bytes = run_.progress.counter();
   }
-  run_.counters.before();
+  const std::optional<NodeCounters::CacheProbe> probe = cache_probe();
+  run_.counters.before(probe ? &*probe : nullptr);
   MPI_Barrier(slot_.comm);
   pre_window_ns_ = now_ns() - t_prepared_ns_;
   std::string run_error;
@@ -114,7 +124,7 @@ bool PhasePoint::run_window() {
   if (rank0) run_.progress.end_phase();
   if (!gate_.checkpoint(run_error)) return false;
   t_closed_ns_ = now_ns();
-  run_.counters.after();
+  run_.counters.after(probe ? &*probe : nullptr);
   return true;
 }
 
@@ -131,6 +141,10 @@ PointInput PhasePoint::point_input(NodeCounters::Rows counted, unsigned engine_d
   PointInput in;
   in.devices = std::move(counted.devices);
   in.wire = std::move(counted.wire);
+  in.node_cached = std::move(counted.cached);
+  in.collective = run_.cfg.io.collective;
+  in.direct = run_.cfg.io.direct;
+  in.shared_file_bytes = static_cast<double>(file_bytes_of(ctx_, run_.cfg.work.file_size));
   in.full_bytes = static_cast<std::uint64_t>(slot_.k) * run_.cfg.work.file_size;
   in.phase = desc_.id;
   in.engine = run_.cfg.io.engine;

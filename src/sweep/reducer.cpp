@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <tuple>
 
 namespace iosweep {
 namespace {
@@ -36,6 +37,35 @@ double safe_div(double a, double b) {
 }
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Collective MPI-IO reads: aggregator ranks read for every rank, on their own nodes, so a
+// rank's residency of its region says nothing of where its bytes came from. Each node's sampler
+// measured the shared file's residency before and after the window: what no node had to bring
+// into its page cache during the read came from one (an upper bound: pages read and dropped again
+// before the end count as cached). cached_fraction_max is the most of the file one node held
+// before. With O_DIRECT nothing is brought into a cache and nothing can be told: NaN.
+void reduce_collective_cache(const PointInput& in, PointResult& out) {
+  SummaryRow& s = out.summary;
+  for (auto& r : out.ranks)
+    r.cached_fraction = kNaN;
+  s.cached_fraction_mean = s.cached_fraction_max = kNaN;
+  double brought = 0, most = 0;
+  bool known = !in.direct && !in.node_cached.empty() && s.bytes > 0 && in.shared_file_bytes > 0;
+  for (const auto& [node, ba] : in.node_cached) {
+    known = known && !std::isnan(ba.first) && !std::isnan(ba.second);
+    brought += std::max(0.0, ba.second - ba.first);
+    most = std::max(most, ba.first);
+  }
+  if (!known) {
+    out.notes.emplace_back(in.direct
+                               ? "cached unknown: collective O_DIRECT reads fill no page cache "
+                                 "to tell the aggregators' hits by"
+                               : "cached unknown: the aggregators' nodes could not be measured");
+    return;
+  }
+  s.cached_fraction_mean = std::clamp(1.0 - brought / static_cast<double>(s.bytes), 0.0, 1.0);
+  s.cached_fraction_max = std::min(1.0, most / in.shared_file_bytes);
+}
 
 // "wire not measured: node 1: interface eth9 was gone after the phase (...)" for the first row
 // whose counters could not be measured, or empty: one such row leaves the sum unknown.
@@ -75,7 +105,15 @@ void reduce_provenance(const PointInput& in, PointResult& out) {
   s.wire_rx_bytes = s.wire_tx_bytes = s.wire_fraction = kNaN;
   const std::string wire_lost = first_note(in.wire, "wire");
   if (!wire_lost.empty()) out.notes.push_back(wire_lost);
-  if (in.wire_measured && wire_lost.empty()) {
+  // Collective MPI-IO on several nodes ships the aggregators' bytes between them over MPI, which
+  // may cross the very interfaces the storage's bytes cross: the counters cannot tell the two
+  // apart, so they say nothing of the storage (the wire table keeps what they counted).
+  const bool mpi_on_wire = in.collective && in.nodes > 1;
+  if (in.wire_measured && wire_lost.empty() && mpi_on_wire)
+    out.notes.emplace_back(
+        "wire unverified: collective MPI-IO ships the aggregators' bytes between nodes over MPI, "
+        "which the storage interfaces may carry too");
+  if (in.wire_measured && wire_lost.empty() && !mpi_on_wire) {
     double rx = 0, tx = 0;
     for (const auto& w : in.wire)
       if (w.counted) {
@@ -106,6 +144,7 @@ void reduce_provenance(const PointInput& in, PointResult& out) {
   s.cached_fraction_mean = cached_n > 0 ? cached_sum / cached_n : kNaN;
   s.cached_fraction_max = cached_max;
   s.unflushed_fraction = any_unflushed && written > 0 ? unflushed / written : kNaN;
+  if (in.collective && !in.writes) reduce_collective_cache(in, out);
 }
 
 }  // namespace
@@ -287,6 +326,10 @@ void reduce_nodes(const PointInput& in, PointResult& out) {
   }
   for (auto& [id, row] : nodes) {
     row.bandwidth_Bps = safe_div(static_cast<double>(row.bytes), row.seconds);
+    row.cached_before_bytes = row.cached_after_bytes = kNaN;
+    if (const auto it = in.node_cached.find(id);
+        in.collective && !in.writes && it != in.node_cached.end())
+      std::tie(row.cached_before_bytes, row.cached_after_bytes) = it->second;
     out.nodes.push_back(row);
   }
 }

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/histogram.hpp"
@@ -51,6 +53,12 @@ struct PointInput {
   bool creates = false;            // the phase makes its files (their data is all it writes)
   double overhead_s = 0;           // rank 0's time outside the windows and its preparation
   std::uint64_t full_bytes = 0;    // what the ranks would move were their files whole
+  // Collective MPI-IO: the bytes of the shared file, whether O_DIRECT, and each node's resident
+  // bytes of it before and after a read (aggregators read for every rank on their own nodes).
+  bool collective = false;
+  bool direct = false;
+  double shared_file_bytes = 0;
+  std::map<int, std::pair<double, double>> node_cached;
   std::vector<std::string> notes;  // what the point knows of itself (a depth it could not keep)
 };
 

@@ -143,6 +143,58 @@ TEST(Reducer, StreamsAreWhatRan) {
   EXPECT_EQ(r.summary.iodepth, 16u);
 }
 
+// Collective MPI-IO reads: the aggregators read for every rank on their own nodes. What no node
+// had to bring into its page cache came from one; the ranks' own residency is NaN.
+TEST(Reducer, ACollectiveReadIsJudgedOnTheAggregatorsNodes) {
+  PointInput in;
+  in.ranks = 21;
+  in.nodes = 2;
+  in.collective = true;
+  in.shared_file_bytes = 21.0 * (1 << 20);
+  for (int r = 0; r < 21; ++r)
+    in.samples.push_back(sample(r, r == 0 ? 0 : 1, 1 << 20, 1.0));
+  in.samples[0].cached_fraction = 1.0;  // a rank's own view: its node holds the file
+  for (int r = 1; r < 21; ++r)
+    in.samples[static_cast<std::size_t>(r)].cached_fraction = 0.0;
+  // node 0 (the aggregator's) held the whole file and read it from its cache; node 1 nothing.
+  in.node_cached = {{0, {in.shared_file_bytes, in.shared_file_bytes}}, {1, {0.0, 0.0}}};
+  auto r = reduce_point(in);
+  EXPECT_DOUBLE_EQ(r.summary.cached_fraction_mean, 1.0);  // not 1/21
+  EXPECT_DOUBLE_EQ(r.summary.cached_fraction_max, 1.0);
+  EXPECT_TRUE(std::isnan(r.ranks[0].cached_fraction));
+  EXPECT_EQ(r.nodes.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.nodes[0].cached_before_bytes, in.shared_file_bytes);
+  // After a drop: the aggregator's node brought every byte in.
+  in.node_cached = {{0, {0.0, in.shared_file_bytes}}, {1, {0.0, 0.0}}};
+  r = reduce_point(in);
+  EXPECT_DOUBLE_EQ(r.summary.cached_fraction_mean, 0.0);
+  // O_DIRECT fills no cache to tell by: unknown, and said so.
+  in.direct = true;
+  r = reduce_point(in);
+  EXPECT_TRUE(std::isnan(r.summary.cached_fraction_mean));
+  EXPECT_TRUE(has_note(r, "cached unknown"));
+}
+
+// On several nodes MPI's traffic may cross the storage interfaces: the wire says nothing then.
+TEST(Reducer, CollectiveWireOnSeveralNodesIsUnverified) {
+  PointInput in;
+  in.ranks = 2;
+  in.nodes = 2;
+  in.collective = true;
+  in.wire_measured = true;
+  in.samples = {sample(0, 0, 1 << 20, 1.0), sample(1, 1, 1 << 20, 1.0)};
+  WireRow w{};
+  w.counted = 1;
+  w.rx_bytes = 3 << 20;
+  in.wire = {w};
+  auto r = reduce_point(in);
+  EXPECT_TRUE(std::isnan(r.summary.wire_fraction));
+  EXPECT_TRUE(has_note(r, "wire unverified: collective MPI-IO"));
+  in.nodes = 1;  // one node: MPI stays in shared memory, the wire counts storage only
+  r = reduce_point(in);
+  EXPECT_DOUBLE_EQ(r.summary.wire_fraction, 1.5);
+}
+
 // A counter that could not be measured makes the point's sum NaN with its reason, never 0.
 TEST(Reducer, AnUnmeasuredCounterIsNaNWithItsReason) {
   PointInput in;
