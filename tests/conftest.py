@@ -3,6 +3,11 @@
 Tests run the real binary under the real mpiexec and read the real HDF5 file with h5py.
 The binary comes from $IOSWEEP_BIN (set by CTest), else build/iosweep. Phase and engine names
 come from the file (iosweep_common.phases, .engines), not from a list kept here.
+
+A test builds its iosweep command line with iosweep_argv and runs it with run_sweep, stating
+only the options it is about:
+
+    p = run_sweep(2, dir=workdir, file_size="4MiB", phases="seq-write", output=out, check=0)
 """
 import hashlib
 import ipaddress
@@ -49,9 +54,52 @@ def this_host():
         return name.split(".")[0]
 
 
+# What an `iosweep run` command line of the tests holds unless the test says otherwise: records
+# of 1 MiB (iosweep's own 16 MiB would need files of 16 MiB at least) and no progress lines.
+RUN_DEFAULTS = {"seq_record": "1MiB", "quiet": True}
+
+
+def iosweep_argv(*extra, command="run", **options):
+    """iosweep's arguments (no launcher): `command`, one option per keyword in the order given,
+    the RUN_DEFAULTS the call does not set, then `extra` (raw arguments, as a parametrized list
+    of them) as they are; every item a str.
+
+    A keyword names an option with `-` for `_`: file_size="4MiB" gives --file-size 4MiB; True
+    gives a bare flag (keep=True: --keep); None or False leaves the option out; a list or tuple
+    gives the option once per item (mpiio_hint=["a=1", "b=2"]); any other value is str()'d.
+    RUN_DEFAULTS (--seq-record 1MiB --quiet) apply to `run` only, and not when the configuration
+    comes from a preset or a stored run (config=, rerun=), which they would override; neither a
+    keyword nor an option in `extra` is given twice. seq_record=None or quiet=False leaves one
+    out (iosweep's own default applies).
+
+        iosweep_argv(dir=work, file_size="4MiB", keep=True, output=out)
+        == ["run", "--dir", str(work), "--file-size", "4MiB", "--keep", "--output", str(out),
+            "--seq-record", "1MiB", "--quiet"]
+    """
+    named = [a[2:].split("=")[0] for a in map(str, extra) if a.startswith("--")]
+    given = set(options) | {a.replace("-", "_") for a in named}
+    if command == "run" and not {"config", "rerun"} & given:
+        options = options | {k: v for k, v in RUN_DEFAULTS.items() if k not in given}
+    argv = [command]
+    for key, value in options.items():
+        option = "--" + key.replace("_", "-")
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if item is True:
+                argv.append(option)
+            elif item is not None and item is not False:
+                argv += [option, str(item)]
+    return argv + [str(a) for a in extra]
+
+
+def mpiexec_argv(n, args):
+    """`mpiexec --oversubscribe -n N iosweep ARGS` as a list (for Popen, or a wrapper)."""
+    return ["mpiexec", "--oversubscribe", "-n", str(n), BIN] + [str(a) for a in args]
+
+
 def run_iosweep(n, args, timeout=300, env=None, check=None):
-    """Runs `mpiexec --oversubscribe -n N iosweep ARGS`; returns the CompletedProcess."""
-    cmd = ["mpiexec", "--oversubscribe", "-n", str(n), BIN] + [str(a) for a in args]
+    """Runs `mpiexec --oversubscribe -n N iosweep ARGS` (ARGS as given: a `show` command, a
+    list kept whole); returns the CompletedProcess. A run command line: run_sweep."""
+    cmd = mpiexec_argv(n, args)
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=mpi_env(env))
     if check is not None and p.returncode != check:
         sys.stderr.write(p.stdout + p.stderr)
@@ -59,12 +107,27 @@ def run_iosweep(n, args, timeout=300, env=None, check=None):
     return p
 
 
+def run_sweep(n, *extra, timeout=300, env=None, check=None, **options):
+    """Runs `iosweep run` on `n` ranks under mpiexec with the test launch environment (mpi_env
+    plus `env`), its command line built by iosweep_argv(*extra, **options); returns the
+    CompletedProcess. check=0 (or another status) fails the test with the job's output when the
+    exit status differs; timeout is in seconds.
+
+        p = run_sweep(2, dir=workdir, file_size="4MiB", phases="seq-write", keep=True,
+                      output=out, check=0)
+        runs `mpiexec -n 2 iosweep run --dir WORKDIR --file-size 4MiB --phases seq-write
+        --keep --output OUT --seq-record 1MiB --quiet`.
+    """
+    return run_iosweep(n, iosweep_argv(*extra, **options), timeout=timeout, env=env, check=check)
+
+
 def make_results(n, work, out, size, record, *extra):
     """A real run of the binary on `n` ranks that must succeed: files of `size` in `work` read
     and written in sequential records of `record`, the run appended (quiet) to the results file
     `out`; `extra` more options of `iosweep run`. Returns the CompletedProcess."""
-    args = ["run", "--dir", work, "--file-size", size, "--seq-record", record]
-    return run_iosweep(n, args + ["--output", out, "--quiet", *extra], check=0)
+    return run_sweep(
+        n, *extra, dir=work, file_size=size, seq_record=record, output=out, quiet=True, check=0
+    )
 
 
 def runs_of(path):

@@ -103,9 +103,11 @@ CliResult parse_cli(int argc, char** argv, const RunLoader& load) {
   std::string preset, rerun_arg, show_file, show_id;
   const CLI::Option* preset_opt =
       app.add_option("--config", preset,
-                     "TOML file of long option names, e.g. modes/smoke.toml (the command line "
-                     "wins)")
-          ->type_name("FILE");
+                     "TOML file of long option names (the command line wins): a path such as "
+                     "modes/smoke.toml, or a preset's name such as smoke or pixstor-random, "
+                     "looked up in the presets installed with this binary "
+                     "(PREFIX/share/iosweep/modes) or in its source tree's modes/")
+          ->type_name("FILE|NAME");
   const CLI::Option* rerun_opt = declare_rerun(app, rerun_arg);
   CLI::App* show = declare_show(app, show_file, show_id);
   app.footer(

@@ -4,15 +4,42 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string_view>
 
 #include "core/errors.hpp"
+#include "os/process.hpp"
 
 namespace iosweep {
 
-std::vector<TomlItem> read_preset(const std::string& path) {
-  if (path.empty()) throw UsageError("--config: empty file name");
+std::vector<std::string> preset_dirs(const std::string& exe_dir) {
+  if (exe_dir.empty()) return {};
+  return {exe_dir + "/../share/iosweep/modes", exe_dir + "/../modes"};
+}
+
+std::string find_preset(const std::string& arg, const std::vector<std::string>& dirs) {
+  if (arg.empty()) throw UsageError("--config: empty file name");
+  struct stat st {};
+  const bool is_name = arg.find('/') == std::string::npos && arg != "." && arg != "..";
+  if (!is_name || ::lstat(arg.c_str(), &st) == 0) return arg;
+  const std::string file = arg.ends_with(".toml") ? arg : arg + ".toml";
+  std::string looked;
+  for (const auto& dir : dirs) {
+    const std::string candidate = dir + "/" + file;
+    if (::stat(candidate.c_str(), &st) == 0) return candidate;
+    std::error_code ec;
+    const auto shown = std::filesystem::canonical(dir, ec);  // only folders that exist
+    if (!ec) looked += (looked.empty() ? "" : ", ") + printable(shown.string());
+  }
+  throw UsageError("--config: '" + printable(arg) + "' is neither a file nor a preset name (" +
+                   (looked.empty() ? std::string("no preset folder beside this binary")
+                                   : "no " + printable(file) + " in " + looked) +
+                   ")");
+}
+
+std::vector<TomlItem> read_preset(const std::string& arg) {
+  const std::string path = find_preset(arg, preset_dirs(self_exe_dir()));
   const std::string shown = "--config: '" + printable(path) + "'";
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw UsageError(shown + " does not exist");

@@ -7,9 +7,7 @@
 
 #include <cstdio>
 #include <filesystem>
-
 #include <fstream>
-
 #include <sstream>
 
 #include "os/text_file.hpp"
@@ -38,6 +36,12 @@ std::uint64_t start_ticks_of(std::int64_t pid) {
 }
 
 }  // namespace
+
+std::string self_exe_dir() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.parent_path().string();
+}
 
 Usage self_usage() {
   rusage ru{};

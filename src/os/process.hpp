@@ -31,6 +31,9 @@ Usage self_usage();
 // costs the machine, without the pages it shares with the other ranks.
 std::uint64_t private_bytes();
 
+// The folder of this process's executable (/proc/self/exe resolved); empty when unreadable.
+std::string self_exe_dir();
+
 enum class Liveness { alive, gone, unknown };
 // unknown: another host or another boot's records cannot be decided from here.
 Liveness liveness_of(const ProcessIdentity& p);

@@ -164,6 +164,7 @@ std::string client_source(const MountEntry& m, std::string& why) {
 }  // namespace
 
 std::string server_host_of(const MountEntry& m, std::string& why) {
+  why.clear();
   const std::string source = client_source(m, why);
   if (source.empty() && why.empty()) why = "its source is empty";
   if (source.empty()) return {};

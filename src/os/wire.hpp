@@ -49,9 +49,10 @@ struct WireChoice {
 // The counters of network interface `name` in the text of /proc/self/net/dev; false when it
 // is not there.
 bool net_dev_counters(std::string_view net_dev, std::string_view name, WireCounters& out);
-// The interface this node routes IPv4 address `addr` (host byte order) through, from the text
-// of /proc/self/net/route: the longest matching prefix, then the lowest metric; "lo" for an
-// address of this node itself (`local`), empty when there is no route.
+// The interface this node routes IPv4 address `addr` through (in_addr's s_addr, network byte
+// order, which is how /proc/self/net/route prints its hex fields), from the text of that file:
+// the longest matching prefix, then the lowest metric; "lo" for an address of this node itself
+// (`local`), empty when there is no route.
 std::string route_interface(std::string_view route_text, std::uint32_t addr, bool local);
 // The host of the server a mount names, as its client wrote it in the mount table; empty, with
 // `why`, when it names none. Sources, by the client that writes them:

@@ -18,10 +18,17 @@ constexpr double kUnflushedNote = 0.05;  // a write that left this much dirty is
 constexpr double kDeviceNote = 0.90;     // a phase whose device saw less than this is marked
 constexpr double kWireNote = 0.90;       // a phase whose wire carried less than this is marked
 
+// "cached 97%": a fraction in whole percent, the nearest.
 std::string percent(const char* what, double fraction) {
   char b[48];
-  std::snprintf(b, sizeof b, "%s %.0f%%", what, 100.0 * fraction);
+  std::snprintf(b, sizeof b, "%s %.0f%%", what, std::round(100.0 * fraction));
   return b;
+}
+
+// A fraction marked for being under `threshold`, in whole percent at most the one below it:
+// 89.7% shown as "90%" would contradict the rule that marked it.
+std::string percent_under(const char* what, double fraction, double threshold) {
+  return percent(what, std::min(fraction, (std::round(100.0 * threshold) - 1) / 100.0));
 }
 
 }  // namespace
@@ -35,9 +42,9 @@ std::string provenance_notes(const SummaryRow& s) {
   if (!std::isnan(s.unflushed_fraction) && s.unflushed_fraction >= kUnflushedNote)
     add(percent("unflushed", s.unflushed_fraction));
   if (!std::isnan(s.device_fraction) && s.device_fraction < kDeviceNote)
-    add(percent("device", s.device_fraction));
+    add(percent_under("device", s.device_fraction, kDeviceNote));
   if (!std::isnan(s.wire_fraction) && s.wire_fraction < kWireNote)
-    add(percent("wire", s.wire_fraction));
+    add(percent_under("wire", s.wire_fraction, kWireNote));
   // Neither the device nor the wire counted this row's bytes: nothing says whether they reached
   // the storage, so a blank note can only mean checked and fine.
   if (std::isnan(s.device_fraction) && std::isnan(s.wire_fraction)) add("unverified");

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <ctime>
 #include <random>
+#include <utility>
 
 #include "core/units.hpp"
 #include "model/engine_desc.hpp"
@@ -18,9 +19,11 @@ namespace iosweep {
 namespace {
 
 // --streams: s streams on k = min(s, world) ranks (the first k of the placement order) at depth
-// s / k, which must be whole and within what --iodepth takes.
+// s / k, which must be whole and within what --iodepth takes. `points` is filled only when every
+// count is, as for --ranks and --sweep: a refused plan holds no point.
 std::string stream_points(const std::vector<std::uint64_t>& streams, int world_size,
-                          std::vector<SweepPoint>& points) {
+                          std::vector<SweepPoint>& out) {
+  std::vector<SweepPoint> points;
   const auto world = static_cast<std::uint64_t>(world_size);
   for (const std::uint64_t s : streams) {
     const std::uint64_t k = std::min(s, world);
@@ -40,6 +43,7 @@ std::string stream_points(const std::vector<std::uint64_t>& streams, int world_s
     p.per_rank.regions = p.per_rank.depth;
     points.push_back(p);
   }
+  out = std::move(points);
   return {};
 }
 

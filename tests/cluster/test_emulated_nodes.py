@@ -6,7 +6,7 @@ import subprocess
 import h5py
 import pytest
 
-from conftest import BIN, SOURCE_DIR, latest_run, mpi_env
+from conftest import BIN, SOURCE_DIR, iosweep_argv, latest_run, mpi_env
 from minicluster import can_emulate, emulated_env
 
 NODES = ["node1", "node2", "node3", "node4"]
@@ -28,36 +28,33 @@ def threadlist(tmp_path_factory):
     return tmp / "threadlist"
 
 
+def mpirun(n, hostfile, *extra, launch=(), env=None, timeout=300, **options):
+    """`mpirun -np N --hostfile HOSTFILE LAUNCH iosweep ...` over the emulated nodes, iosweep's
+    command line built by iosweep_argv(*extra, **options); env defaults to the emulated launch
+    environment. Returns the CompletedProcess."""
+    cmd = ["mpirun", "-np", str(n), "--hostfile", str(hostfile), *launch, BIN]
+    return subprocess.run(
+        cmd + iosweep_argv(*extra, **options),
+        capture_output=True,
+        text=True,
+        env=env or emulated_env(mpi_env()),
+        timeout=timeout,
+    )
+
+
 def run(threadlist, tmp_path, placement):
     work = tmp_path / "w"
     work.mkdir()
     out = tmp_path / "r.h5"
-    cmd = [
-        "mpirun",
-        "-np",
-        "8",
-        "--hostfile",
-        str(threadlist),
-        BIN,
-        "run",
-        "--dir",
-        str(work),
-        "--file-size",
-        "2MiB",
-        "--seq-record",
-        "1MiB",
-        "--sweep",
-        "1:8",
-        "--placement",
-        placement,
-        "--phases",
-        "seq-write,rand-read",
-        "--output",
-        str(out),
-        "--quiet",
-    ]
-    p = subprocess.run(
-        cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300
+    p = mpirun(
+        8,
+        threadlist,
+        dir=work,
+        file_size="2MiB",
+        sweep="1:8",
+        placement=placement,
+        phases="seq-write,rand-read",
+        output=out,
     )
     assert p.returncode == 0, p.stdout + p.stderr
     assert list(work.iterdir()) == []
@@ -105,27 +102,14 @@ def test_traffic_between_nodes_really_crosses_tcp(threadlist, tmp_path):
     # Forbidding TCP leaves only shared memory, which does not reach another node.
     env = emulated_env(mpi_env())
     env["OMPI_MCA_btl"] = "vader,self"
-    p = subprocess.run(
-        [
-            "mpirun",
-            "-np",
-            "8",
-            "--hostfile",
-            str(threadlist),
-            BIN,
-            "run",
-            "--dir",
-            str(tmp_path),
-            "--file-size",
-            "1MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-write",
-            "--dry-run",
-        ],
-        capture_output=True,
-        text=True,
+    p = mpirun(
+        8,
+        threadlist,
+        dir=tmp_path,
+        file_size="1MiB",
+        phases="seq-write",
+        dry_run=True,
+        quiet=False,
         env=env,
         timeout=120,
     )
@@ -136,33 +120,16 @@ def test_read_shift_auto_puts_every_reader_on_another_node(threadlist, tmp_path)
     work = tmp_path / "w"
     work.mkdir()
     out = tmp_path / "r.h5"
-    cmd = [
-        "mpirun",
-        "-np",
-        "8",
-        "--hostfile",
-        str(threadlist),
-        BIN,
-        "run",
-        "--dir",
-        str(work),
-        "--file-size",
-        "2MiB",
-        "--seq-record",
-        "1MiB",
-        "--sweep",
-        "2:8",
-        "--read-shift",
-        "auto",
-        "--phases",
-        "seq-write,seq-read",
-        "--verify",
-        "--output",
-        str(out),
-        "--quiet",
-    ]
-    p = subprocess.run(
-        cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300
+    p = mpirun(
+        8,
+        threadlist,
+        dir=work,
+        file_size="2MiB",
+        sweep="2:8",
+        read_shift="auto",
+        phases="seq-write,seq-read",
+        verify=True,
+        output=out,
     )
     assert p.returncode == 0, p.stdout + p.stderr
     assert "warning: --read-shift auto" not in p.stderr  # four nodes: a shift always exists
@@ -193,32 +160,15 @@ def test_sixty_four_ranks_on_eight_nodes_round_robin(tmp_path):
     work = tmp_path / "w"
     work.mkdir()
     out = tmp_path / "r.h5"
-    cmd = [
-        "mpirun",
-        "-np",
-        "64",
-        "--hostfile",
-        str(hostfile),
-        "--map-by",
-        "node",
-        "--bind-to",
-        "none",
-        BIN,
-        "run",
-        "--dir",
-        str(work),
-        "--file-size",
-        "1MiB",
-        "--seq-record",
-        "1MiB",
-        "--sweep",
-        "1:64",
-        "--output",
-        str(out),
-        "--quiet",
-    ]
-    p = subprocess.run(
-        cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=120
+    p = mpirun(
+        64,
+        hostfile,
+        launch=["--map-by", "node", "--bind-to", "none"],
+        dir=work,
+        file_size="1MiB",
+        sweep="1:64",
+        output=out,
+        timeout=120,
     )
     assert p.returncode == 0, p.stdout + p.stderr
     assert list(work.iterdir()) == []
@@ -252,33 +202,18 @@ def test_ship_count_sends_to_collectors_on_other_nodes(threadlist, tmp_path):
     work = tmp_path / "w"
     work.mkdir()
     out = tmp_path / "r.h5"
-    cmd = [
-        "mpirun",
-        "-np",
-        "8",
-        "--hostfile",
-        str(threadlist),
-        BIN,
-        "run",
-        "--dir",
-        str(work),
-        "--file-size",
-        "4MiB",
-        "--scan-record",
-        "1MiB",
-        "--filter-every",
-        "3000",
-        "--sweep",
-        "1:8",
-        "--phases",
-        "filter-count,ship-count",
-        "--verify",
-        "--output",
-        str(out),
-        "--quiet",
-    ]
-    p = subprocess.run(
-        cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300
+    p = mpirun(
+        8,
+        threadlist,
+        dir=work,
+        file_size="4MiB",
+        scan_record="1MiB",
+        filter_every=3000,
+        sweep="1:8",
+        phases="filter-count,ship-count",
+        verify=True,
+        output=out,
+        seq_record=None,
     )
     assert p.returncode == 0, p.stdout + p.stderr
     with h5py.File(out, "r") as f:
@@ -306,38 +241,19 @@ def test_one_shared_file_over_two_nodes(threadlist, tmp_path, pattern, engine):
     work = tmp_path / "w"
     work.mkdir()
     out = tmp_path / "r.h5"
-    cmd = [
-        "mpirun",
-        "-np",
-        "4",
-        "--hostfile",
-        str(threadlist),
-        BIN,
-        "run",
-        "--dir",
-        str(work),
-        "--file-size",
-        "2MiB",
-        "--seq-record",
-        "1MiB",
-        "--rand-record",
-        "64KiB",
-        "--file-layout",
-        "shared",
-        "--shared-pattern",
-        pattern,
+    p = mpirun(
+        4,
+        threadlist,
         *engine,
-        "--verify",
-        "--read-shift",
-        "1",
-        "--phases",
-        "seq-write,seq-read,rand-read,filter-count",
-        "--output",
-        str(out),
-        "--quiet",
-    ]
-    p = subprocess.run(
-        cmd, capture_output=True, text=True, env=emulated_env(mpi_env()), timeout=300
+        dir=work,
+        file_size="2MiB",
+        rand_record="64KiB",
+        file_layout="shared",
+        shared_pattern=pattern,
+        verify=True,
+        read_shift=1,
+        phases="seq-write,seq-read,rand-read,filter-count",
+        output=out,
     )
     assert p.returncode == 0, p.stdout + p.stderr
     assert list(work.iterdir()) == []

@@ -6,7 +6,7 @@ import subprocess
 import h5py
 import pytest
 
-from conftest import make_results, run_iosweep, snapshot
+from conftest import make_results, run_sweep, snapshot
 
 GOOD = ["--file-size", "32MiB", "--seq-record", "4MiB"]
 
@@ -231,11 +231,10 @@ def test_bad_input(env, case):
     tmp, work, out, kept = env
     _, extra, option = case
     extra = [a.replace("{tmp}", str(tmp)).format(**kept) if "{" in a else a for a in extra]
-    base = [] if "--dir" in extra else ["--dir", work]
-    base += [] if "--output" in extra else ["--output", out]
-    args = ["run"] + base + with_defaults(extra)
+    folder = None if "--dir" in extra else work
+    results = None if "--output" in extra else out
     before = snapshot(tmp)
-    p = run_iosweep(2, args)
+    p = run_sweep(2, *with_defaults(extra), dir=folder, output=results, quiet=False)
     assert p.returncode == 2, p.stdout + p.stderr
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert len(lines) == 1, p.stderr
@@ -269,7 +268,7 @@ def mounted(tmp_path):
 
 def _expect_refusal(tmp_path, args, option, watch):
     before = snapshot(watch)
-    p = run_iosweep(2, ["run", "--output", tmp_path / "r.h5"] + args)
+    p = run_sweep(2, *args, output=tmp_path / "r.h5", quiet=False)
     assert p.returncode == 2, p.stdout + p.stderr
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert len(lines) == 1 and option in lines[0], p.stderr
@@ -317,23 +316,14 @@ def test_not_enough_free_space_gives_both_numbers_and_force_overrides(tmp_path, 
     )
     assert "67108864 bytes" in line and "free" in line
     # --force runs anyway (and then meets ENOSPC: an I/O error, exit 1, files removed).
-    p = run_iosweep(
+    p = run_sweep(
         2,
-        [
-            "run",
-            "--output",
-            tmp_path / "r.h5",
-            "--dir",
-            d,
-            "--file-size",
-            "32MiB",
-            "--seq-record",
-            "4MiB",
-            "--force",
-            "--quiet",
-            "--phases",
-            "seq-write",
-        ],
+        output=tmp_path / "r.h5",
+        dir=d,
+        file_size="32MiB",
+        seq_record="4MiB",
+        force=True,
+        phases="seq-write",
     )
     assert p.returncode == 1, p.stderr
     assert "ENOSPC" in p.stderr
@@ -343,7 +333,7 @@ def test_not_enough_free_space_gives_both_numbers_and_force_overrides(tmp_path, 
 def test_a_long_value_is_never_cut(env):
     tmp, work, out, _ = env
     long_dir = str(tmp / ("d" * 4000))
-    p = run_iosweep(2, ["run", "--dir", long_dir, "--output", out] + GOOD)
+    p = run_sweep(2, *GOOD, dir=long_dir, output=out, quiet=False)
     assert p.returncode == 2
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert len(lines) == 1
@@ -353,7 +343,7 @@ def test_a_long_value_is_never_cut(env):
 def test_control_characters_in_a_value_are_escaped_on_one_line(env):
     tmp, work, out, _ = env
     bad = str(tmp / "a\nb\x1b[31mc")
-    p = run_iosweep(2, ["run", "--dir", bad, "--output", out] + GOOD)
+    p = run_sweep(2, *GOOD, dir=bad, output=out, quiet=False)
     assert p.returncode == 2
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert len(lines) == 1, p.stderr
@@ -364,7 +354,5 @@ def test_a_preset_with_a_byte_order_mark_is_read(env, tmp_path):
     tmp, work, out, _ = env
     preset = tmp_path / "bom.toml"
     preset.write_bytes(b"\xef\xbb\xbf" + b'file-size = "8MiB"\nseq-record = "1MiB"\n')
-    p = run_iosweep(
-        2, ["run", "--config", preset, "--dir", work, "--output", out, "--dry-run"], check=0
-    )
+    p = run_sweep(2, config=preset, dir=work, output=out, dry_run=True, check=0)
     assert "8 MiB per rank" in p.stdout

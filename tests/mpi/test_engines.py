@@ -4,7 +4,7 @@ that break the O_DIRECT alignment."""
 import h5py
 import pytest
 
-from conftest import dir_listing, latest_run, run_iosweep
+from conftest import dir_listing, iosweep_argv, latest_run, mpi_env, mpiexec_argv, run_sweep
 from iosweep_common import by_value, engines, phases
 
 
@@ -22,28 +22,16 @@ def check_run(out, n_points, engine):
 
 def test_uring_depth8_direct_all_phases(diskdir, tmp_path):
     out = tmp_path / "r.h5"
-    p = run_iosweep(
+    p = run_sweep(
         2,
-        [
-            "run",
-            "--dir",
-            diskdir,
-            "--file-size",
-            "8MiB",
-            "--seq-record",
-            "1MiB",
-            "--engine",
-            "uring",
-            "--iodepth",
-            "8",
-            "--direct",
-            "--verify",
-            "--filter-every",
-            "4096",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=diskdir,
+        file_size="8MiB",
+        engine="uring",
+        iodepth=8,
+        direct=True,
+        verify=True,
+        filter_every=4096,
+        output=out,
     )
     if p.returncode == 2 and "io_uring is not available" in p.stderr:
         pytest.skip("io_uring refused here: " + p.stderr.strip().splitlines()[0])
@@ -59,27 +47,15 @@ def test_uring_depth8_direct_all_phases(diskdir, tmp_path):
 
 def test_mpiio_all_phases_with_hints(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    run_iosweep(
+    run_sweep(
         2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "8MiB",
-            "--seq-record",
-            "1MiB",
-            "--engine",
-            "mpiio",
-            "--iodepth",
-            "4",
-            "--mpiio-hint",
-            "romio_cb_write=disable",
-            "--verify",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="8MiB",
+        engine="mpiio",
+        iodepth=4,
+        mpiio_hint="romio_cb_write=disable",
+        verify=True,
+        output=out,
         check=0,
     )
     detail, attrs = check_run(out, 2, "mpiio")
@@ -91,25 +67,14 @@ def test_mpiio_all_phases_with_hints(tmp_path, workdir):
 @pytest.mark.parametrize("shift", ["1", "auto"])
 def test_read_shift_reads_another_ranks_file(tmp_path, workdir, shift):
     out = tmp_path / "r.h5"
-    p = run_iosweep(
+    p = run_sweep(
         4,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "4MiB",
-            "--seq-record",
-            "1MiB",
-            "--ranks",
-            "4",
-            "--read-shift",
-            shift,
-            "--verify",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="4MiB",
+        ranks=4,
+        read_shift=shift,
+        verify=True,
+        output=out,
         check=0,
     )
     if shift == "auto":  # one node: no shift moves reads to another node, and iosweep says so
@@ -130,22 +95,14 @@ def test_read_shift_reads_another_ranks_file(tmp_path, workdir, shift):
 
 
 def test_direct_record_must_follow_the_alignment(diskdir, tmp_path):
-    p = run_iosweep(
+    p = run_sweep(
         2,
-        [
-            "run",
-            "--dir",
-            diskdir,
-            "--file-size",
-            "8MiB",
-            "--seq-record",
-            "1MiB",
-            "--rand-record",
-            "6k",
-            "--direct",
-            "--output",
-            tmp_path / "r.h5",
-        ],
+        dir=diskdir,
+        file_size="8MiB",
+        rand_record="6k",
+        direct=True,
+        output=tmp_path / "r.h5",
+        quiet=False,
     )
     assert p.returncode == 2
     line = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
@@ -170,29 +127,10 @@ def test_uring_refused_by_seccomp_is_one_clear_line(tmp_path, workdir):
     import subprocess
     import sys
 
-    from conftest import BIN, mpi_env
-
-    cmd = [
-        sys.executable,
-        "-c",
-        SECCOMP_LAUNCH,
-        "mpiexec",
-        "--oversubscribe",
-        "-n",
-        "2",
-        BIN,
-        "run",
-        "--dir",
-        str(workdir),
-        "--file-size",
-        "4MiB",
-        "--seq-record",
-        "1MiB",
-        "--engine",
-        "uring",
-        "--output",
-        str(tmp_path / "r.h5"),
-    ]
+    args = iosweep_argv(
+        dir=workdir, file_size="4MiB", engine="uring", output=tmp_path / "r.h5", quiet=False
+    )
+    cmd = [sys.executable, "-c", SECCOMP_LAUNCH] + mpiexec_argv(2, args)
     p = subprocess.run(cmd, capture_output=True, text=True, env=mpi_env(), timeout=120)
     assert p.returncode == 2, p.stderr
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
@@ -220,12 +158,16 @@ def test_every_row_records_the_depth_its_engine_ran(workdir, tmp_path, engine, d
     extra = {"per-rank": [], "shared": ["--file-layout", "shared"]}.get(
         layout, ["--file-layout", "shared", "--mpiio-collective"]
     )
-    run_iosweep(
+    run_sweep(
         2,
-        ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB", "--ranks", "2"]
-        + ["--engine", engine, "--iodepth", depth, "--phases", "seq-write,seq-read,rand-read"]
-        + extra
-        + ["--output", out, "--quiet"],
+        *extra,
+        dir=workdir,
+        file_size="4MiB",
+        ranks=2,
+        engine=engine,
+        iodepth=depth,
+        phases="seq-write,seq-read,rand-read",
+        output=out,
         check=0,
     )
     with h5py.File(out, "r") as f:
@@ -247,10 +189,13 @@ def test_a_depth_beyond_the_records_takes_buffers_for_the_records_only(workdir, 
     """--iodepth 4096 on a 4 MiB file of 1 MiB records: every phase keeps at most its records in
     flight, so the run is quick and small; the rows say how many were in flight."""
     out = tmp_path / "r.h5"
-    p = run_iosweep(
+    p = run_sweep(
         1,
-        ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB"]
-        + ["--engine", "uring", "--iodepth", "4096", "--output", out, "--quiet"],
+        dir=workdir,
+        file_size="4MiB",
+        engine="uring",
+        iodepth=4096,
+        output=out,
         check=0,
         timeout=60,
     )
@@ -294,10 +239,14 @@ def test_mpiio_with_a_long_dir(tmp_path, case):
     assert len(str(d)) == length
     out = tmp_path / "r.h5"
     env = {"OMPI_MCA_sharedfp": sharedfp} if sharedfp else {}
-    p = run_iosweep(
+    p = run_sweep(
         2,
-        ["run", "--dir", d, "--file-size", "1MiB", "--seq-record", "1MiB", "--engine", "mpiio"]
-        + ["--phases", "seq-write,seq-read", "--ranks", "2", "--output", out, "--quiet"],
+        dir=d,
+        file_size="1MiB",
+        engine="mpiio",
+        phases="seq-write,seq-read",
+        ranks=2,
+        output=out,
         env=env,
     )
     assert p.returncode == status, p.stdout + p.stderr

@@ -11,7 +11,17 @@ import h5py
 import iosweep_common as common
 import pytest
 
-from conftest import BIN, latest_run, mpi_env, run_ids, run_iosweep, this_host
+from conftest import (
+    BIN,
+    iosweep_argv,
+    latest_run,
+    mpi_env,
+    mpiexec_argv,
+    run_ids,
+    run_iosweep,
+    run_sweep,
+    this_host,
+)
 
 
 def mounted_tmpfs(folder, size):
@@ -40,42 +50,12 @@ def small_tmpfs(tmp_path):
 def test_enospc_in_the_middle_of_seq_write(small_tmpfs, tmp_path):
     out = tmp_path / "r.h5"
     # An earlier, complete run in the same results file.
-    run_iosweep(
-        2,
-        [
-            "run",
-            "--dir",
-            small_tmpfs,
-            "--file-size",
-            "4MiB",
-            "--seq-record",
-            "1MiB",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        check=0,
-    )
+    run_sweep(2, dir=small_tmpfs, file_size="4MiB", output=out, check=0)
     with h5py.File(out, "r") as f:
         (first,) = f["runs"].keys()
         first_summary = f["runs"][first]["summary"][()]
     # 2 ranks x 16 MiB do not fit in 24 MiB: one rank meets ENOSPC part way through its file.
-    p = run_iosweep(
-        2,
-        [
-            "run",
-            "--dir",
-            small_tmpfs,
-            "--file-size",
-            "16MiB",
-            "--seq-record",
-            "1MiB",
-            "--output",
-            out,
-            "--quiet",
-            "--force",
-        ],
-    )
+    p = run_sweep(2, dir=small_tmpfs, file_size="16MiB", output=out, force=True)
     assert p.returncode == 1
     m = re.search(
         (
@@ -108,11 +88,17 @@ def test_a_collective_write_that_fills_the_file_system_is_enospc_on_every_rank(
     the collective write; every rank of the call must stop with ENOSPC, none may wait for the
     others in the next collective call."""
     out = tmp_path / "r.h5"
-    p = run_iosweep(
+    p = run_sweep(
         2,
-        ["run", "--dir", small_tmpfs, "--file-size", "16MiB", "--seq-record", "1MiB"]
-        + ["--file-layout", "shared", "--engine", "mpiio", "--mpiio-collective"]
-        + ["--ranks", "2", "--phases", "seq-write", "--force", "--output", out, "--quiet"],
+        dir=small_tmpfs,
+        file_size="16MiB",
+        file_layout="shared",
+        engine="mpiio",
+        mpiio_collective=True,
+        ranks=2,
+        phases="seq-write",
+        force=True,
+        output=out,
         timeout=120,
     )
     assert p.returncode == 1, p.stdout + p.stderr
@@ -157,11 +143,15 @@ def thin_disk(tmp_path):
 
 @pytest.mark.parametrize("engine", ["posix", "mpiio"])
 def test_an_fsync_error_says_what_was_written_not_an_offset(thin_disk, tmp_path, engine):
-    p = run_iosweep(
+    p = run_sweep(
         2,
-        ["run", "--dir", thin_disk, "--file-size", "32MiB", "--seq-record", "1MiB"]
-        + ["--phases", "seq-write", "--fsync", "--ranks", "2", "--engine", engine]
-        + ["--output", tmp_path / "r.h5", "--quiet"],
+        dir=thin_disk,
+        file_size="32MiB",
+        phases="seq-write",
+        fsync=True,
+        ranks=2,
+        engine=engine,
+        output=tmp_path / "r.h5",
     )
     assert p.returncode == 1, p.stdout + p.stderr
     failed = re.findall(
@@ -193,11 +183,7 @@ def kill_leftovers():
 
 
 def start(args, n=2, env=None, mpirun=True):
-    cmd = (
-        (["mpiexec", "--oversubscribe", "-n", str(n)] if mpirun else [])
-        + [BIN]
-        + [str(a) for a in args]
-    )
+    cmd = mpiexec_argv(n, args) if mpirun else [BIN] + args
     p = subprocess.Popen(
         cmd,
         stdout=subprocess.PIPE,
@@ -233,25 +219,17 @@ def rank_pids(marker):
 def long_run_args(workdir, out):
     # A run that lasts well beyond the seconds mpirun waits before it passes a signal on: random
     # 4 KiB reads with O_DIRECT, many repetitions, each stopped after 30 s at the latest.
-    return [
-        "run",
-        "--dir",
-        workdir,
-        "--file-size",
-        "256MiB",
-        "--phases",
-        "rand-read",
-        "--direct",
-        "--stonewall",
-        "30s",
-        "--repetitions",
-        "1000",
-        "--ranks",
-        "2",
-        "--output",
-        out,
-        "--quiet",
-    ]
+    return iosweep_argv(
+        dir=workdir,
+        file_size="256MiB",
+        phases="rand-read",
+        direct=True,
+        stonewall="30s",
+        repetitions=1000,
+        ranks=2,
+        output=out,
+        seq_record=None,
+    )
 
 
 def in_timed_phase(workdir, n):
@@ -260,27 +238,10 @@ def in_timed_phase(workdir, n):
 
 def many_points(workdir, out, ranks="1,2", n=2):
     """A run of many short points (seq-write of 1 MiB files), started in the background."""
-    return start(
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "1MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-write",
-            "--ranks",
-            ranks,
-            "--repetitions",
-            "2000",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        n=n,
+    args = iosweep_argv(
+        dir=workdir, file_size="1MiB", phases="seq-write", ranks=ranks, repetitions=2000, output=out
     )
+    return start(args, n=n)
 
 
 def points_in(out, runs, points):
@@ -299,25 +260,8 @@ def points_in(out, runs, points):
 
 
 def earlier_run(workdir, out):
-    run_iosweep(
-        1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "1MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-write",
-            "--output",
-            out,
-            "--quiet",
-            "--label",
-            "earlier",
-        ],
-        check=0,
+    run_sweep(
+        1, dir=workdir, file_size="1MiB", phases="seq-write", output=out, label="earlier", check=0
     )
 
 
@@ -487,24 +431,14 @@ def test_results_disk_filling_up_stops_the_run_cleanly(tiny_tmpfs, tmp_path, wor
     with h5py.File(out, "r") as f:
         first = run_ids(f)[0]
         before = f["runs"][first]["summary"][()].tobytes()
-    p = run_iosweep(
+    p = run_sweep(
         1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "64KiB",
-            "--seq-record",
-            "64KiB",
-            "--phases",
-            "seq-write",
-            "--repetitions",
-            "400",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="64KiB",
+        seq_record="64KiB",
+        phases="seq-write",
+        repetitions=400,
+        output=out,
     )
     assert p.returncode == 1, p.stderr
     assert "Segmentation" not in p.stderr and "signal" not in p.stderr
@@ -550,42 +484,36 @@ def hold_lock(path, exclusive):
     return fd
 
 
+def appending_run(out, work):
+    return iosweep_argv(dir=work, file_size="1MiB", phases="seq-write", output=out)
+
+
 LOCK_CASES = [
     # (id, who holds the lock, the command, its exit status, what its one line says)
-    ("show-behind-a-writer", True, ["show", "{out}"], 2, "show:"),
-    ("rerun-behind-a-writer", True, ["run", "--rerun", "{out}", "--dir", "{dir}"], 2, "--rerun:"),
+    ("show-behind-a-writer", True, lambda out, work: ["show", out], 2, "show:"),
     (
-        "run-check-behind-a-writer",
+        "rerun-behind-a-writer",
         True,
-        ["run", "--dir", "{dir}", "--output", "{out}"],
+        lambda out, work: iosweep_argv(rerun=out, dir=work, file_size="1MiB"),
         2,
-        "--output:",
+        "--rerun:",
     ),
+    ("run-check-behind-a-writer", True, appending_run, 2, "--output:"),
     # The run's checks only read (shared, granted); its first append waits for the reader.
-    (
-        "run-append-behind-a-reader",
-        False,
-        ["run", "--dir", "{dir}", "--output", "{out}"],
-        1,
-        "starting the results",
-    ),
+    ("run-append-behind-a-reader", False, appending_run, 1, "starting the results"),
 ]
 
 
 @pytest.mark.parametrize("case", LOCK_CASES, ids=[c[0] for c in LOCK_CASES])
 def test_every_lock_wait_ends_with_one_line_naming_the_holder(tmp_path, workdir, case):
-    _, exclusive, args, status, says = case
+    _, exclusive, argv, status, says = case
     out = tmp_path / "r.h5"
     earlier_run(workdir, out)
     before = out.read_bytes()
     fd = hold_lock(out, exclusive)
     try:
         t0 = time.monotonic()
-        args = [str(a).format(out=out, dir=workdir) for a in args]
-        args += ["--file-size", "1MiB", "--seq-record", "1MiB", "--phases", "seq-write"] * (
-            args[0] == "run"
-        )
-        p = run_iosweep(1, args, timeout=60, env={"IOSWEEP_LOCK_WAIT_S": "1"})
+        p = run_iosweep(1, argv(out, workdir), timeout=60, env={"IOSWEEP_LOCK_WAIT_S": "1"})
         waited = time.monotonic() - t0
     finally:
         os.close(fd)
@@ -607,8 +535,9 @@ def test_a_closed_standard_output_ends_the_run_through_its_cleanup(tmp_path, wor
     """`iosweep run ... | head` without mpirun: when the table's reader goes, the run ends as
     SIGPIPE would end it, but through its cleanup: files removed, the run marked aborted."""
     out = tmp_path / "r.h5"
-    args = ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB"]
-    args += ["--phases", "seq-write", "--repetitions", "2000", "--output", out]
+    args = iosweep_argv(
+        dir=workdir, file_size="1MiB", phases="seq-write", repetitions=2000, output=out, quiet=False
+    )
     p = start(args, n=1, mpirun=False)
     assert p.stdout.readline().startswith("iosweep run ")  # the banner: the run is under way
     wait_for(points_in(out, 1, 1), what="a point in the results file")
@@ -674,8 +603,9 @@ def test_a_vanished_interface_is_never_a_measured_zero(tmp_path, workdir, veth, 
     _, act, says = case
     a, b, c = veth
     out = tmp_path / "r.h5"
-    args = ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB"]
-    args += ["--phases", "seq-write", "--repetitions", "2000", "--output", out, "--quiet"]
+    args = iosweep_argv(
+        dir=workdir, file_size="1MiB", phases="seq-write", repetitions=2000, output=out
+    )
     p = start(args + ["--wire-interface", a], n=1, mpirun=False)
     wait_for(points_in(out, 1, 2), what="points sampled on the interface")
     first = len(wire_rows(out)[0])

@@ -6,34 +6,22 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import dir_listing, latest_run, run_ids, run_iosweep
+from conftest import dir_listing, latest_run, run_ids, run_sweep
 from iosweep_common import by_value, phases
 
 
 def test_altered_kept_file_fails_the_count_loudly(tmp_path, workdir):
     out = tmp_path / "r.h5"
     every = 1000
-    run_iosweep(
+    run_sweep(
         2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "4MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-write",
-            "--keep",
-            "--filter-every",
-            every,
-            "--ranks",
-            "2",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="4MiB",
+        phases="seq-write",
+        keep=True,
+        filter_every=every,
+        ranks=2,
+        output=out,
         check=0,
     )
     with h5py.File(out, "r") as f:
@@ -46,28 +34,15 @@ def test_altered_kept_file_fails_the_count_loudly(tmp_path, workdir):
         assert key == 0xFEEDFACECAFEBEEF
         fh.seek((every - 1) * 8)
         fh.write(np.array([key ^ np.uint64(1)], dtype="<u8").tobytes())
-    p = run_iosweep(
+    p = run_sweep(
         2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "4MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "filter-count",
-            "--reuse",
-            rid,
-            "--filter-every",
-            every,
-            "--ranks",
-            "2",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="4MiB",
+        phases="filter-count",
+        reuse=rid,
+        filter_every=every,
+        ranks=2,
+        output=out,
     )
     assert p.returncode == 1, p.stderr
     expected = 4 * 2**20 // 8 // every
@@ -85,47 +60,11 @@ def test_altered_kept_file_fails_the_count_loudly(tmp_path, workdir):
 
 def test_reuse_refuses_files_of_another_seed(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    run_iosweep(
-        1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "1MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-write",
-            "--keep",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        check=0,
-    )
+    run_sweep(1, dir=workdir, file_size="1MiB", phases="seq-write", keep=True, output=out, check=0)
     with h5py.File(out, "r") as f:
         rid = run_ids(f)[-1]
-    p = run_iosweep(
-        1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "1MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "filter-count",
-            "--reuse",
-            rid,
-            "--seed",
-            "7",
-            "--output",
-            out,
-            "--quiet",
-        ],
+    p = run_sweep(
+        1, dir=workdir, file_size="1MiB", phases="filter-count", reuse=rid, seed=7, output=out
     )
     # Found before the run (status 2, one line naming --reuse), not half way through it.
     assert p.returncode == 2 and "does not hold this run's data" in p.stderr
@@ -136,24 +75,13 @@ def test_reuse_refuses_files_of_another_seed(tmp_path, workdir):
 
 def test_nodes_table_efficiency_and_time_split(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    p = run_iosweep(
+    p = run_sweep(
         2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "8MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-read,filter-count",
-            "--rated-bw",
-            "2GB/s",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="8MiB",
+        phases="seq-read,filter-count",
+        rated_bw="2GB/s",
+        output=out,
         check=0,
     )
     assert "filter-count at 2 ranks on 1 node(s) (the largest point)" in p.stdout
@@ -196,24 +124,7 @@ def test_nodes_table_efficiency_and_time_split(tmp_path, workdir):
 
 def test_filter_alone_runs_its_control_but_has_no_seq_read_ratio(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    p = run_iosweep(
-        1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "2MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "filter-count",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        check=0,
-    )
+    p = run_sweep(1, dir=workdir, file_size="2MiB", phases="filter-count", output=out, check=0)
     assert "scan-only" not in p.stdout  # a control's rows are printed with --show-controls only
     with h5py.File(out, "r") as f:
         g = latest_run(f)
@@ -226,25 +137,14 @@ def test_filter_alone_runs_its_control_but_has_no_seq_read_ratio(tmp_path, workd
 
 def test_control_runs_after_filter_count_on_odd_repetitions(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    p = run_iosweep(
+    p = run_sweep(
         1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "2MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "filter-count",
-            "--repetitions",
-            "2",
-            "--show-controls",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="2MiB",
+        phases="filter-count",
+        repetitions=2,
+        show_controls=True,
+        output=out,
         check=0,
     )
     assert "scan-only" in p.stdout
@@ -264,26 +164,14 @@ def test_control_runs_after_filter_count_on_odd_repetitions(tmp_path, workdir):
 @pytest.mark.parametrize("kernel", ["scalar", "avx2", "avx512"])
 def test_kernel_choice_is_recorded(tmp_path, workdir, kernel):
     out = tmp_path / "r.h5"
-    p = run_iosweep(
+    p = run_sweep(
         1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "2MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "filter-count",
-            "--filter-kernel",
-            kernel,
-            "--filter-every",
-            "999",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="2MiB",
+        phases="filter-count",
+        filter_kernel=kernel,
+        filter_every=999,
+        output=out,
     )
     if p.returncode == 2 and "this CPU has no" in p.stderr:
         pytest.skip(f"this CPU has no {kernel}")
@@ -301,24 +189,13 @@ def test_two_rated_figures_give_the_percent_of_each_as_a_range(tmp_path, workdir
     """--rated-bw 5.2GB/s,3.4GB/s: the compute-adjacent study's two ceilings (sequential, and
     random from the rated IOPS), reported as "between 29% and 44%"."""
     out = tmp_path / "r.h5"
-    p = run_iosweep(
+    p = run_sweep(
         2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "4MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "filter-count",
-            "--rated-bw",
-            "5.2GB/s,3.4GB/s",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="4MiB",
+        phases="filter-count",
+        rated_bw="5.2GB/s,3.4GB/s",
+        output=out,
         check=0,
     )
     m = re.search(
@@ -339,24 +216,13 @@ def test_two_rated_figures_give_the_percent_of_each_as_a_range(tmp_path, workdir
     assert of_rand == pytest.approx(100 * per_rank / 3.4e9, abs=0.051)
     assert (low, high) == (of_seq, of_rand)  # the higher ceiling gives the lower percent
     # Three are refused in one line.
-    p = run_iosweep(
+    p = run_sweep(
         1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "1MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "filter-count",
-            "--rated-bw",
-            "5.2GB/s,3.4GB/s,1GB/s",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="1MiB",
+        phases="filter-count",
+        rated_bw="5.2GB/s,3.4GB/s,1GB/s",
+        output=out,
     )
     said = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert (

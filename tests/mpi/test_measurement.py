@@ -7,7 +7,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import BIN, latest_run, mpi_env, run_iosweep
+from conftest import iosweep_argv, latest_run, mpi_env, mpiexec_argv, run_sweep
 from iosweep_common import phases
 
 
@@ -39,24 +39,7 @@ def p_from_counts(lower, upper, counts, q, max_ns):
 
 def test_histograms_and_time_series_recompute_the_summary(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    p = run_iosweep(
-        4,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "8MiB",
-            "--seq-record",
-            "1MiB",
-            "--timeseries-bin",
-            "2ms",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        check=0,
-    )
+    p = run_sweep(4, dir=workdir, file_size="8MiB", timeseries_bin="2ms", output=out, check=0)
     assert "p50_us" in p.stdout and "p99_us" in p.stdout
     with h5py.File(out, "r") as f:
         g = latest_run(f)
@@ -111,12 +94,7 @@ def test_one_bin_holding_the_whole_phase_gives_the_phase_percentiles_within_the_
     maximum is the phase's exactly, and its percentiles differ from the phase's by at most half
     a coarse bucket (1/32 of the value, results/README.md), never more."""
     out = tmp_path / "r.h5"
-    run_iosweep(
-        2,
-        ["run", "--dir", workdir, "--file-size", "8MiB", "--seq-record", "1MiB"]
-        + ["--timeseries-bin", "1h", "--output", out, "--quiet"],
-        check=0,
-    )
+    run_sweep(2, dir=workdir, file_size="8MiB", timeseries_bin="1h", output=out, check=0)
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         s, ts = g["summary"][()], g["timeseries"][()]
@@ -131,22 +109,7 @@ def test_one_bin_holding_the_whole_phase_gives_the_phase_percentiles_within_the_
 
 def test_single_rank_iozone_rate_equals_wall_rate(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    run_iosweep(
-        1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "8MiB",
-            "--seq-record",
-            "1MiB",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        check=0,
-    )
+    run_sweep(1, dir=workdir, file_size="8MiB", output=out, check=0)
     with h5py.File(out, "r") as f:
         s = latest_run(f)["summary"][()]
         assert np.allclose(s["iozone_children_Bps"], s["bandwidth_Bps"], rtol=1e-9)
@@ -155,29 +118,17 @@ def test_single_rank_iozone_rate_equals_wall_rate(tmp_path, workdir):
 def test_stonewall_marks_rows_and_wearout_leaves_equal_files(tmp_path, workdir):
     out = tmp_path / "r.h5"
     size = 1024 * 2**20
-    p = run_iosweep(
+    p = run_sweep(
         2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "1GiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-write,seq-read",
-            "--ranks",
-            "2",
-            "--stonewall",
-            "30ms",
-            "--stonewall-wearout",
-            "--keep",
-            "--fsync",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="1GiB",
+        phases="seq-write,seq-read",
+        ranks=2,
+        stonewall="30ms",
+        stonewall_wearout=True,
+        keep=True,
+        fsync=True,
+        output=out,
         check=0,
         timeout=600,
     )
@@ -202,30 +153,20 @@ def test_stonewall_marks_rows_and_wearout_leaves_equal_files(tmp_path, workdir):
     assert len(files) == 2 and all(os.path.getsize(f) == furthest for f in files)
 
 
-def _progress_cmd(workdir, out):
-    return [
-        "mpiexec",
-        "--oversubscribe",
-        "-n",
-        "2",
-        BIN,
-        "run",
-        "--dir",
-        str(workdir),
-        "--file-size",
-        "256MiB",
-        "--rand-record",
-        "4k",
-        "--phases",
-        "rand-read",
-        "--direct",
-        "--ranks",
-        "2",
-        "--stonewall",
-        "1.5s",
-        "--output",
-        str(out),
-    ]
+def _progress_cmd(workdir, out, quiet=False):
+    args = iosweep_argv(
+        dir=workdir,
+        file_size="256MiB",
+        rand_record="4k",
+        phases="rand-read",
+        direct=True,
+        ranks=2,
+        stonewall="1.5s",
+        output=out,
+        seq_record=None,
+        quiet=quiet,
+    )
+    return mpiexec_argv(2, args)
 
 
 def test_progress_is_redrawn_on_a_terminal(tmp_path, diskdir):
@@ -257,7 +198,7 @@ def test_progress_is_plain_lines_when_piped_and_silent_with_quiet(tmp_path, disk
     assert lines, p.stderr
     assert "\r" not in p.stderr and "\x1b[" not in p.stderr
     q = subprocess.run(
-        _progress_cmd(workdir, tmp_path / "r.h5") + ["--quiet"],
+        _progress_cmd(workdir, tmp_path / "r.h5", quiet=True),
         capture_output=True,
         text=True,
         env=mpi_env(),

@@ -2,7 +2,7 @@
 reproduces, how to launch it and what to expect."""
 import pytest
 
-from conftest import SOURCE_DIR, dir_listing, run_iosweep
+from conftest import SOURCE_DIR, dir_listing, run_sweep
 
 PRESETS = sorted((SOURCE_DIR / "modes").glob("*.toml"))
 
@@ -14,20 +14,8 @@ def test_there_are_presets():
 @pytest.mark.parametrize("preset", PRESETS, ids=[p.stem for p in PRESETS])
 def test_preset_dry_run(preset, workdir, tmp_path):
     # --force: a dry run validates the options, not this machine's free space for 512 ranks.
-    p = run_iosweep(
-        2,
-        [
-            "run",
-            "--config",
-            preset,
-            "--dir",
-            workdir,
-            "--output",
-            tmp_path / "r.h5",
-            "--dry-run",
-            "--force",
-        ],
-        check=0,
+    p = run_sweep(
+        2, config=preset, dir=workdir, output=tmp_path / "r.h5", dry_run=True, force=True, check=0
     )
     assert "dry run" in p.stdout
     assert dir_listing(workdir) == [] and not (tmp_path / "r.h5").exists()
@@ -91,18 +79,6 @@ def test_preset_matches_the_iozone_command_it_reproduces(preset, workdir, tmp_pa
         assert ("rand-write" in fsync_phases) == ("-e" in flags)
     assert opts.get("keep", False) == ("-w" in flags)
     # And iosweep resolves the preset to exactly that: --dry-run accepts it.
-    run_iosweep(
-        2,
-        [
-            "run",
-            "--config",
-            preset,
-            "--dir",
-            workdir,
-            "--output",
-            tmp_path / "r.h5",
-            "--dry-run",
-            "--force",
-        ],
-        check=0,
+    run_sweep(
+        2, config=preset, dir=workdir, output=tmp_path / "r.h5", dry_run=True, force=True, check=0
     )

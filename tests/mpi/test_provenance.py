@@ -10,7 +10,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import latest_run, run_iosweep
+from conftest import latest_run, run_sweep
 from iosweep_common import phases
 
 
@@ -34,24 +34,13 @@ def test_dropped_cache_reads_cold_and_unsynced_writes_stay_dirty(workdir, tmp_pa
     if fs_type(workdir) not in ("ext2/ext3", "ext4", "xfs"):
         pytest.skip(f"{workdir} is on {fs_type(workdir)}, not a disk file system")
     out = tmp_path / "r.h5"
-    p = run_iosweep(
+    p = run_sweep(
         1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "16MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-write,seq-read",
-            "--cache",
-            "drop",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="16MiB",
+        phases="seq-write,seq-read",
+        cache="drop",
+        output=out,
         check=0,
     )
     s, names, attrs, _ = summary_of(out)
@@ -69,24 +58,14 @@ def test_dropped_cache_reads_cold_and_unsynced_writes_stay_dirty(workdir, tmp_pa
 
 def test_kept_cache_after_a_pre_read_is_reported_cached(workdir, tmp_path):
     out = tmp_path / "r.h5"
-    run_iosweep(
+    run_sweep(
         1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "16MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-write",
-            "--fsync",
-            "--keep",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="16MiB",
+        phases="seq-write",
+        fsync=True,
+        keep=True,
+        output=out,
         check=0,
     )
     with h5py.File(out, "r") as f:
@@ -95,26 +74,14 @@ def test_kept_cache_after_a_pre_read_is_reported_cached(workdir, tmp_path):
     with open(kept, "rb") as fh:  # the pre-read: every page of the file into the cache
         while fh.read(1 << 20):
             pass
-    p = run_iosweep(
+    p = run_sweep(
         1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "16MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-read",
-            "--reuse",
-            rid,
-            "--cache",
-            "keep",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="16MiB",
+        phases="seq-read",
+        reuse=rid,
+        cache="keep",
+        output=out,
         check=0,
     )
     s, names, _, _ = summary_of(out)
@@ -126,25 +93,14 @@ def test_kept_cache_after_a_pre_read_is_reported_cached(workdir, tmp_path):
 
 def test_fsync_list_and_preallocation_are_recorded(workdir, tmp_path):
     out = tmp_path / "r.h5"
-    run_iosweep(
+    run_sweep(
         1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "8MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-write,rand-write",
-            "--fsync",
-            "rand-write",
-            "--preallocate",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="8MiB",
+        phases="seq-write,rand-write",
+        fsync="rand-write",
+        preallocate=True,
+        output=out,
         check=0,
     )
     s, names, attrs, _ = summary_of(out)
@@ -164,25 +120,14 @@ def test_orders_differ_per_run_and_repetition_unless_pinned(workdir, tmp_path):
     out = tmp_path / "r.h5"
     seeds = []
     for extra in ([], [], ["--order-seed", "7"], ["--order-seed", "7"]):
-        run_iosweep(
+        run_sweep(
             1,
-            [
-                "run",
-                "--dir",
-                workdir,
-                "--file-size",
-                "1MiB",
-                "--seq-record",
-                "1MiB",
-                "--phases",
-                "rand-read",
-                "--repetitions",
-                "2",
-                "--output",
-                out,
-                "--quiet",
-            ]
-            + extra,
+            *extra,
+            dir=workdir,
+            file_size="1MiB",
+            phases="rand-read",
+            repetitions=2,
+            output=out,
             check=0,
         )
         s, _, attrs, _ = summary_of(out)
@@ -211,11 +156,8 @@ def test_a_local_disk_is_named_from_the_mount_table_and_its_rows_are_verified(wo
     if fs_type(workdir) not in ("ext2/ext3", "ext4", "xfs"):
         pytest.skip(f"{workdir} is on {fs_type(workdir)}, not a disk file system")
     out = tmp_path / "r.h5"
-    p = run_iosweep(
-        1,
-        ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB"]
-        + ["--phases", "seq-write,seq-read", "--output", out, "--quiet"],
-        check=0,
+    p = run_sweep(
+        1, dir=workdir, file_size="4MiB", phases="seq-write,seq-read", output=out, check=0
     )
     s, _, attrs, dev = summary_of(out)
     kind = mount_type(workdir)
@@ -235,23 +177,8 @@ def test_no_block_device_is_nan_with_the_reason(tmp_path):
     os.mkdir(work)
     try:
         out = tmp_path / "r.h5"
-        p = run_iosweep(
-            2,
-            [
-                "run",
-                "--dir",
-                work,
-                "--file-size",
-                "4MiB",
-                "--seq-record",
-                "1MiB",
-                "--phases",
-                "seq-write,seq-read",
-                "--output",
-                out,
-                "--quiet",
-            ],
-            check=0,
+        p = run_sweep(
+            2, dir=work, file_size="4MiB", phases="seq-write,seq-read", output=out, check=0
         )
         s, _, attrs, dev = summary_of(out)
         assert all(np.isnan(s["device_read_bytes"])) and all(np.isnan(s["device_fraction"]))
@@ -305,23 +232,14 @@ def loop_mount(tmp_path):
 def test_loop_device_counters_match_direct_writes_and_reads(loop_mount, tmp_path):
     dev, work = loop_mount
     out = tmp_path / "r.h5"
-    run_iosweep(
+    run_sweep(
         1,
-        [
-            "run",
-            "--dir",
-            work,
-            "--file-size",
-            "64MiB",
-            "--seq-record",
-            "4MiB",
-            "--phases",
-            "seq-write,seq-read",
-            "--direct",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=work,
+        file_size="64MiB",
+        seq_record="4MiB",
+        phases="seq-write,seq-read",
+        direct=True,
+        output=out,
         check=0,
     )
     s, names, attrs, devrows = summary_of(out)
@@ -342,25 +260,15 @@ def test_filter_count_and_its_control_read_through_the_same_buffers(loop_mount, 
     buffers give different counts."""
     dev, work = loop_mount
     out = tmp_path / "r.h5"
-    run_iosweep(
+    run_sweep(
         1,
-        [
-            "run",
-            "--dir",
-            work,
-            "--file-size",
-            "64MiB",
-            "--seq-record",
-            "16MiB",
-            "--phases",
-            "filter-count",
-            "--direct",
-            "--repetitions",
-            "4",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=work,
+        file_size="64MiB",
+        seq_record="16MiB",
+        phases="filter-count",
+        direct=True,
+        repetitions=4,
+        output=out,
         check=0,
     )
     s, names, attrs, devrows = summary_of(out)

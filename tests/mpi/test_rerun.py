@@ -7,7 +7,7 @@ import tomllib
 import h5py
 import pytest
 
-from conftest import dir_listing, run_ids, run_iosweep, snapshot, this_host
+from conftest import dir_listing, run_ids, run_iosweep, run_sweep, snapshot, this_host
 
 SOURCE = [
     "--file-size",
@@ -41,7 +41,7 @@ def source(tmp_path_factory):
     work = tmp / "d1"
     work.mkdir()
     out = tmp / "source.h5"
-    run_iosweep(2, ["run", "--dir", work, "--output", out] + SOURCE, check=0)
+    run_sweep(2, *SOURCE, dir=work, output=out, seq_record=None, quiet=False, check=0)
     ((run_id, config, attrs),) = runs(out)
     return tmp, work, out, run_id, config
 
@@ -69,7 +69,7 @@ def test_show_prints_the_configuration_as_a_preset(source, tmp_path):
     # And it is a preset: --config accepts it as it is.
     preset = tmp_path / "shown.toml"
     preset.write_text(p.stdout)
-    d = run_iosweep(2, ["run", "--config", preset, "--dry-run"], check=0)
+    d = run_sweep(2, config=preset, dry_run=True, check=0)
     assert "1 MiB per rank" in d.stdout and str(out) in d.stdout
 
 
@@ -79,9 +79,7 @@ def test_rerun_with_overridden_dir_and_output_records_what_it_ran(source, tmp_pa
     d2 = tmp_path / "d2"
     d2.mkdir()
     out2 = tmp_path / "rerun.h5"
-    p = run_iosweep(
-        2, ["run", "--rerun", f"{out}:{run_id}", "--dir", d2, "--output", out2], check=0
-    )
+    p = run_sweep(2, rerun=f"{out}:{run_id}", dir=d2, output=out2, check=0)
     assert iosweep_lines(p.stderr) == [], p.stderr  # same world: nothing to say
     assert snapshot(tmp) == before, "the source file and folder stay as they were"
     assert dir_listing(d2) == []
@@ -96,7 +94,7 @@ def test_rerun_with_overridden_dir_and_output_records_what_it_ran(source, tmp_pa
     }
 
     # A rerun of the rerun (its latest run, its stored dir and output): same configuration.
-    p = run_iosweep(2, ["run", "--rerun", out2], check=0)
+    p = run_sweep(2, rerun=out2, check=0)
     assert iosweep_lines(p.stderr) == [], p.stderr
     (_, first, _), (_, second, attrs2) = runs(out2)
     assert attrs2["rerun_of"] == rerun_id
@@ -113,7 +111,7 @@ def test_rerun_with_overridden_dir_and_output_records_what_it_ran(source, tmp_pa
 def test_rerun_on_another_world_size_says_so_in_one_line(source, tmp_path, n, points, note):
     tmp, work, out, run_id, config = source
     out2 = tmp_path / "other-world.h5"
-    p = run_iosweep(n, ["run", "--rerun", out, "--dir", tmp_path, "--output", out2], check=0)
+    p = run_sweep(n, rerun=out, dir=tmp_path, output=out2, check=0)
     ranks = f"{n} rank" + ("s" if n > 1 else "")
     assert iosweep_lines(p.stderr) == [
         f"iosweep: --rerun: run {run_id} had 2 ranks on 1 node; this job has {ranks} on 1 node: "
@@ -130,11 +128,9 @@ def test_command_line_over_config_over_the_stored_run(source, tmp_path):
     tmp, work, out, run_id, config = source
     preset = tmp_path / "p.toml"
     preset.write_text('file-size = "2MiB"\nseq-record = "2MiB"\n')
-    p = run_iosweep(1, ["run", "--rerun", out, "--config", preset, "--dry-run"], check=0)
+    p = run_sweep(1, rerun=out, config=preset, dry_run=True, check=0)
     assert "2 MiB per rank" in p.stdout and "seq-write, seq-read" in p.stdout
-    p = run_iosweep(
-        1, ["run", "--rerun", out, "--config", preset, "--file-size", "4MiB", "--dry-run"], check=0
-    )
+    p = run_sweep(1, rerun=out, config=preset, file_size="4MiB", dry_run=True, check=0)
     assert "4 MiB per rank" in p.stdout
 
 
@@ -180,13 +176,11 @@ def test_bad_input_is_one_line_exit_2_and_creates_nothing(source, traps, tmp_pat
     _, arg, says = case
     arg = arg.format(tmp=tmp, out=out)
     fresh = tmp_path / "fresh.h5"
-    args = (
-        ["show", arg]
-        if command == "show"
-        else ["run", "--rerun", arg, "--dir", tmp_path, "--output", fresh]
-    )
     before, mine = snapshot(tmp), snapshot(tmp_path)
-    p = run_iosweep(2, args)
+    if command == "show":
+        p = run_iosweep(2, ["show", arg])
+    else:
+        p = run_sweep(2, rerun=arg, dir=tmp_path, output=fresh)
     assert p.returncode == 2, p.stdout + p.stderr
     lines = iosweep_lines(p.stderr)
     prefix = "iosweep: show: " if command == "show" else "iosweep: --rerun: "
@@ -201,7 +195,7 @@ def test_a_refused_rerun_with_the_stored_output_creates_nothing(source, tmp_path
     """The stored configuration applies, but a bad override is refused before anything."""
     tmp, work, out, run_id, config = source
     before = snapshot(tmp)
-    p = run_iosweep(2, ["run", "--rerun", out, "--iodepth", "8"])
+    p = run_sweep(2, rerun=out, iodepth=8)
     assert p.returncode == 2
     lines = iosweep_lines(p.stderr)
     assert len(lines) == 1 and "--iodepth" in lines[0], p.stderr
@@ -217,16 +211,22 @@ def test_any_string_value_round_trips_through_the_file_show_and_rerun(tmp_path):
     work = tmp_path / 'd "q" \\b \u00e9'
     work.mkdir()
     out = tmp_path / "r.h5"
-    args = ["run", "--dir", work, "--file-size", "1MiB", "--seq-record", "1MiB"]
-    args += ["--phases", "seq-write,rand-read", "--label", label, "--output", out, "--quiet"]
-    run_iosweep(1, args, check=0)
+    run_sweep(
+        1,
+        dir=work,
+        file_size="1MiB",
+        phases="seq-write,rand-read",
+        label=label,
+        output=out,
+        check=0,
+    )
     p = run_iosweep(1, ["show", out], check=0)
     shown = tomllib.loads(p.stdout)
     assert shown["label"] == label and shown["dir"] == str(work)
     assert "order-seed" not in shown
     # The comment naming the run keeps the label on one line.
     assert "# label: x\\norder-seed=12345\\n# " in p.stdout
-    run_iosweep(1, ["run", "--rerun", out, "--quiet"], check=0)
+    run_sweep(1, rerun=out, quiet=True, check=0)
     (first, c1, a1), (second, c2, a2) = runs(out)
     assert a2["label"] == label and a2["dir"] == str(work) and a2["rerun_of"] == first
     assert a2["order_seed_pinned"] == 0 and a1["order_seed"] != a2["order_seed"]

@@ -6,7 +6,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import dir_listing, latest_run, run_ids, run_iosweep, this_host
+from conftest import dir_listing, latest_run, run_ids, run_sweep, this_host
 from iosweep_common import by_value, phases
 
 # The phases a run does by default, in table order.
@@ -16,24 +16,7 @@ PHASES_IN_ORDER = ["seq_write", "seq_read", "rand_write", "rand_read", "scan_onl
 @pytest.mark.parametrize("n,points", [(2, [1, 2]), (4, [1, 2, 4])])
 def test_all_five_phases_sweep(workdir, tmp_path, n, points):
     out = tmp_path / "r.h5"
-    p = run_iosweep(
-        n,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "8MiB",
-            "--seq-record",
-            "1MiB",
-            "--filter-every",
-            "1000",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        check=0,
-    )
+    p = run_sweep(n, dir=workdir, file_size="8MiB", filter_every=1000, output=out, check=0)
     assert "placement (spread)" in p.stdout
     for phase in PHASES_IN_ORDER:
         printed = phase.replace("_", "-") in p.stdout
@@ -93,25 +76,12 @@ def _dump(group):
 
 def test_second_run_appends_and_leaves_the_first_intact(workdir, tmp_path):
     out = tmp_path / "r.h5"
-    args = [
-        "run",
-        "--dir",
-        workdir,
-        "--file-size",
-        "4MiB",
-        "--seq-record",
-        "1MiB",
-        "--output",
-        out,
-        "--quiet",
-        "--phases",
-        "seq-write,seq-read",
-    ]
-    run_iosweep(2, args, check=0)
+    args = dict(dir=workdir, file_size="4MiB", output=out, phases="seq-write,seq-read")
+    run_sweep(2, **args, check=0)
     with h5py.File(out, "r") as f:
         (first,) = list(f["runs"].keys())
         before = _dump(f["runs"][first])
-    run_iosweep(2, args + ["--label", "second"], check=0)
+    run_sweep(2, **args, label="second", check=0)
     with h5py.File(out, "r") as f:
         ids = run_ids(f)
         assert len(ids) == 2 and ids[0] == first
@@ -122,23 +92,8 @@ def test_second_run_appends_and_leaves_the_first_intact(workdir, tmp_path):
 
 def test_reading_phases_alone_create_their_files_untimed(workdir, tmp_path):
     out = tmp_path / "r.h5"
-    run_iosweep(
-        2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "4MiB",
-            "--seq-record",
-            "1MiB",
-            "--output",
-            out,
-            "--quiet",
-            "--phases",
-            "rand-read,filter-count",
-        ],
-        check=0,
+    run_sweep(
+        2, dir=workdir, file_size="4MiB", output=out, phases="rand-read,filter-count", check=0
     )
     with h5py.File(out, "r") as f:
         g = latest_run(f)
@@ -151,43 +106,10 @@ def test_reading_phases_alone_create_their_files_untimed(workdir, tmp_path):
 
 def test_keep_leaves_the_files_and_dry_run_touches_nothing(workdir, tmp_path):
     out = tmp_path / "r.h5"
-    p = run_iosweep(
-        2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "4MiB",
-            "--seq-record",
-            "1MiB",
-            "--output",
-            out,
-            "--dry-run",
-        ],
-        check=0,
-    )
+    p = run_sweep(2, dir=workdir, file_size="4MiB", output=out, dry_run=True, quiet=False, check=0)
     assert "dry run" in p.stdout and "bytes/phase" in p.stdout
     assert dir_listing(workdir) == [] and not out.exists()
-    run_iosweep(
-        2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "4MiB",
-            "--seq-record",
-            "1MiB",
-            "--output",
-            out,
-            "--quiet",
-            "--phases",
-            "seq-write",
-            "--keep",
-        ],
-        check=0,
-    )
+    run_sweep(2, dir=workdir, file_size="4MiB", output=out, phases="seq-write", keep=True, check=0)
     files = dir_listing(workdir)
     assert len(files) == 2 and all(f.startswith("iosweep.") for f in files)
     assert all(os.path.getsize(workdir / f) == 4 * 2**20 for f in files)
@@ -195,24 +117,7 @@ def test_keep_leaves_the_files_and_dry_run_touches_nothing(workdir, tmp_path):
 
 def test_uneven_world_size_appends_the_world_size(workdir, tmp_path):
     out = tmp_path / "r.h5"
-    run_iosweep(
-        3,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "1MiB",
-            "--seq-record",
-            "1MiB",
-            "--output",
-            out,
-            "--quiet",
-            "--phases",
-            "seq-write",
-        ],
-        check=0,
-    )
+    run_sweep(3, dir=workdir, file_size="1MiB", output=out, phases="seq-write", check=0)
     with h5py.File(out, "r") as f:
         assert list(latest_run(f)["summary"]["ranks"]) == [1, 2, 3]
 
@@ -221,21 +126,14 @@ def test_random_phases_alone_on_a_file_shorter_than_the_sequential_record(tmp_pa
     # The file is written untimed first, in whole records of the file even though --seq-record
     # (16 MiB by default) is longer than it: every random read finds its data.
     out = tmp_path / "r.h5"
-    run_iosweep(
+    run_sweep(
         1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "4MiB",
-            "--phases",
-            "rand-read",
-            "--verify",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="4MiB",
+        phases="rand-read",
+        verify=True,
+        output=out,
+        seq_record=None,
         check=0,
     )
     with h5py.File(out, "r") as f:

@@ -8,29 +8,18 @@ import subprocess
 import h5py
 import pytest
 
-from conftest import BIN, latest_run, mpi_env, run_ids, run_iosweep
+from conftest import iosweep_argv, latest_run, mpi_env, mpiexec_argv, run_ids, run_sweep
 
 
 def kept_run(workdir, out, n=2, size="4MiB"):
-    run_iosweep(
+    run_sweep(
         n,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            size,
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-write",
-            "--keep",
-            "--ranks",
-            str(n),
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size=size,
+        phases="seq-write",
+        keep=True,
+        ranks=str(n),
+        output=out,
         check=0,
     )
     with h5py.File(out, "r") as f:
@@ -49,27 +38,7 @@ def test_a_symlink_at_a_file_name_is_never_followed(tmp_path, workdir, phase):
     name.symlink_to(victim)
     with h5py.File(out, "r") as f:
         runs_before = len(run_ids(f))
-    p = run_iosweep(
-        2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "4MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            phase,
-            "--reuse",
-            rid,
-            "--ranks",
-            "2",
-            "--output",
-            out,
-            "--quiet",
-        ],
-    )
+    p = run_sweep(2, dir=workdir, file_size="4MiB", phases=phase, reuse=rid, ranks=2, output=out)
     # Found before the run: bad input, one line, nothing appended.
     assert p.returncode == 2
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
@@ -90,22 +59,7 @@ def test_a_run_never_removes_what_it_did_not_create(tmp_path, workdir):
     }
     for name, data in foreign.items():
         (workdir / name).write_bytes(data)
-    run_iosweep(
-        2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "2MiB",
-            "--seq-record",
-            "1MiB",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        check=0,
-    )
+    run_sweep(2, dir=workdir, file_size="2MiB", output=out, check=0)
     assert sorted(os.listdir(workdir)) == sorted(foreign)
     for name, data in foreign.items():
         assert (workdir / name).read_bytes() == data
@@ -114,28 +68,10 @@ def test_a_run_never_removes_what_it_did_not_create(tmp_path, workdir):
 def test_two_runs_in_one_folder_and_one_results_file_at_once(tmp_path, workdir):
     out = tmp_path / "shared.h5"
     (workdir / "bystander").write_text("untouched")
-    cmd = [
-        "mpiexec",
-        "--oversubscribe",
-        "-n",
-        "2",
-        BIN,
-        "run",
-        "--dir",
-        str(workdir),
-        "--file-size",
-        "8MiB",
-        "--seq-record",
-        "1MiB",
-        "--repetitions",
-        "3",
-        "--output",
-        str(out),
-        "--quiet",
-    ]
+    args = dict(dir=workdir, file_size="8MiB", repetitions=3, output=out)
     procs = [
         subprocess.Popen(
-            cmd + ["--label", f"run{i}"],
+            mpiexec_argv(2, iosweep_argv(**args, label=f"run{i}")),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -170,27 +106,15 @@ def test_verify_reports_a_corrupted_block(tmp_path, workdir):
         word = fh.read(8)
         fh.seek(offset)
         fh.write(bytes(b ^ 0xFF for b in word))
-    p = run_iosweep(
+    p = run_sweep(
         2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "8MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-read,rand-read,filter-count",
-            "--reuse",
-            rid,
-            "--verify",
-            "--ranks",
-            "2",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        file_size="8MiB",
+        phases="seq-read,rand-read,filter-count",
+        reuse=rid,
+        verify=True,
+        ranks=2,
+        output=out,
     )
     assert p.returncode == 1
     m = re.search(

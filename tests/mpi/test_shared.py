@@ -7,7 +7,7 @@ import subprocess
 import h5py
 import pytest
 
-from conftest import BIN, dir_listing, latest_run, run_ids, run_iosweep
+from conftest import BIN, dir_listing, latest_run, run_ids, run_sweep
 from iosweep_common import phases, text
 
 MIB = 1 << 20
@@ -29,33 +29,20 @@ def engine_available(name):
     return name.split("-")[0] in line.split(":")[1].split()
 
 
-def shared_run(workdir, out, pattern, engine, *extra, n=4):
-    return run_iosweep(
+def shared_run(workdir, out, pattern, engine, n=4, **options):
+    """A run of one shared file of `pattern` with `engine` (a key of ENGINES), and `options`."""
+    return run_sweep(
         n,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "4MiB",
-            "--seq-record",
-            "1MiB",
-            "--rand-record",
-            "64KiB",
-            "--scan-record",
-            "1MiB",
-            "--filter-every",
-            "3000",
-            "--file-layout",
-            "shared",
-            "--shared-pattern",
-            pattern,
-            *ENGINES[engine],
-            "--output",
-            out,
-            "--quiet",
-            *extra,
-        ],
+        *ENGINES[engine],
+        dir=workdir,
+        file_size="4MiB",
+        rand_record="64KiB",
+        scan_record="1MiB",
+        filter_every=3000,
+        file_layout="shared",
+        shared_pattern=pattern,
+        output=out,
+        **options,
     )
 
 
@@ -65,7 +52,7 @@ def test_shared_file_reads_back_what_it_wrote(tmp_path, workdir, pattern, engine
     if not engine_available(engine):
         pytest.skip(f"{engine} is not compiled into this build")
     out = tmp_path / "r.h5"
-    p = shared_run(workdir, out, pattern, engine, "--phases", ALL, "--verify", "--read-shift", "1")
+    p = shared_run(workdir, out, pattern, engine, phases=ALL, verify=True, read_shift=1)
     if p.returncode != 0 and "io_uring" in p.stderr and engine == "uring":
         pytest.skip("io_uring is not available here: " + p.stderr.strip())
     assert p.returncode == 0, p.stdout + p.stderr
@@ -95,9 +82,7 @@ def region_of(blob, p, k, pattern):
 @pytest.mark.parametrize("pattern", ["segmented", "strided"])
 def test_kept_shared_file_has_the_documented_layout(tmp_path, workdir, pattern):
     out = tmp_path / "r.h5"
-    p = shared_run(
-        workdir, out, pattern, "posix", "--phases", "seq-write", "--ranks", "3", "--keep"
-    )
+    p = shared_run(workdir, out, pattern, "posix", phases="seq-write", ranks=3, keep=True)
     assert p.returncode == 0, p.stdout + p.stderr
     with h5py.File(out, "r") as f:
         run_id = run_ids(f)[-1]
@@ -105,67 +90,31 @@ def test_kept_shared_file_has_the_documented_layout(tmp_path, workdir, pattern):
     blob = shared.read_bytes()
     assert len(blob) == 3 * FILE
     # One file per rank, made here from the regions; a per-rank run verifies every block of them.
-    split = tmp_path / "split"
+    split, out2 = tmp_path / "split", tmp_path / "v.h5"
     split.mkdir()
-    for r in range(3):
-        (split / f"iosweep.{run_id}.{r}").write_bytes(region_of(blob, r, 3, pattern))
-    out2 = tmp_path / "v.h5"
-    q = run_iosweep(
-        3,
-        [
-            "run",
-            "--dir",
-            split,
-            "--file-size",
-            "4MiB",
-            "--seq-record",
-            "1MiB",
-            "--filter-every",
-            "3000",
-            "--reuse",
-            run_id,
-            "--phases",
-            "seq-read",
-            "--ranks",
-            "3",
-            "--verify",
-            "--output",
-            out2,
-            "--quiet",
-        ],
-    )
+
+    def verify_cut(cut):
+        for r in range(3):
+            (split / f"iosweep.{run_id}.{r}").write_bytes(region_of(blob, r, 3, cut))
+        return run_sweep(
+            3,
+            dir=split,
+            file_size="4MiB",
+            filter_every=3000,
+            reuse=run_id,
+            phases="seq-read",
+            ranks=3,
+            verify=True,
+            output=out2,
+        )
+
+    q = verify_cut(pattern)
     assert q.returncode == 0, q.stdout + q.stderr
     with h5py.File(out2, "r") as f:
         s = latest_run(f)["summary"][()]
         assert all(s["bad_blocks"] == 0) and s["bytes"][0] == 3 * FILE
     # The other pattern's cut does not verify: the test tells the layouts apart.
-    other = "strided" if pattern == "segmented" else "segmented"
-    for r in range(3):
-        (split / f"iosweep.{run_id}.{r}").write_bytes(region_of(blob, r, 3, other))
-    q = run_iosweep(
-        3,
-        [
-            "run",
-            "--dir",
-            split,
-            "--file-size",
-            "4MiB",
-            "--seq-record",
-            "1MiB",
-            "--filter-every",
-            "3000",
-            "--reuse",
-            run_id,
-            "--phases",
-            "seq-read",
-            "--ranks",
-            "3",
-            "--verify",
-            "--output",
-            out2,
-            "--quiet",
-        ],
-    )
+    q = verify_cut("strided" if pattern == "segmented" else "segmented")
     bad = q.returncode != 0
     if not bad:
         with h5py.File(out2, "r") as f:
@@ -177,13 +126,10 @@ def test_kept_shared_file_has_the_documented_layout(tmp_path, workdir, pattern):
         tmp_path / "w.h5",
         pattern,
         "posix",
-        "--reuse",
-        run_id,
-        "--phases",
-        "seq-read,rand-read",
-        "--ranks",
-        "3",
-        "--verify",
+        reuse=run_id,
+        phases="seq-read,rand-read",
+        ranks=3,
+        verify=True,
     )
     assert q.returncode == 0, q.stdout + q.stderr
     shared.unlink()
@@ -245,8 +191,7 @@ def test_kept_shared_file_has_the_documented_layout(tmp_path, workdir, pattern):
 )
 def test_bad_shared_options_exit_2_and_make_nothing(tmp_path, workdir, args, needle):
     out = tmp_path / "r.h5"
-    base = ["run", "--dir", workdir, "--file-size", "4MiB", "--seq-record", "1MiB", "--output", out]
-    p = run_iosweep(2, base + args)
+    p = run_sweep(2, *args, dir=workdir, file_size="4MiB", output=out, quiet=False)
     assert p.returncode == 2, p.stdout + p.stderr
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert len(lines) == 1 and needle in lines[0], p.stderr
@@ -255,47 +200,21 @@ def test_bad_shared_options_exit_2_and_make_nothing(tmp_path, workdir, args, nee
 
 def test_reuse_refuses_the_other_layout(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    p = run_iosweep(
-        2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "2MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-write",
-            "--keep",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        check=0,
+    p = run_sweep(
+        2, dir=workdir, file_size="2MiB", phases="seq-write", keep=True, output=out, check=0
     )
     with h5py.File(out, "r") as f:
         run_id = run_ids(f)[-1]
     before = dir_listing(workdir)
-    p = run_iosweep(
+    p = run_sweep(
         2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "2MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "seq-read",
-            "--reuse",
-            run_id,
-            "--file-layout",
-            "shared",
-            "--output",
-            tmp_path / "x.h5",
-        ],
+        dir=workdir,
+        file_size="2MiB",
+        phases="seq-read",
+        reuse=run_id,
+        file_layout="shared",
+        output=tmp_path / "x.h5",
+        quiet=False,
     )
     assert p.returncode == 2 and "--reuse" in p.stderr and "per rank" in p.stderr, p.stderr
     assert dir_listing(workdir) == before and not (tmp_path / "x.h5").exists()

@@ -6,31 +6,22 @@ import numpy as np
 import h5py
 import pytest
 
-from conftest import dir_listing, latest_run, run_iosweep
+from conftest import dir_listing, latest_run, run_sweep
 from iosweep_common import by_value, phases
 
 
-def ship_run(workdir, out, n, *extra):
-    p = run_iosweep(
+def ship_run(workdir, out, n, **options):
+    p = run_sweep(
         n,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "8MiB",
-            "--scan-record",
-            "1MiB",
-            "--filter-every",
-            "5000",
-            "--phases",
-            "filter-count,ship-count",
-            "--output",
-            out,
-            "--quiet",
-            *extra,
-        ],
+        dir=workdir,
+        file_size="8MiB",
+        scan_record="1MiB",
+        filter_every=5000,
+        phases="filter-count,ship-count",
+        output=out,
+        seq_record=None,
         check=0,
+        **options,
     )
     with h5py.File(out, "r") as f:
         g = latest_run(f)
@@ -39,7 +30,7 @@ def ship_run(workdir, out, n, *extra):
 
 @pytest.mark.parametrize("collector", ["next-node", "rank0"])
 def test_ship_count_is_exact_and_says_what_moved(tmp_path, workdir, collector):
-    p, s, ph = ship_run(workdir, tmp_path / "r.h5", 4, "--collector", collector, "--verify")
+    p, s, ph = ship_run(workdir, tmp_path / "r.h5", 4, collector=collector, verify=True)
     fc, sc = s[s["phase"] == ph["filter_count"]], s[s["phase"] == ph["ship_count"]]
     assert list(sc["ranks"]) == list(fc["ranks"]) == [1, 2, 4]
     assert all(sc["matches"] == sc["expected_matches"]) and all(sc["matches"] > 0)
@@ -59,22 +50,7 @@ def test_ship_count_is_exact_and_says_what_moved(tmp_path, workdir, collector):
 
 def test_ship_count_is_not_in_the_default_phases(tmp_path, workdir):
     out = tmp_path / "r.h5"
-    run_iosweep(
-        1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "2MiB",
-            "--seq-record",
-            "1MiB",
-            "--output",
-            out,
-            "--quiet",
-        ],
-        check=0,
-    )
+    run_sweep(1, dir=workdir, file_size="2MiB", output=out, check=0)
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         names = {by_value(phases(g))[v] for v in g["summary"]["phase"]}
@@ -82,22 +58,13 @@ def test_ship_count_is_not_in_the_default_phases(tmp_path, workdir):
 
 
 def test_collector_must_be_known(tmp_path, workdir):
-    p = run_iosweep(
+    p = run_sweep(
         2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--file-size",
-            "2MiB",
-            "--seq-record",
-            "1MiB",
-            "--phases",
-            "ship-count",
-            "--collector",
-            "node7",
-            "--output",
-            tmp_path / "r.h5",
-        ],
+        dir=workdir,
+        file_size="2MiB",
+        phases="ship-count",
+        collector="node7",
+        output=tmp_path / "r.h5",
+        quiet=False,
     )
     assert p.returncode == 2 and "--collector" in p.stderr

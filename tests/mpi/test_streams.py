@@ -7,7 +7,7 @@ import re
 import h5py
 import pytest
 
-from conftest import dir_listing, latest_run, run_iosweep
+from conftest import dir_listing, latest_run, run_sweep
 from iosweep_common import by_value, phases
 
 FILE = 2 << 20  # per rank
@@ -25,32 +25,19 @@ def streams_run(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("streams")
     (tmp / "w").mkdir()
     out = tmp / "r.h5"
-    p = run_iosweep(
+    p = run_sweep(
         2,
-        [
-            "run",
-            "--dir",
-            tmp / "w",
-            "--engine",
-            "uring",
-            "--streams",
-            "2:64",
-            "--file-size",
-            FILE,
-            "--seq-record",
-            SEQ,
-            "--scan-record",
-            SEQ,
-            "--rand-record",
-            RAND,
-            "--filter-every",
-            EVERY,
-            "--verify",
-            "--show-controls",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=tmp / "w",
+        engine="uring",
+        streams="2:64",
+        file_size=FILE,
+        seq_record=SEQ,
+        scan_record=SEQ,
+        rand_record=RAND,
+        filter_every=EVERY,
+        verify=True,
+        show_controls=True,
+        output=out,
     )
     if p.returncode == 2 and "--engine" in p.stderr:
         pytest.skip(f"io_uring refused here: {p.stderr.strip()}")
@@ -114,33 +101,19 @@ def test_random_orders_differ_between_points_that_share_their_ranks(streams_run)
 
 
 def stonewalled_run(out, workdir, phase_list):
-    p = run_iosweep(
+    p = run_sweep(
         1,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--engine",
-            "uring",
-            "--streams",
-            "8",
-            "--file-size",
-            "64MiB",
-            "--seq-record",
-            "4KiB",
-            "--scan-record",
-            "4KiB",
-            "--phases",
-            phase_list,
-            "--stonewall",
-            "20ms",
-            "--filter-every",
-            "100",
-            "--verify",
-            "--output",
-            out,
-            "--quiet",
-        ],
+        dir=workdir,
+        engine="uring",
+        streams=8,
+        file_size="64MiB",
+        seq_record="4KiB",
+        scan_record="4KiB",
+        phases=phase_list,
+        stonewall="20ms",
+        filter_every=100,
+        verify=True,
+        output=out,
     )
     if p.returncode == 2 and "--engine" in p.stderr:
         pytest.skip(f"io_uring refused here: {p.stderr.strip()}")
@@ -169,24 +142,15 @@ def test_stonewalled_striped_phases_stay_exact(tmp_path, workdir):
 
 
 def test_dry_run_prints_streams_and_depth(tmp_path, workdir):
-    p = run_iosweep(
+    p = run_sweep(
         2,
-        [
-            "run",
-            "--dir",
-            workdir,
-            "--engine",
-            "null",
-            "--streams",
-            "1,2,8,1024",
-            "--file-size",
-            "1MiB",
-            "--seq-record",
-            "1MiB",
-            "--output",
-            tmp_path / "r.h5",
-            "--dry-run",
-        ],
+        dir=workdir,
+        engine="null",
+        streams="1,2,8,1024",
+        file_size="1MiB",
+        output=tmp_path / "r.h5",
+        dry_run=True,
+        quiet=False,
         check=0,
     )
     table = [ln.split() for ln in p.stdout.splitlines() if re.match(r"\s+\d+\s+\d+\s+\d+\s", ln)]
@@ -245,11 +209,7 @@ def test_dry_run_prints_streams_and_depth(tmp_path, workdir):
 )
 def test_bad_streams_are_one_line_and_status_2(tmp_path, workdir, args, said):
     out = tmp_path / "r.h5"
-    p = run_iosweep(
-        2,
-        ["run", "--dir", workdir, "--file-size", "1MiB", "--seq-record", "1MiB", "--output", out]
-        + args,
-    )
+    p = run_sweep(2, *args, dir=workdir, file_size="1MiB", output=out, quiet=False)
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert p.returncode == 2 and len(lines) == 1, p.stderr
     assert lines[0].startswith("iosweep: " + said), lines[0]

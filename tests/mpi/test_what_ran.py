@@ -7,7 +7,7 @@ import math
 import h5py
 import pytest
 
-from conftest import latest_run, run_iosweep
+from conftest import latest_run, run_sweep
 from iosweep_common import by_value, phases, text
 
 
@@ -56,19 +56,17 @@ CASES = [
     # (id, options beside --dir and --output, what the rows must say)
     (
         "depth-capped-at-the-records",
-        ["--engine", "uring", "--streams", "2,16", "--file-size", "4MiB", "--seq-record", "1MiB"]
-        + ["--phases", "seq-write,seq-read"],
+        dict(engine="uring", streams="2,16", file_size="4MiB", phases="seq-write,seq-read"),
         capped,
     ),
     (
         "stonewalled-before-the-first-record",
-        ["--stonewall", "1us", "--ranks", "2", "--file-size", "4MiB", "--seq-record", "1MiB"],
+        dict(stonewall="1us", ranks=2, file_size="4MiB"),
         nothing_moved,
     ),
     (
         "windows-of-a-few-milliseconds",
-        ["--ranks", "1", "--file-size", "1MiB", "--seq-record", "1MiB"]
-        + ["--phases", "seq-write,seq-read"],
+        dict(ranks=1, file_size="1MiB", phases="seq-write,seq-read"),
         short,
     ),
 ]
@@ -78,7 +76,7 @@ CASES = [
 def test_rows_say_what_ran(tmp_path, workdir, case):
     _, args, check = case
     out = tmp_path / "r.h5"
-    p = run_iosweep(2, ["run", "--dir", workdir, "--output", out, "--quiet"] + args)
+    p = run_sweep(2, dir=workdir, output=out, **args)
     if p.returncode == 2 and "--engine" in p.stderr:
         pytest.skip(f"io_uring refused here: {p.stderr.strip()}")
     assert p.returncode == 0, p.stdout + p.stderr

@@ -1,0 +1,89 @@
+// The provenance notes of a summary row against the rules README.md and results/README.md state:
+// `cached N%` from 5% of a read resident, `unflushed N%` from 5% of a write dirty, `device N%`
+// and `wire N%` under 90% counted, `unverified` when neither counted, blank only when checked.
+#include <gtest/gtest.h>
+
+#include <limits>
+
+#include "output/notes.hpp"
+
+using namespace iosweep;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A row with the four figures the notes read; NaN where not measured.
+SummaryRow row(double cached, double unflushed, double device, double wire) {
+  SummaryRow s{};
+  s.bytes = 1 << 20;
+  s.cached_fraction_mean = cached;
+  s.unflushed_fraction = unflushed;
+  s.device_fraction = device;
+  s.wire_fraction = wire;
+  return s;
+}
+
+// A read or a write whose bytes the block device counted in full.
+SummaryRow on_disk(double cached, double unflushed) {
+  return row(cached, unflushed, 1.0, kNaN);
+}
+
+}  // namespace
+
+TEST(Notes, BlankOnlyWhenTheBytesWereCountedAndNothingApplies) {
+  EXPECT_EQ(provenance_notes(on_disk(kNaN, kNaN)), "");
+  EXPECT_EQ(provenance_notes(row(0.0, kNaN, kNaN, 0.97)), "");             // a network file system
+  EXPECT_EQ(provenance_notes(row(kNaN, kNaN, kNaN, kNaN)), "unverified");  // tmpfs
+  // A measured but small figure is no reason for a note; an unmeasured one leaves none either.
+  EXPECT_EQ(provenance_notes(row(0.01, kNaN, kNaN, kNaN)), "unverified");
+  // A row that moved nothing has no bytes to trace (its own note says nothing moved).
+  SummaryRow none = row(kNaN, kNaN, kNaN, kNaN);
+  none.bytes = 0;
+  EXPECT_EQ(provenance_notes(none), "");
+}
+
+TEST(Notes, CachedAndUnflushedFromFivePercent) {
+  EXPECT_EQ(provenance_notes(on_disk(0.05, kNaN)), "cached 5%");
+  EXPECT_EQ(provenance_notes(on_disk(0.0499, kNaN)), "");
+  EXPECT_EQ(provenance_notes(on_disk(0.97, kNaN)), "cached 97%");
+  EXPECT_EQ(provenance_notes(on_disk(kNaN, 0.05)), "unflushed 5%");
+  EXPECT_EQ(provenance_notes(on_disk(kNaN, 0.0499)), "");
+  EXPECT_EQ(provenance_notes(on_disk(kNaN, 1.0)), "unflushed 100%");
+}
+
+TEST(Notes, DeviceAndWireUnderNinetyPercent) {
+  EXPECT_EQ(provenance_notes(row(kNaN, kNaN, 0.12, kNaN)), "device 12%");
+  EXPECT_EQ(provenance_notes(row(kNaN, kNaN, 0.90, kNaN)), "");
+  EXPECT_EQ(provenance_notes(row(kNaN, kNaN, 0.0, kNaN)), "device 0%");  // all still cached
+  // Other traffic on the device in the same window: more than the phase's bytes, not marked.
+  EXPECT_EQ(provenance_notes(row(kNaN, kNaN, 1.3, kNaN)), "");
+  EXPECT_EQ(provenance_notes(row(kNaN, kNaN, kNaN, 0.02)), "wire 2%");
+  EXPECT_EQ(provenance_notes(row(kNaN, kNaN, kNaN, 0.90)), "");
+  // Counted by one of them is counted: no `unverified` beside a device or a wire figure.
+  EXPECT_EQ(provenance_notes(row(kNaN, kNaN, 0.5, kNaN)), "device 50%");
+  EXPECT_EQ(provenance_notes(row(kNaN, kNaN, kNaN, 0.5)), "wire 50%");
+}
+
+TEST(Notes, AFigureMarkedUnderItsThresholdNeverPrintsTheThreshold) {
+  // 89.7% is under 90%: printed as 90% the note would contradict the rule it applies.
+  for (const double f : {0.897, 0.8951, 0.89999}) {
+    EXPECT_EQ(provenance_notes(row(kNaN, kNaN, f, kNaN)), "device 89%") << f;
+    EXPECT_EQ(provenance_notes(row(kNaN, kNaN, kNaN, f)), "wire 89%") << f;
+  }
+  EXPECT_EQ(provenance_notes(row(kNaN, kNaN, 0.894, kNaN)), "device 89%");
+  EXPECT_EQ(provenance_notes(row(kNaN, kNaN, 0.884, kNaN)), "device 88%");  // nearest otherwise
+  // Likewise a figure marked for being at least 5% never prints less.
+  EXPECT_EQ(provenance_notes(on_disk(0.0500001, kNaN)), "cached 5%");
+}
+
+TEST(Notes, SeveralNotesInTheOrderTheConsoleShowsThem) {
+  // A read on a network file system served by the client's cache (the DFS test's pattern
+  // `cached 100%; wire N%`).
+  EXPECT_EQ(provenance_notes(row(1.0, kNaN, kNaN, 0.01)), "cached 100%; wire 1%");
+  // A write left dirty, which the device has not seen yet.
+  EXPECT_EQ(provenance_notes(row(kNaN, 1.0, 0.0, kNaN)), "unflushed 100%; device 0%");
+  // A cached read that nothing counted: both said.
+  EXPECT_EQ(provenance_notes(row(0.97, kNaN, kNaN, kNaN)), "cached 97%; unverified");
+  EXPECT_EQ(provenance_notes(row(kNaN, 0.5, 0.3, 0.2)), "unflushed 50%; device 30%; wire 20%");
+}

@@ -1,0 +1,197 @@
+// The sweep plan (sweep/plan): which points run for --ranks, --sweep and --streams against the
+// world size, and the refusals that name their option; run ids; what rank 0 moves; the
+// --dry-run table's arithmetic.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sweep/plan.hpp"
+
+using namespace iosweep;
+
+namespace {
+
+// The points of an accepted plan as (ranks, depth per rank).
+std::vector<std::pair<int, unsigned>> points_of(const SweepSpec& spec, int world,
+                                                unsigned iodepth = 1) {
+  std::vector<SweepPoint> points;
+  EXPECT_EQ(resolve_points(spec, iodepth, world, points), "");
+  std::vector<std::pair<int, unsigned>> out;
+  out.reserve(points.size());
+  for (const auto& p : points)
+    out.emplace_back(p.ranks, p.per_rank.depth);
+  return out;
+}
+
+// Why a plan is refused; the points it leaves must be none.
+std::string refusal(const SweepSpec& spec, int world) {
+  std::vector<SweepPoint> points{SweepPoint{}};
+  std::string why = resolve_points(spec, 1, world, points);
+  EXPECT_TRUE(points.empty()) << "a refused plan keeps no point";
+  return why;
+}
+
+SweepSpec sweep(int min, int max) {
+  SweepSpec s;
+  s.sweep_min = min;
+  s.sweep_max = max;
+  return s;
+}
+
+using P = std::vector<std::pair<int, unsigned>>;
+
+}  // namespace
+
+TEST(Plan, SweepIsMinThePowersOfTwoAboveItAndTheCap) {
+  EXPECT_EQ(points_of(sweep(1, 0), 8), (P{{1, 1}, {2, 1}, {4, 1}, {8, 1}}));  // the default
+  EXPECT_EQ(points_of(sweep(1, 0), 6), (P{{1, 1}, {2, 1}, {4, 1}, {6, 1}}));
+  EXPECT_EQ(points_of(sweep(3, 0), 8), (P{{3, 1}, {4, 1}, {8, 1}}));
+  EXPECT_EQ(points_of(sweep(4, 0), 8), (P{{4, 1}, {8, 1}}));  // MIN, a power of two, once
+  EXPECT_EQ(points_of(sweep(5, 0), 8), (P{{5, 1}, {8, 1}}));
+  EXPECT_EQ(points_of(sweep(1, 6), 8), (P{{1, 1}, {2, 1}, {4, 1}, {6, 1}}));
+  EXPECT_EQ(points_of(sweep(2, 2), 8), (P{{2, 1}}));
+  EXPECT_EQ(points_of(sweep(1, 0), 1), (P{{1, 1}}));
+  // MAX beyond the world is capped at it, as the help says.
+  EXPECT_EQ(points_of(sweep(1, 64), 8), (P{{1, 1}, {2, 1}, {4, 1}, {8, 1}}));
+  // Every point keeps --iodepth in flight per rank in one stream.
+  std::vector<SweepPoint> points;
+  ASSERT_EQ(resolve_points(sweep(1, 2), 8, 2, points), "");
+  for (const auto& p : points) {
+    EXPECT_EQ(p.per_rank.depth, 8u);
+    EXPECT_EQ(p.per_rank.regions, 1u);
+  }
+}
+
+TEST(Plan, SweepRefusalsNameTheOption) {
+  EXPECT_EQ(refusal(sweep(0, 0), 4), "--sweep: MIN must be at least 1");
+  EXPECT_EQ(refusal(sweep(4, 2), 8), "--sweep: MAX 2 is below MIN 4");
+  EXPECT_EQ(refusal(sweep(4, 8), 2),
+            "--sweep: MIN 4 is more than the 2 ranks the job was "
+            "started with");
+}
+
+TEST(Plan, RanksAreTakenAsGivenWithinTheWorld) {
+  SweepSpec s;
+  s.ranks = {1, 3, 4};
+  EXPECT_EQ(points_of(s, 4, 2), (P{{1, 2}, {3, 2}, {4, 2}}));
+  // --ranks wins over --sweep's fields.
+  s.sweep_min = 2;
+  EXPECT_EQ(points_of(s, 4).front().first, 1);
+  s.ranks = {0, 1};
+  EXPECT_EQ(refusal(s, 4), "--ranks: 0 is not a positive rank count");
+  s.ranks = {1, 8};
+  EXPECT_EQ(refusal(s, 4), "--ranks: 8 is more than the 4 ranks the job was started with");
+  s.ranks = {2, 2};
+  EXPECT_EQ(refusal(s, 4), "--ranks: counts must be strictly increasing (2 after 2)");
+  s.ranks = {2, 1};
+  EXPECT_EQ(refusal(s, 4), "--ranks: counts must be strictly increasing (1 after 2)");
+}
+
+TEST(Plan, StreamsAreActiveRanksTimesDepth) {
+  SweepSpec s;
+  s.streams = {1, 2, 8, 1024};
+  std::vector<SweepPoint> points;
+  ASSERT_EQ(resolve_points(s, 1, 2, points), "");
+  EXPECT_EQ(points_of(s, 2), (P{{1, 1}, {2, 1}, {2, 4}, {2, 512}}));
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    EXPECT_EQ(points[i].streams(), s.streams[i]);
+    // Sequential phases stream as many regions of each file as requests in flight.
+    EXPECT_EQ(points[i].per_rank.regions, points[i].per_rank.depth);
+  }
+  // --streams wins over --ranks and --iodepth (the options refuse them together).
+  s.ranks = {1};
+  EXPECT_EQ(points_of(s, 4, 16), (P{{1, 1}, {2, 1}, {4, 2}, {4, 256}}));
+}
+
+TEST(Plan, StreamsRefusalsSayWhatWouldWork) {
+  SweepSpec s;
+  s.streams = {2, 3};
+  EXPECT_EQ(refusal(s, 2),
+            "--streams: 3 streams do not split evenly over the 2 ranks of the job (each rank "
+            "keeps the same depth); give a multiple of 2");
+  s.streams = {16384};
+  const std::string why = refusal(s, 2);
+  EXPECT_TRUE(
+      why.starts_with("--streams: 16384 streams over 2 ranks need depth 8192 per rank, "
+                      "more than "))
+      << why;
+  EXPECT_TRUE(why.ends_with("; start more ranks")) << why;
+  s.streams = {2 * std::uint64_t{kMaxIodepth}};
+  EXPECT_EQ(points_of(s, 2), (P{{2, kMaxIodepth}}));  // the deepest a rank may go
+}
+
+TEST(Plan, RunIdsAreUtcStartTimesThatSortAndDiffer) {
+  const std::regex shape(R"(^(\d{8}T\d{6})\.\d{3}Z-[0-9a-f]{8}$)");
+  const std::time_t before = std::time(nullptr);
+  const std::string first = make_run_id();
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(first, m, shape)) << first;
+  std::tm tm{};
+  ASSERT_NE(strptime(m[1].str().c_str(), "%Y%m%dT%H%M%S", &tm), nullptr);
+  const std::time_t at = timegm(&tm);
+  EXPECT_GE(at, before);  // UTC, this second or the next
+  EXPECT_LE(at, std::time(nullptr));
+  std::set<std::string> ids{first};
+  for (int i = 0; i < 100; ++i)
+    ids.insert(make_run_id());
+  EXPECT_EQ(ids.size(), 101u) << "32 random bits tell ids of the same millisecond apart";
+  EXPECT_LE(first.substr(0, 19), ids.rbegin()->substr(0, 19));  // later runs sort later
+}
+
+TEST(Plan, RankZeroMovesItsFileOncePerPhasePointAndRepetition) {
+  Config cfg;
+  cfg.work.file_size = 4 << 20;
+  cfg.work.phases = {kSeqWrite, kSeqRead, kFilterCount};
+  cfg.sweep.repetitions = 2;
+  // Whatever a point's ranks or depth: rank 0 moves its own file (or region) once per phase.
+  std::vector<SweepPoint> points(2);
+  points[1].ranks = 4;
+  points[1].per_rank.depth = points[1].per_rank.regions = 8;
+  EXPECT_EQ(planned_bytes_of_rank0(cfg, points), 2u * 2 * 3 * (4 << 20));
+  EXPECT_EQ(planned_bytes_of_rank0(cfg, {}), 0u);
+}
+
+TEST(Plan, DryRunTableAddsUpWhatEachPointMoves) {
+  Config cfg;
+  cfg.work.dir = "/scratch/u1";
+  cfg.work.file_size = 4 << 20;
+  cfg.work.seq_record = cfg.work.rand_record = cfg.work.scan_record = 1 << 20;
+  cfg.work.phases = {kSeqWrite, kSeqRead};
+  cfg.report.output = "r.h5";
+  const Topology topo = compute_topology({"h1", "h1", "h2", "h2"}, Placement::spread);
+  std::vector<SweepPoint> points;
+  ASSERT_EQ(resolve_points(sweep(1, 0), 1, 4, points), "");
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  ASSERT_NE(out, nullptr);
+  print_plan(out, cfg, points, topo);
+  std::fclose(out);
+  const std::string plan(text, size);
+  std::free(text);
+  EXPECT_TRUE(plan.starts_with("iosweep dry run: nothing is created, written or removed.\n"));
+  // ranks, nodes (spread: the second rank on the other node), files, bytes/phase, bytes/point
+  const std::regex row(R"( +(\d+) +(\d+) +(\d+) +(\d+ MiB) +(\d+ MiB))");
+  std::vector<std::string> rows;
+  std::istringstream lines(plan);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, row))
+      rows.push_back(m[1].str() + " " + m[2].str() + " " + m[3].str() + " " + m[4].str() + " " +
+                     m[5].str());
+  }
+  EXPECT_EQ(rows, (std::vector<std::string>{"1 1 1 4 MiB 8 MiB", "2 2 2 8 MiB 16 MiB",
+                                            "4 2 4 16 MiB 32 MiB"}))
+      << plan;
+  EXPECT_NE(plan.find("  total: 3 point(s), 56 MiB moved; largest footprint 16 MiB on disk\n"),
+            std::string::npos)
+      << plan;
+}
