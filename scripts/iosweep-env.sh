@@ -1,8 +1,8 @@
 # iosweep-env.sh: the environment iosweep is started with under mpirun or srun, defined once.
-# The bash scripts source it (quickstart, scale-check, slurm/iosweep.sbatch); iosweep_common.py
-# reads these same lines for the Python scripts and the tests. A variable the caller has already
-# set to something is left as it is. Every setting is a line of one of these two forms, which
-# iosweep_common.py parses (it refuses any other line):
+# The bash scripts source it (quickstart, slurm/iosweep.sbatch); iosweep_tools.core.launch
+# (python/iosweep_tools/core/launch.py) reads these same lines for the Python commands and the
+# tests. A variable the caller has already set to something is left as it is. Every setting is a
+# line of one of these two forms, which core.launch parses (it refuses any other line):
 #   iosweep_env NAME VALUE         for everyone
 #   iosweep_env_root NAME VALUE    only when running as root (effective user id 0)
 

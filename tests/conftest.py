@@ -2,7 +2,7 @@
 
 Tests run the real binary under the real mpiexec and read the real HDF5 file with h5py.
 The binary comes from $IOSWEEP_BIN (set by CTest), else build/iosweep. Phase and engine names
-come from the file (iosweep_common.phases, .engines), not from a list kept here.
+come from the file (iosweep_tools.results.names: phases, engines), not from a list kept here.
 
 A test builds its iosweep command line with iosweep_argv and runs it with run_sweep, stating
 only the options it is about:
@@ -20,7 +20,8 @@ from pathlib import Path
 import h5py
 import pytest
 
-import iosweep_common
+from iosweep_tools.core import launch
+from iosweep_tools.results import hdf5
 
 SOURCE_DIR = Path(os.environ.get("IOSWEEP_SOURCE_DIR", Path(__file__).resolve().parents[1]))
 BIN = os.environ.get("IOSWEEP_BIN", str(SOURCE_DIR / "build" / "iosweep"))
@@ -35,7 +36,7 @@ TEST_ENV = {
 
 
 def mpi_env(extra=None):
-    env = iosweep_common.launch_env()
+    env = launch.launch_env()
     env.update(TEST_ENV)
     if extra:
         env.update(extra)
@@ -137,7 +138,7 @@ def runs_of(path):
 
 def run_ids(f):
     """Run ids of an open h5py file in the order the runs were appended."""
-    return [iosweep_common.text(r) for r in f["run_index"]["run_id"]]
+    return [hdf5.text(r) for r in f["run_index"]["run_id"]]
 
 
 def latest_run(f):

@@ -91,6 +91,14 @@ void strided_blocks_hold_whole_records(const Config& c) {
   }
 }
 
+// One shared file lives in one folder: a list of folders would say that its ranks' bytes go
+// to several drives, which they do not.
+void shared_file_in_one_folder(const Config& c) {
+  if (c.work.shared() && c.work.dirs.size() > 1)
+    refuse("--dir: --file-layout shared makes one file in one folder; give one folder, not " +
+           std::to_string(c.work.dirs.size()));
+}
+
 void reused_files_are_not_remade(const Config& c) {
   if (c.work.reuse_run.empty()) return;
   for (auto id : c.work.phases)
@@ -116,6 +124,7 @@ const Relation kRelations[] = {
     {.what = "depth", .check = &depth_from_one_place},
     {.what = "collective", .check = &collective_calls_need_lockstep},
     {.what = "strided", .check = &strided_blocks_hold_whole_records},
+    {.what = "shared folder", .check = &shared_file_in_one_folder},
     {.what = "reuse", .check = &reused_files_are_not_remade},
     {.what = "wearout", .check = &wearout_needs_a_stonewall},
     {.what = "engine", .check = &engine_takes_its_options},

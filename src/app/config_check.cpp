@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -37,11 +38,12 @@ std::uint64_t mem_available_bytes() {
 // Before a run that reads another run's kept files: each must be that run's regular file, of
 // --file-size, holding this seed's data (its first block checked). A shared file is checked
 // once, by position 0: a segmented one must hold the regions of the largest point, a strided
-// one exactly those of the only rank count it serves.
-std::string reuse_check(const Workload& w, int position, int min_k, int max_k) {
+// one exactly those of the only rank count it serves. `dir` is the position's folder.
+std::string reuse_check(const Workload& w, const std::string& dir, int position, int min_k,
+                        int max_k) {
   if (w.shared() && position != 0) return {};
   auto name = [&](bool shared) {
-    return w.dir + "/iosweep." + w.reuse_run + "." +
+    return dir + "/iosweep." + w.reuse_run + "." +
            (shared ? std::string("shared") : std::to_string(position));
   };
   const std::string path = name(w.shared());
@@ -91,25 +93,45 @@ std::string agree(const std::string& mine) {
   return agree_first(mine, MPI_COMM_WORLD);
 }
 
+// The folders this rank checks: every one on a node's lowest rank (so that each folder is
+// checked on every node, used or not), its own elsewhere. Each is named with the host.
+std::string folder_checks(Workload& w, bool direct, const LocalPlace& place,
+                          const std::string& host) {
+  std::uint64_t align_max = kDefaultDirectAlignment;
+  for (std::size_t f = 0; f < w.dirs.size(); ++f) {
+    if (place.self.local_index != 0 && static_cast<int>(f) != place.self.folder) continue;
+    const std::string& dir = w.dirs[f];
+    if (auto why = fsops::check_writable_dir(dir); !why.empty())
+      return "--dir: host " + host + ": " + why;
+    if (!direct) continue;
+    std::uint64_t align = kDefaultDirectAlignment;
+    if (auto why = fsops::probe_direct(dir, align); !why.empty())
+      return "--direct: host " + host + ": " + why;
+    align_max = std::max(align_max, align);
+  }
+  w.direct_alignment = align_max;
+  return {};
+}
+
 std::string local_checks(Config& cfg, const LocalPlace& place, const std::string& host, int min_k,
                          int max_k, std::string& engine_detail) {
   Workload& w = cfg.work;
-  if (auto why = fsops::check_writable_dir(w.dir); !why.empty()) return "--dir: " + why;
-  if (cfg.io.direct) {
-    std::uint64_t align = kDefaultDirectAlignment;
-    if (auto why = fsops::probe_direct(w.dir, align); !why.empty()) return "--direct: " + why;
-    w.direct_alignment = align;
-  }
+  if (auto why = folder_checks(w, cfg.io.direct, place, host); !why.empty()) return why;
   for (auto id : w.phases) {
     const PhaseRow& row = phase_row(id);
     if (auto why = row.make(row.desc())->validate(w, cfg.io); !why.empty()) return why;
   }
   if (auto why = probe_engine(cfg.io, engine_detail); !why.empty()) return why;
   if (!w.wire_off && !w.wire_interfaces.empty())
-    if (auto why = check_wire(choose_wire(mount_of(w.dir), w.wire_interfaces)); !why.empty())
+    if (auto why = check_wire(choose_wire(mount_of(w.dirs.front()), w.wire_interfaces));
+        !why.empty())
       return "--wire-interface: host " + host + ": " + why;
-  if (!w.reuse_run.empty() && place.self.position < max_k)
-    if (auto why = reuse_check(w, place.self.position, min_k, max_k); !why.empty()) return why;
+  const int pos = place.self.position;
+  if (!w.reuse_run.empty() && pos < max_k) {
+    const int folder = w.shared() ? 0 : place.folder_of_position[static_cast<std::size_t>(pos)];
+    const std::string& dir = w.dirs[static_cast<std::size_t>(folder)];
+    if (auto why = reuse_check(w, dir, pos, min_k, max_k); !why.empty()) return why;
+  }
   return {};
 }
 
@@ -168,44 +190,51 @@ std::string memory_check(const Config& cfg, const LocalPlace& place,
          " or the record size";
 }
 
-// Free space: ranks that see the same file system (same f_fsid) share its free bytes; the
-// largest point needs one file per active rank on it.
+// Free space: ranks whose folders are on the same file system (same f_fsid, whichever node or
+// folder) share its free bytes; the largest point needs one file per active rank on it. The
+// refusal names a folder and host of that file system.
 std::string space_check(const Config& cfg, const LocalPlace& place, int max_k, int rank, int size) {
   struct Row {
     unsigned long long fsid;
     unsigned long long free;
     int active;
-  } mine{0, 0, place.self.position < max_k ? 1 : 0};
+    int node;
+    int folder;
+  } mine{0, 0, place.self.position < max_k ? 1 : 0, place.self.node, place.self.folder};
+  if (cfg.work.shared()) mine.folder = 0;
   struct statvfs v {};
-  if (::statvfs(cfg.work.dir.c_str(), &v) == 0) {
+  if (::statvfs(cfg.work.dirs[static_cast<std::size_t>(mine.folder)].c_str(), &v) == 0) {
     mine.fsid = v.f_fsid;
     mine.free = static_cast<unsigned long long>(v.f_bavail) * v.f_frsize;
   }
   std::vector<Row> all(rank == 0 ? static_cast<std::size_t>(size) : 0);
   MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
-  std::string why;
   // An engine that moves no data leaves its files empty: nothing to check.
-  if (rank == 0 && !cfg.force && cfg.work.reuse_run.empty() &&
-      engine_desc(cfg.io.engine).moves_data) {
-    std::map<unsigned long long, std::pair<unsigned long long, unsigned long long>>
-        need;  // fsid -> free, files
-    for (const auto& r : all) {
-      auto& n = need[r.fsid];
-      n.first = r.free;
-      n.second += static_cast<unsigned long long>(r.active);
-    }
-    for (const auto& [fsid, n] : need) {
-      const unsigned long long bytes = n.second * cfg.work.file_size;
-      if (bytes > n.first) {
-        why = "--file-size: the largest point needs " + std::to_string(bytes) + " bytes (" +
-              format_size(bytes) + ", " + std::to_string(n.second) + " files) in " + cfg.work.dir +
-              " but only " + std::to_string(n.first) + " bytes (" + format_size(n.first) +
-              ") are free; use a smaller --file-size or --force";
-        break;
-      }
-    }
+  if (rank != 0 || cfg.force || !cfg.work.reuse_run.empty() ||
+      !engine_desc(cfg.io.engine).moves_data)
+    return {};
+  struct Need {
+    unsigned long long free = 0, files = 0;
+    const Row* first = nullptr;  // where the file system is named from
+  };
+  std::map<unsigned long long, Need> need;
+  for (const auto& r : all) {
+    auto& n = need[r.fsid];
+    n.free = r.free;
+    n.files += static_cast<unsigned long long>(r.active);
+    if (n.first == nullptr || (r.active && !n.first->active)) n.first = &r;
   }
-  return why;
+  for (const auto& [fsid, n] : need) {
+    const unsigned long long bytes = n.files * cfg.work.file_size;
+    if (bytes <= n.free) continue;
+    const std::string& dir = cfg.work.dirs[static_cast<std::size_t>(n.first->folder)];
+    const std::string& host = place.full.hosts[static_cast<std::size_t>(n.first->node)];
+    return "--file-size: the largest point needs " + std::to_string(bytes) + " bytes (" +
+           format_size(bytes) + ", " + std::to_string(n.files) + " files) in '" + printable(dir) +
+           "' on host " + host + " but only " + std::to_string(n.free) + " bytes (" +
+           format_size(n.free) + ") are free; use a smaller --file-size or --force";
+  }
+  return {};
 }
 
 }  // namespace
@@ -227,9 +256,9 @@ std::string validate_run(Config& cfg, const MpiSession& mpi, const LocalPlace& p
       out_why = "--output: " + why;
   }
   if (auto why = agree(out_why); !why.empty()) return why;
-  // The alignment probed on rank 0 is the one recorded.
+  // The largest alignment any folder on any node needs is the one every rank uses and records.
   std::uint64_t align = cfg.work.direct_alignment;
-  MPI_Bcast(&align, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  MPI_Allreduce(&cfg.work.direct_alignment, &align, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
   cfg.work.direct_alignment = align;
   return agree(space_check(cfg, place, max_k, mpi.rank(), mpi.size()));
 }

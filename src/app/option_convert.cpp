@@ -29,6 +29,28 @@ std::pair<std::uint64_t, std::uint64_t> range_of(const OptionValue& v, const std
 
 }  // namespace
 
+std::vector<std::string> dirs_of(const OptionValue& v) {
+  if (v.unset()) v.refuse("required; the folder (or folders, one per drive) where ranks write");
+  std::vector<std::string> dirs;
+  std::set<std::string> seen;
+  for (std::string d : v.paths()) {
+    while (d.size() > 1 && d.back() == '/')
+      d.pop_back();
+    if (!seen.insert(d).second) v.refuse("'" + printable(d) + "' is listed twice");
+    dirs.push_back(std::move(d));
+  }
+  if (dirs.size() > kMaxDirs)
+    v.refuse(std::to_string(dirs.size()) + " folders; at most " + std::to_string(kMaxDirs));
+  return dirs;
+}
+
+std::string joined_dirs(const Workload& w) {
+  std::string s;
+  for (const auto& d : w.dirs)
+    s += (s.empty() ? "" : ",") + d;
+  return s;
+}
+
 std::vector<PhaseId> phases_of(const OptionValue& v) {
   std::vector<bool> want(256, false);
   if (v.unset())  // the default: every phase but the opt-in ones (ship-count)

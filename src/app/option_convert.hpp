@@ -13,6 +13,10 @@
 
 namespace iosweep {
 
+// --dir: the folders, each without trailing slashes, none twice, at most kMaxDirs; required.
+std::vector<std::string> dirs_of(const OptionValue& v);
+// The folders as the `dir` attribute records them: joined by commas.
+std::string joined_dirs(const Workload& w);
 // --phases: the phases named (all but the opt-in ones when unset), each control phase with the
 // phase it is the baseline of, in table order.
 std::vector<PhaseId> phases_of(const OptionValue& v);

@@ -46,16 +46,15 @@ using R = RunAttributes&;
 
 const OptionRow kOptions[] = {
     {.name = "dir",
-     .metavar = "DIR",
-     .help = "Target folder; every active rank writes <dir>/iosweep.<run-id>.<position> (required)",
-     .set =
-         [](V v, Config& c) {
-           if (v.unset()) v.refuse("required; the folder where each rank writes its file");
-           c.work.dir = v.text();
-           while (c.work.dir.size() > 1 && c.work.dir.back() == '/')
-             c.work.dir.pop_back();
-         },
-     .record = [](const Config& c, R a) { a.text("dir", c.work.dir); }},
+     .metavar = "DIR[,DIR...]",
+     .help = "Target folders, the same list on every node, one per drive (/nvme0/b,/nvme1/b: a "
+             "comma always separates two): a node's ranks take them round-robin by their index "
+             "within the node, and every active rank writes <its folder>/iosweep.<run-id>."
+             "<position> (required; --file-layout shared takes one folder, where its one file "
+             "is)",
+     .form = OptionForm::list,
+     .set = [](V v, Config& c) { c.work.dirs = dirs_of(v); },
+     .record = [](const Config& c, R a) { a.text("dir", joined_dirs(c.work)); }},
     {.name = "file-size",
      .metavar = "SIZE",
      .help = "Bytes per rank's file, as IOzone -s (4k, 16m, 1g: binary units)",
@@ -181,7 +180,7 @@ const OptionRow kOptions[] = {
     {.name = "file-layout",
      .metavar = "LAYOUT",
      .help = "per-rank: one file per rank (N-to-N); shared: one file for the active ranks of a "
-             "point (N-to-1, IOR without -F)",
+             "point (N-to-1, IOR without -F), in the one folder of --dir",
      .fallback = "per-rank",
      .set =
          [](V v, Config& c) {

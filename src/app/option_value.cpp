@@ -68,6 +68,14 @@ bool OptionValue::flag() const {
 }
 
 std::vector<std::string> OptionValue::list() const {
+  return split(false);
+}
+
+std::vector<std::string> OptionValue::paths() const {
+  return split(true);
+}
+
+std::vector<std::string> OptionValue::split(bool spaces) const {
   // Every source's values are checked before they get here (options.cpp); a list given empty
   // that reached a converter would otherwise become a run of nothing, or the option's default.
   // An option nobody gave (no default) has no values and is no list.
@@ -76,7 +84,7 @@ std::vector<std::string> OptionValue::list() const {
   std::set<std::string> seen;
   for (const auto& v : values_) {
     for (const char c : v)
-      if (std::isspace(static_cast<unsigned char>(c)))
+      if (!spaces && std::isspace(static_cast<unsigned char>(c)))
         refuse("'" + printable(v) +
                "' contains white space; write lists without spaces, e.g. 1,2,4");
     std::size_t at = 0;

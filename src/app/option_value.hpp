@@ -47,6 +47,9 @@ class OptionValue {
   // A list: entries separated by single commas, no white space, no empty and no repeated
   // entry; several values (a repeated option, a preset's array) are split alike.
   std::vector<std::string> list() const;
+  // A list of paths: split as list() is, but an entry may hold white space (a folder's name);
+  // a comma always separates two entries.
+  std::vector<std::string> paths() const;
   // One of a fixed set of words: "--cache: 'maybe' is not drop or keep".
   template <class T>
   T choice(std::initializer_list<std::pair<const char*, T>> words) const {
@@ -59,6 +62,8 @@ class OptionValue {
   }
 
  private:
+  std::vector<std::string> split(bool spaces) const;
+
   const OptionRow* row_ = nullptr;
   std::vector<std::string> values_;
   ValueSource source_ = ValueSource::unset;

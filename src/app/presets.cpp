@@ -26,7 +26,7 @@ std::string find_preset(const std::string& arg, const std::vector<std::string>& 
   const std::string file = arg.ends_with(".toml") ? arg : arg + ".toml";
   std::string looked;
   for (const auto& dir : dirs) {
-    const std::string candidate = dir + "/" + file;
+    std::string candidate = dir + "/" + file;
     if (::stat(candidate.c_str(), &st) == 0) return candidate;
     std::error_code ec;
     const auto shown = std::filesystem::canonical(dir, ec);  // only folders that exist

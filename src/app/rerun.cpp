@@ -78,9 +78,10 @@ std::string show_text(const RunRecord& run, const std::string& path) {
          "\n";
   }
   for (const auto& m : run.mounts)
-    s += "# file system: node " + std::to_string(m.node) + " " + printable(m.fs_type) + " " +
-         printable(m.source) + " at " + printable(m.mount_point) + "; wire " + printable(m.wire) +
-         "\n";
+    s += "# file system: node " + std::to_string(m.node) +
+         (m.dir[0] != '\0' && m.folder > 0 ? " folder " + printable(m.dir) : std::string()) + " " +
+         printable(m.fs_type) + " " + printable(m.source) + " at " + printable(m.mount_point) +
+         "; wire " + printable(m.wire) + "\n";
   s += "# as a preset: iosweep run --config FILE; or iosweep run --rerun " + printable(path) + ":" +
        run.run_id + "\n";
   s += run.config_toml;

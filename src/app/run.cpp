@@ -26,7 +26,8 @@ int run_app(int argc, char** argv, const MpiSession& mpi) {
     return kExitUsage;
   }
   Config& cfg = cli.cfg;
-  const LocalPlace place = gather_topology(MPI_COMM_WORLD, mpi.host(), cfg.sweep.placement);
+  const LocalPlace place = gather_topology(MPI_COMM_WORLD, mpi.host(), cfg.sweep.placement,
+                                           static_cast<int>(cfg.work.dirs.size()));
   const std::string note = fit_rerun_to_world(cli.rerun, cfg.sweep, mpi.size(), place.n_nodes);
   if (rank0 && !note.empty()) std::fprintf(stderr, "iosweep: %s\n", printable(note).c_str());
   std::vector<SweepPoint> points;

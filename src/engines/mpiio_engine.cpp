@@ -80,18 +80,27 @@ bool lockedfile_selected() {
 // sharedfp_lockedfile.c): FILE, ".locktest.", a rank of at most 8 digits and the NUL must fit.
 constexpr std::size_t kLockedfileNameBytes = 256 - 10 - 8 - 1;
 
-}  // namespace
-
-std::string MpiioEngine::check(const Workload& work, const EngineOptions& options) {
-  const std::size_t longest = work.dir.size() + kFileNameAddsChars;
-  if (longest > kLockedfileNameBytes && lockedfile_selected())
-    return "--dir: " + std::to_string(work.dir.size()) + " bytes long, it makes file names of up " +
-           "to " + std::to_string(longest) + " bytes; with Open MPI's sharedfp lockedfile " +
-           "component selected (OMPI_MCA_sharedfp=" +
-           printable(std::getenv("OMPI_MCA_sharedfp") ? std::getenv("OMPI_MCA_sharedfp") : "") +
+// With lockedfile selected by the user, a folder whose file names would overflow its buffer.
+std::string lockedfile_check(const Workload& work) {
+  if (!lockedfile_selected()) return {};
+  const char* selection = std::getenv("OMPI_MCA_sharedfp");
+  for (const auto& dir : work.dirs) {
+    const std::size_t longest = dir.size() + kFileNameAddsChars;
+    if (longest <= kLockedfileNameBytes) continue;
+    return "--dir: " + std::to_string(dir.size()) + " bytes long, it makes file names of up to " +
+           std::to_string(longest) + " bytes; with Open MPI's sharedfp lockedfile component " +
+           "selected (OMPI_MCA_sharedfp=" + printable(selection != nullptr ? selection : "") +
            ") --engine mpiio takes at most " + std::to_string(kLockedfileNameBytes) +
            " (a --dir of " + std::to_string(kLockedfileNameBytes - kFileNameAddsChars) +
            " bytes): its name buffer would overflow; leave OMPI_MCA_sharedfp unset";
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string MpiioEngine::check(const Workload& work, const EngineOptions& options) {
+  if (auto why = lockedfile_check(work); !why.empty()) return why;
   for (const auto& [k, v] : options.mpiio_hints) {
     if (k.size() >= MPI_MAX_INFO_KEY)
       return "--mpiio-hint: the key '" + printable(k) + "' has " + std::to_string(k.size()) +

@@ -45,7 +45,10 @@ struct EngineOptions {
 
 // What every phase does, on every active rank.
 struct Workload {
-  std::string dir;
+  // --dir: the target folders, the same list on every node. A node's ranks take them
+  // round-robin by their index within the node (model/topology.hpp); a shared file lives in
+  // the only one.
+  std::vector<std::string> dirs;
   std::uint64_t file_size = 0;
   std::uint64_t seq_record = 0;
   std::uint64_t rand_record = 0;

@@ -13,6 +13,9 @@ inline constexpr unsigned kMaxIodepth =
 inline constexpr int kMaxRanks = 1 << 24;                       // --ranks, --sweep, --read-shift
 inline constexpr std::uint64_t kMaxStreams = (1ull << 32) - 1;  // stored as 32-bit counts
 inline constexpr int kMaxRepetitions = 1000000;
+// Folders of --dir: each node's sampler counts every block device under them around every
+// phase, and a device's folders are kept as a bit mask.
+inline constexpr std::size_t kMaxDirs = 64;
 inline constexpr std::uint64_t kMinFilterEvery = 2;  // one planted key every N words, N >= 2
 inline constexpr double kMinTimeseriesBinS = 1e-3;
 // O_DIRECT's alignment until --dir is probed (a page, what most file systems need).

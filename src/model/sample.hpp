@@ -14,6 +14,7 @@ struct RankSample {
   std::int32_t position = -1;    // position in the activation order
   std::int32_t node = -1;        // node id
   std::int32_t file = -1;        // position of the file this rank read or wrote
+  std::int32_t folder = -1;      // index into --dir's folders of that file's folder
   std::int32_t stonewalled = 0;  // 1 when --stonewall stopped the phase early
 
   std::uint64_t bytes = 0;       // moved inside the timed window

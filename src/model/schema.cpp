@@ -76,7 +76,8 @@ const FieldDesc kSummary[] = {
     {FIELD(SummaryRow, filter_efficiency), .type = FieldType::f64, .unit = "1",
      .reduction =
          "filter-count bandwidth_Bps / scan-only bandwidth_Bps at the same point and repetition "
-         "(the identical read path with counting switched off); NaN when scan-only did not run"},
+         "(the identical read path with counting switched off, through the same buffers); NaN "
+         "when scan-only did not run"},
     {FIELD(SummaryRow, lat_mean_ns), .type = FieldType::f64, .unit = "ns",
      .reduction = "mean operation latency, all ranks; every latency figure NaN when no operation "
                   "completed"},
@@ -170,6 +171,22 @@ const FieldDesc kSummary[] = {
                   "bytes; NaN where no interface was sampled, where a counter could not be "
                   "measured (a node's wire row says why) and for collective MPI-IO on several "
                   "nodes (MPI's traffic shares the interfaces)"},
+    {FIELD(SummaryRow, drives), .type = FieldType::u32, .unit = "drives",
+     .reduction = "drives the point's files were on: distinct block devices (each once per "
+                  "kernel) under the folders of its active ranks' files; 0 without device "
+                  "counters"},
+    {FIELD(SummaryRow, drive_bw_min_Bps), .type = FieldType::f64, .unit = "bytes/s",
+     .reduction = "the slowest drive: min over drives of its ranks' bytes / the slowest of those "
+                  "ranks' elapsed (the device table's drive_Bps); NaN without device counters"},
+    {FIELD(SummaryRow, drive_bw_max_Bps), .type = FieldType::f64, .unit = "bytes/s",
+     .reduction = "the fastest drive: max over drives of drive_Bps; NaN without device counters"},
+    {FIELD(SummaryRow, drive_slowest), .type = FieldType::i32, .unit = "1",
+     .reduction = "the device table's drive id of the slowest drive; -1 without device counters"},
+    {FIELD(SummaryRow, drive_fastest), .type = FieldType::i32, .unit = "1",
+     .reduction = "the device table's drive id of the fastest drive; -1 without device counters"},
+    {FIELD(SummaryRow, drive_fraction_min), .type = FieldType::f64, .unit = "1",
+     .reduction = "min over drives of the device's bytes in the phase's direction / its ranks' "
+                  "bytes (the device table's drive_fraction); NaN without device counters"},
     {FIELD(SummaryRow, notes), .type = FieldType::str256, .unit = "text",
      .reduction = "what the row's figures carry, as the console's notes column prints it (counts, "
                   "efficiency, where the bytes came from, what could not be measured and why, "
@@ -211,7 +228,7 @@ const FieldDesc kWire[] = {
 const FieldDesc kMounts[] = {
     {FIELD(MountRow, node), .type = FieldType::i32, .unit = "1", .reduction = "node id"},
     {FIELD(MountRow, fs_type), .type = FieldType::str64, .unit = "text",
-     .reduction = "the file system type of the mount holding --dir on that node "
+     .reduction = "the file system type of the mount holding the folder on that node "
                   "(/proc/self/mountinfo: ext4, fuse.glusterfs, nfs4, lustre, gpfs ...)"},
     {FIELD(MountRow, source), .type = FieldType::str256, .unit = "text",
      .reduction = "its source: the device, or the server and export"},
@@ -221,6 +238,10 @@ const FieldDesc kMounts[] = {
      .reduction = "the mount's options, then the super block's (cut at 255 bytes)"},
     {FIELD(MountRow, wire), .type = FieldType::str256, .unit = "text",
      .reduction = "the interfaces sampled for the wire table, or why none was"},
+    {FIELD(MountRow, folder), .type = FieldType::i32, .unit = "1",
+     .reduction = "index of the folder in --dir's list"},
+    {FIELD(MountRow, dir), .type = FieldType::str256, .unit = "text",
+     .reduction = "the folder (cut at 255 bytes)"},
 };
 
 const FieldDesc kRanks[] = {
@@ -288,6 +309,9 @@ const FieldDesc kRanks[] = {
      .reduction = "counting phases: bytes the rank sent over MPI"},
     {FIELD(RankRow, mpi_remote_bytes), .type = FieldType::u64, .unit = "bytes",
      .reduction = "of those, to a rank on another node"},
+    {FIELD(RankRow, folder), .type = FieldType::i32, .unit = "1",
+     .reduction = "index into --dir's folders of the file the rank read or wrote (the folder of "
+                  "the rank at position file)"},
 };
 
 const FieldDesc kRankUsage[] = {
@@ -315,6 +339,9 @@ const FieldDesc kRankMap[] = {
      .reduction = "index of the rank among the ranks of its node"},
     {FIELD(RankMapRow, position), .type = FieldType::i32, .unit = "1",
      .reduction = "position in the activation order (--placement)"},
+    {FIELD(RankMapRow, folder), .type = FieldType::i32, .unit = "1",
+     .reduction = "index into --dir's folders of the rank's own folder: local_index mod their "
+                  "number"},
 };
 
 const FieldDesc kRunIndex[] = {
@@ -382,8 +409,8 @@ const FieldDesc kDevice[] = {
      .reduction = "repetition index"},
     {FIELD(DeviceRow, node), .type = FieldType::i32, .unit = "1", .reduction = "node id"},
     {FIELD(DeviceRow, device), .type = FieldType::str64, .unit = "text",
-     .reduction = "the block device holding --dir on that node (a partition's disk; device-mapper "
-                  "and md by their own name)"},
+     .reduction = "a block device holding folders of --dir on that node (a partition's disk; "
+                  "device-mapper and md by their own name)"},
     {FIELD(DeviceRow, counted), .type = FieldType::u8, .unit = "bool",
      .reduction = "1 when this row is in the summary's device sums; 0 when another node shares the "
                   "same kernel and device (emulated nodes), or when `note` says its counters "
@@ -397,6 +424,25 @@ const FieldDesc kDevice[] = {
      .reduction = "read requests completed, same window"},
     {FIELD(DeviceRow, write_ops), .type = FieldType::u64, .unit = "ops",
      .reduction = "write requests completed, same window"},
+    {FIELD(DeviceRow, drive), .type = FieldType::i32, .unit = "1",
+     .reduction = "the drive's id in the run: devices numbered in order of first appearance by "
+                  "node and folder; rows of one device of one kernel (emulated nodes) share it"},
+    {FIELD(DeviceRow, folders), .type = FieldType::str256, .unit = "text",
+     .reduction = "the folders of --dir on this device on that node, comma-separated (cut at 255 "
+                  "bytes)"},
+    {FIELD(DeviceRow, ranks), .type = FieldType::u32, .unit = "ranks",
+     .reduction = "active ranks of that node whose file is in those folders"},
+    {FIELD(DeviceRow, claimed_bytes), .type = FieldType::u64, .unit = "bytes",
+     .reduction = "sum over those ranks of bytes (their timed windows)"},
+    {FIELD(DeviceRow, seconds), .type = FieldType::f64, .unit = "s",
+     .reduction = "max over those ranks of elapsed; 0 without ranks"},
+    {FIELD(DeviceRow, drive_Bps), .type = FieldType::f64, .unit = "bytes/s",
+     .reduction = "on the row with counted = 1: claimed_bytes of every row of the drive / the max "
+                  "of their seconds; NaN on other rows and for a drive without ranks"},
+    {FIELD(DeviceRow, drive_fraction), .type = FieldType::f64, .unit = "1",
+     .reduction = "on the row with counted = 1: the device's bytes in the phase's direction / "
+                  "claimed_bytes of every row of the drive; NaN on other rows and for a drive "
+                  "whose ranks claimed nothing"},
     {FIELD(DeviceRow, note), .type = FieldType::str256, .unit = "text",
      .reduction = "why the device's counters could not be measured around this phase (the device "
                   "gone or replaced), then every count 0 and counted 0; empty when they were"},
@@ -434,7 +480,9 @@ const TableDesc kDeviceT{
     .name = "device",
     .row_bytes = sizeof(DeviceRow),
     .fields = kDevice,
-    .description = "one row per (summary point, node sampled): block device counters"};
+    .description =
+        "one row per (summary point, node sampled, block device under its folders): block "
+        "device counters and what the ranks whose files are on the device claimed"};
 const TableDesc kRankUsageT{
     .name = "rank_usage",
     .row_bytes = sizeof(RankUsageRow),
@@ -449,7 +497,9 @@ const TableDesc kWireT{
 const TableDesc kMountsT{.name = "mounts",
                          .row_bytes = sizeof(MountRow),
                          .fields = kMounts,
-                         .description = "one row per node: the file system holding --dir there"};
+                         .description =
+                             "one row per (node, folder of --dir): the file system holding the "
+                             "folder there"};
 const TableDesc* const kAll[] = {&kRunIndexT,   &kRankMapT, &kSummaryT,   &kRanksT, &kNodesT,
                                  &kTimeSeriesT, &kDeviceT,  &kRankUsageT, &kWireT,  &kMountsT};
 

@@ -120,6 +120,16 @@ struct SummaryRow {
   double wire_rx_bytes;   // NaN where no storage interface was sampled
   double wire_tx_bytes;
   double wire_fraction;
+  // The drives (block devices under --dir's folders, each once per kernel) the point's files
+  // were on: how many, the slowest and fastest by their ranks' bytes over those ranks' slowest
+  // time, and the lowest share of its ranks' bytes a drive's own counters saw (the device
+  // table has every drive's figures; NaN and -1 without device counters).
+  std::uint32_t drives;
+  double drive_bw_min_Bps;
+  double drive_bw_max_Bps;
+  std::int32_t drive_slowest;  // the device table's `drive` id
+  std::int32_t drive_fastest;
+  double drive_fraction_min;
   char notes[256];  // what the row's figures carry, as the console's notes column prints it
 };
 
@@ -156,6 +166,7 @@ struct RankRow {
   std::uint64_t private_bytes;
   std::uint64_t mpi_bytes;
   std::uint64_t mpi_remote_bytes;
+  std::int32_t folder;  // index into --dir's folders of the file the rank read or wrote
 };
 
 // One row per world rank, written at the end of a run: what each rank used over the whole run,
@@ -174,6 +185,7 @@ struct RankMapRow {
   std::int32_t node;
   std::int32_t local_index;
   std::int32_t position;
+  std::int32_t folder;  // index into --dir's folders: local_index mod their number
 };
 
 struct RunIndexRow {
@@ -200,8 +212,9 @@ struct NodeRow {
   double cached_after_bytes;
 };
 
-// One row per (point, node sampled): the block device counters of the node's lowest rank around
-// one phase.
+// One row per (point, node sampled, block device under its folders): the device's counters as
+// the node's lowest rank read them around one phase, and what the ranks whose files are in its
+// folders claimed.
 struct DeviceRow {
   std::uint32_t point;
   std::uint8_t phase;
@@ -213,6 +226,15 @@ struct DeviceRow {
   std::uint64_t write_bytes;
   std::uint64_t read_ops;
   std::uint64_t write_ops;
+  std::int32_t drive;   // the run's id of the device: equal on rows of one device and kernel
+  char folders[256];    // the folders of --dir on it on that node, comma-separated
+  std::uint32_t ranks;  // active ranks of that node whose file is in those folders
+  std::uint64_t claimed_bytes;  // what those ranks moved in their timed windows
+  double seconds;               // the slowest of those ranks' windows; 0 without ranks
+  // On the row that counts the drive: every row's claims of the drive over their slowest
+  // time, and the device's bytes in the phase's direction over those claims; NaN elsewhere.
+  double drive_Bps;
+  double drive_fraction;
   char note[256];  // why the counters could not be measured (then 0, and counted 0); empty: they
                    // were
 };
@@ -234,7 +256,8 @@ struct WireRow {
                    // were
 };
 
-// One row per node: the file system holding --dir there, from its mount table.
+// One row per (node, folder of --dir): the file system holding the folder there, from its mount
+// table.
 struct MountRow {
   std::int32_t node;
   char fs_type[64];
@@ -242,6 +265,8 @@ struct MountRow {
   char mount_point[256];
   char options[256];
   char wire[256];  // the interfaces sampled, or why none
+  std::int32_t folder;
+  char dir[256];
 };
 
 // One row per (point, rank, time bin), and one per (point, bin) with rank -1: every rank's

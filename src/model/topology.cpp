@@ -14,7 +14,7 @@ int Topology::nodes_used(int k) const {
   return static_cast<int>(nodes.size());
 }
 
-Topology compute_topology(const std::vector<std::string>& names, Placement placement) {
+Topology compute_topology(const std::vector<std::string>& names, Placement placement, int folders) {
   Topology t;
   std::map<std::string, int> node_of;
   std::vector<int> per_node_count;
@@ -29,6 +29,7 @@ Topology compute_topology(const std::vector<std::string>& names, Placement place
     row.rank = static_cast<int>(r);
     row.node = it->second;
     row.local_index = per_node_count[static_cast<std::size_t>(row.node)]++;
+    row.folder = row.local_index % std::max(folders, 1);
   }
   t.order.resize(names.size());
   for (std::size_t r = 0; r < names.size(); ++r)

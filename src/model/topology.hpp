@@ -4,6 +4,12 @@
 // node-spread order sorts ranks by (index within node, node), so the first k ranks of the order
 // are spread as evenly as possible over the nodes however the launcher mapped them (thread i
 // on node i mod nodes, as IOzone's round-robin threadlist). Block placement uses rank order.
+//
+// With several folders (--dir a,b,...: one per drive, the same list on every node) a rank's
+// folder is its index within its node modulo their number, so a node's ranks take its drives
+// round-robin. The node-spread order then loads nodes first and a node's drives second: its
+// first k ranks hold ceil or floor of k / nodes ranks on each node, and on each node ranks of
+// consecutive indexes, so distinct drives until every drive has one.
 // Pure data and arithmetic; mpi/topology.hpp gathers the names.
 #pragma once
 
@@ -19,6 +25,7 @@ struct RankPlace {
   int node = 0;
   int local_index = 0;  // index of the rank among the ranks of its node, by rank
   int position = 0;     // position in the activation order
+  int folder = 0;       // index into --dir's folders: local_index mod their number
 };
 
 struct Topology {
@@ -32,6 +39,10 @@ struct Topology {
   int node_at(int p) const {
     return ranks[static_cast<std::size_t>(order[static_cast<std::size_t>(p)])].node;
   }
+  // Folder of the rank at position p.
+  int folder_at(int p) const {
+    return ranks[static_cast<std::size_t>(order[static_cast<std::size_t>(p)])].folder;
+  }
 };
 
 // The smallest shift K such that position i and position (i + K) mod k are on different nodes
@@ -39,7 +50,8 @@ struct Topology {
 // collectors); 1 (or 0 for one rank) with `all_remote` false when there is none.
 int remote_shift(const std::vector<int>& node_of_position, int k, bool& all_remote);
 
-// Placement from every rank's processor name (index = rank).
-Topology compute_topology(const std::vector<std::string>& names, Placement placement);
+// Placement from every rank's processor name (index = rank), over `folders` target folders.
+Topology compute_topology(const std::vector<std::string>& names, Placement placement,
+                          int folders = 1);
 
 }  // namespace iosweep

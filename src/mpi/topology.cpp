@@ -5,7 +5,8 @@
 
 namespace iosweep {
 
-LocalPlace gather_topology(MPI_Comm world, const std::string& my_name, Placement placement) {
+LocalPlace gather_topology(MPI_Comm world, const std::string& my_name, Placement placement,
+                           int folders) {
   int rank = 0, size = 1;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
@@ -16,22 +17,26 @@ LocalPlace gather_topology(MPI_Comm world, const std::string& my_name, Placement
   MPI_Gather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
              0, world);
   LocalPlace out;
-  std::vector<int> rows;  // rank, node, local_index, position, n_nodes per rank
+  std::vector<int> rows;  // rank, node, local_index, position, folder, n_nodes per rank
+  out.folder_of_position.resize(static_cast<std::size_t>(size));
   if (rank == 0) {
     std::vector<std::string> names(static_cast<std::size_t>(size));
     for (int r = 0; r < size; ++r)
       names[static_cast<std::size_t>(r)] =
           std::string(&all[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME]);
-    out.full = compute_topology(names, placement);
-    rows.reserve(static_cast<std::size_t>(size) * 5);
-    for (const auto& p : out.full.ranks)
-      rows.insert(rows.end(), {p.rank, p.node, p.local_index, p.position,
+    out.full = compute_topology(names, placement, folders);
+    rows.reserve(static_cast<std::size_t>(size) * 6);
+    for (const auto& p : out.full.ranks) {
+      rows.insert(rows.end(), {p.rank, p.node, p.local_index, p.position, p.folder,
                                static_cast<int>(out.full.hosts.size())});
+      out.folder_of_position[static_cast<std::size_t>(p.position)] = p.folder;
+    }
   }
-  int mine_row[5] = {};
-  MPI_Scatter(rows.data(), 5, MPI_INT, mine_row, 5, MPI_INT, 0, world);
-  out.self = {mine_row[0], mine_row[1], mine_row[2], mine_row[3]};
-  out.n_nodes = mine_row[4];
+  int mine_row[6] = {};
+  MPI_Scatter(rows.data(), 6, MPI_INT, mine_row, 6, MPI_INT, 0, world);
+  out.self = {mine_row[0], mine_row[1], mine_row[2], mine_row[3], mine_row[4]};
+  out.n_nodes = mine_row[5];
+  MPI_Bcast(out.folder_of_position.data(), size, MPI_INT, 0, world);
   return out;
 }
 

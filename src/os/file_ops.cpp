@@ -46,16 +46,30 @@ FileIdentity identity_of(const std::string& path) {
   return {st.st_dev, st.st_ino, true};
 }
 
+int device_of(const std::string& dir, dev_t& dev) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return errno;
+  dev = st.st_dev;
+  return 0;
+}
+
 bool exists(const std::string& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;
 }
 
-bool remove_if_same(const std::string& path, const FileIdentity& id) {
+bool remove_if_same(const std::string& path, const FileIdentity& id, int* err) {
+  int failed = 0;
+  bool removed = false;
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  if (!(FileIdentity{st.st_dev, st.st_ino, true} == id)) return false;
-  return ::unlink(path.c_str()) == 0;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) failed = errno;
+  } else if (S_ISREG(st.st_mode) && FileIdentity{st.st_dev, st.st_ino, true} == id) {
+    removed = ::unlink(path.c_str()) == 0;
+    if (!removed) failed = errno;
+  }
+  if (err != nullptr) *err = failed;
+  return removed;
 }
 
 std::uint64_t size_of(const std::string& path) {

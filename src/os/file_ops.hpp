@@ -29,9 +29,13 @@ int open_for_io(const std::string& path, bool write, bool create, bool direct);
 // Identity of the object at `path` itself (symbolic links are not followed).
 FileIdentity identity_of(const std::string& path);
 bool exists(const std::string& path);
+// The device of the file system holding folder `dir` (symbolic links followed, as a path into
+// it is); 0 and errno when it cannot be read.
+int device_of(const std::string& dir, dev_t& dev);
 // Removes `path` only when it is still the regular file recorded in `id`: a run never removes
-// a file it did not create. Returns true when removed.
-bool remove_if_same(const std::string& path, const FileIdentity& id);
+// a file it did not create. Returns true when removed; `err` (when given) is then 0, and the
+// errno of a failed lstat (other than ENOENT) or unlink otherwise.
+bool remove_if_same(const std::string& path, const FileIdentity& id, int* err = nullptr);
 // Size in bytes of a regular file (not following links); throws IoError.
 std::uint64_t size_of(const std::string& path);
 // Reads dst.size() bytes at `offset` of a regular file (not following links); throws IoError.

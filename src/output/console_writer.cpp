@@ -28,38 +28,91 @@ void ConsoleWriter::flush() {
   if (failed && errno == EPIPE && reader_gone_) std::exchange(reader_gone_, nullptr)();
 }
 
-// The file system under --dir and what can tell where the bytes came from: one line when every
-// node agrees, a line per node when they differ.
+// The file system under each folder of --dir and what can tell where the bytes came from: one
+// line per folder when every node agrees, a line per node when they differ.
 void ConsoleWriter::print_storage(const RunContext& ctx) {
-  std::set<std::string> kinds, wires;
-  for (const auto& m : ctx.mounts) {
-    kinds.insert(std::string(m.fs_type) + " " + m.source + " at " + m.mount_point);
-    wires.insert(m.wire);
-  }
-  for (const auto& m : ctx.mounts) {
-    if (kinds.size() <= 1 && m.node != 0) break;
-    std::fprintf(out_, "  file system%s: %s %s at %s%s\n",
-                 kinds.size() > 1 ? (" of node " + std::to_string(m.node)).c_str() : "",
-                 printable(m.fs_type).c_str(), printable(m.source).c_str(),
-                 printable(m.mount_point).c_str(),
-                 ctx.mounts.size() > 1 && kinds.size() == 1 ? " (every node)" : "");
+  const auto& dirs = ctx.cfg->work.dirs;
+  std::set<std::string> wires;
+  for (std::size_t f = 0; f < dirs.size(); ++f) {
+    std::set<std::string> kinds;
+    std::vector<const MountRow*> rows;
+    for (const auto& m : ctx.mounts)
+      if (m.folder == static_cast<std::int32_t>(f)) {
+        kinds.insert(std::string(m.fs_type) + " " + m.source + " at " + m.mount_point);
+        rows.push_back(&m);
+        wires.insert("node " + std::to_string(m.node) + " " + printable(m.wire));
+      }
+    const std::string of = dirs.size() > 1 ? " of " + printable(dirs[f]) : "";
+    for (const MountRow* m : rows) {
+      if (kinds.size() <= 1 && m != rows.front()) break;
+      std::fprintf(
+          out_, "  file system%s%s: %s %s at %s%s\n", of.c_str(),
+          kinds.size() > 1
+              ? ((of.empty() ? " of node " : " on node ") + std::to_string(m->node)).c_str()
+              : "",
+          printable(m->fs_type).c_str(), printable(m->source).c_str(),
+          printable(m->mount_point).c_str(),
+          rows.size() > 1 && kinds.size() == 1 ? " (every node)" : "");
+    }
   }
   std::fprintf(out_, "  device counters: %s\n",
                ctx.device_note.empty() ? "measured around every phase"
                                        : ("not measured: " + printable(ctx.device_note)).c_str());
+  print_wire(ctx, wires);
+}
+
+// The storage interfaces: one line, the nodes' own when they differ.
+void ConsoleWriter::print_wire(const RunContext& ctx, const std::set<std::string>& by_node) {
+  std::set<std::string> wires;
+  for (const auto& m : ctx.mounts)
+    wires.insert(m.wire);
   std::string wire;
   if (!ctx.wire_note.empty()) {
     wire = "not measured: " + printable(ctx.wire_note);
   } else if (wires.size() == 1) {
-    wire = printable(*wires.begin()) + (ctx.mounts.size() > 1 ? " on every node" : "") +
+    std::set<int> nodes;
+    for (const auto& m : ctx.mounts)
+      nodes.insert(m.node);
+    wire = printable(*wires.begin()) + (nodes.size() > 1 ? " on every node" : "") +
            ", around every phase";
   } else {
-    for (const auto& m : ctx.mounts)
-      wire +=
-          (wire.empty() ? "" : ", ") + ("node " + std::to_string(m.node) + " ") + printable(m.wire);
+    for (const auto& w : by_node)
+      wire += (wire.empty() ? "" : ", ") + w;
     wire += ", around every phase";
   }
   std::fprintf(out_, "  wire counters: %s\n", wire.c_str());
+}
+
+// Which ranks run on which node and, with several folders, which of them use which folder
+// there (and the drive under it).
+void ConsoleWriter::print_placement(const RunContext& ctx) {
+  const auto& dirs = ctx.cfg->work.dirs;
+  std::fprintf(out_, "placement (%s%s):\n",
+               ctx.cfg->sweep.placement == Placement::spread ? "spread" : "block",
+               dirs.size() > 1 ? "; a node's ranks take the folders round-robin" : "");
+  std::map<int, std::vector<int>> by_node;
+  std::map<std::pair<int, int>, std::string> by_folder;
+  for (const auto& r : ctx.topology.ranks) {
+    by_node[r.node].push_back(r.rank);
+    auto& list = by_folder[{r.node, r.folder}];
+    list += (list.empty() ? "" : ",") + std::to_string(r.rank);
+  }
+  for (const auto& [node, ranks] : by_node) {
+    std::string list;
+    for (int r : ranks)
+      list += (list.empty() ? "" : ",") + std::to_string(r);
+    std::fprintf(out_, "  node %d %-20s ranks %s\n", node,
+                 ctx.topology.hosts[static_cast<std::size_t>(node)].c_str(), list.c_str());
+    for (std::size_t f = 0; f < dirs.size() && dirs.size() > 1; ++f) {
+      std::string drive;
+      for (const auto& d : ctx.drives)
+        if (d.node == node && ((d.folders >> f) & 1u))
+          drive = " (" + printable(d.device) + ", drive " + std::to_string(d.drive) + ")";
+      const auto it = by_folder.find({node, static_cast<int>(f)});
+      std::fprintf(out_, "    %s%s: ranks %s\n", printable(dirs[f]).c_str(), drive.c_str(),
+                   it == by_folder.end() ? "none" : it->second.c_str());
+    }
+  }
 }
 
 void ConsoleWriter::begin_run(const RunContext& ctx) {
@@ -68,10 +121,13 @@ void ConsoleWriter::begin_run(const RunContext& ctx) {
   const Workload& w = cfg.work;
   std::fprintf(out_, "iosweep run %s%s%s\n", ctx.run_id.c_str(),
                cfg.report.label.empty() ? "" : "  label: ", printable(cfg.report.label).c_str());
-  std::fprintf(out_, "  %d ranks on %zu node(s); engine %s (%s)%s; %s per rank in %s (%s)\n",
+  const std::string where = w.dirs.size() == 1
+                                ? printable(w.dirs.front()) + " (" + ctx.fs_type() + ")"
+                                : std::to_string(w.dirs.size()) + " folders";
+  std::fprintf(out_, "  %d ranks on %zu node(s); engine %s (%s)%s; %s per rank in %s\n",
                ctx.world_size, ctx.topology.hosts.size(), engine_desc(cfg.io.engine).name,
                ctx.engine_detail.c_str(), cfg.io.direct ? ", O_DIRECT" : "",
-               format_size(w.file_size).c_str(), w.dir.c_str(), ctx.fs_type().c_str());
+               format_size(w.file_size).c_str(), where.c_str());
   const std::string fsync = phase_list(w.fsync_phases);
   std::fprintf(out_, "  records: seq %s, rand %s, scan %s; cache %s; fsync %s; filter kernel %s\n",
                format_size(w.seq_record).c_str(), format_size(w.rand_record).c_str(),
@@ -93,18 +149,7 @@ void ConsoleWriter::begin_run(const RunContext& ctx) {
                  "requests in flight, sequential phases stream depth regions of each file side by "
                  "side\n");
   print_storage(ctx);
-  std::fprintf(out_, "placement (%s):\n",
-               cfg.sweep.placement == Placement::spread ? "spread" : "block");
-  std::map<int, std::vector<int>> by_node;
-  for (const auto& r : ctx.topology.ranks)
-    by_node[r.node].push_back(r.rank);
-  for (const auto& [node, ranks] : by_node) {
-    std::string list;
-    for (int r : ranks)
-      list += (list.empty() ? "" : ",") + std::to_string(r);
-    std::fprintf(out_, "  node %d %-20s ranks %s\n", node,
-                 ctx.topology.hosts[static_cast<std::size_t>(node)].c_str(), list.c_str());
-  }
+  print_placement(ctx);
   flush();
 }
 
@@ -134,77 +179,6 @@ void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) 
                mib(s.children_Bps), mib(s.rank_bw_min_Bps), mib(s.rank_bw_mean_Bps),
                mib(s.rank_bw_max_Bps), s.lat_p50_ns / 1e3, s.lat_p99_ns / 1e3, notes.c_str());
   flush();
-}
-
-void ConsoleWriter::print_final_math() {
-  if (!last_filter_) return;
-  const SummaryRow& s = last_filter_->summary;
-  const double rated_Bps = ctx_.cfg->report.rated_bw_Bps;
-  const double gbs = 1e9;
-  if (by_streams())
-    std::fprintf(out_,
-                 "filter-count at %u streams (%u ranks x depth %u) on %u node(s) (the "
-                 "largest point):\n",
-                 s.streams, s.ranks, s.iodepth, s.nodes);
-  else
-    std::fprintf(out_, "filter-count at %u ranks on %u node(s) (the largest point):\n", s.ranks,
-                 s.nodes);
-  std::fprintf(out_, "  data       %llu bytes (%.3f GB), %llu rows of 8 bytes\n",
-               static_cast<unsigned long long>(s.bytes), static_cast<double>(s.bytes) / gbs,
-               static_cast<unsigned long long>(s.rows));
-  std::fprintf(out_, "  runtime    %.3f s\n", s.wall_s);
-  std::fprintf(out_, "  aggregate  %.3f GB/s (%.1f MiB/s)\n", s.bandwidth_Bps / gbs,
-               mib(s.bandwidth_Bps));
-  for (const auto& n : last_filter_->nodes)
-    std::fprintf(out_, "  node %-3d   %.3f GB/s  (%u ranks, %s)\n", n.node, n.bandwidth_Bps / gbs,
-                 n.ranks, ctx_.topology.hosts[static_cast<std::size_t>(n.node)].c_str());
-  const double per_node = s.nodes ? s.bandwidth_Bps / s.nodes : 0;
-  const double per_rank = s.ranks ? s.bandwidth_Bps / s.ranks : 0;
-  std::fprintf(out_, "  per node   %.3f GB/s (aggregate / nodes)\n", per_node / gbs);
-  std::fprintf(out_, "  per rank   %.3f GB/s (aggregate / ranks)\n", per_rank / gbs);
-  std::fprintf(out_, "  matches    %llu found, %llu expected%s\n",
-               static_cast<unsigned long long>(s.matches),
-               static_cast<unsigned long long>(s.expected_matches),
-               !engine_desc(s.engine).moves_data ? " (not checked: no data moved)"
-               : s.rows == 0                     ? " (nothing scanned)"
-               : s.matches == s.expected_matches ? " (exact)"
-                                                 : " (MISMATCH)");
-  const double rated2_Bps = ctx_.cfg->report.rated_bw2_Bps;
-  if (rated_Bps > 0 && rated2_Bps > 0) {
-    // Two ceilings (sequential and random, as the compute-adjacent study quotes): a range.
-    const double a = 100.0 * per_rank / rated_Bps, b = 100.0 * per_rank / rated2_Bps;
-    std::fprintf(out_,
-                 "  rated      %.3f GB/s and %.3f GB/s per rank's device: between %.1f%% and "
-                 "%.1f%% of rated maximum (%.1f%% of %.3f GB/s, %.1f%% of %.3f GB/s)\n",
-                 rated_Bps / gbs, rated2_Bps / gbs, std::min(a, b), std::max(a, b), a,
-                 rated_Bps / gbs, b, rated2_Bps / gbs);
-  } else if (rated_Bps > 0) {
-    std::fprintf(out_, "  rated      %.3f GB/s per rank's device: %.1f%% of rated maximum\n",
-                 rated_Bps / gbs, 100.0 * per_rank / rated_Bps);
-  }
-  print_shipped(s);
-}
-
-// The same scan with the data shipped to collectors instead of counted in place (ship-count at
-// the same point), when the run had it.
-void ConsoleWriter::print_shipped(const SummaryRow& f) {
-  if (!last_ship_) return;
-  const SummaryRow& s = last_ship_->summary;
-  if (s.ranks != f.ranks || s.repetition != f.repetition) return;
-  const double gbs = 1e9;
-  std::fprintf(out_, "ship-count at %u ranks (every record sent over MPI to a collector):\n",
-               s.ranks);
-  std::fprintf(out_,
-               "  moved      %llu bytes over MPI (%.0f%% to another node), against %llu "
-               "bytes (8 per rank) for filter-count\n",
-               static_cast<unsigned long long>(s.mpi_bytes),
-               s.mpi_bytes ? 100.0 * static_cast<double>(s.mpi_remote_bytes) /
-                                 static_cast<double>(s.mpi_bytes)
-                           : 0.0,
-               static_cast<unsigned long long>(f.mpi_bytes));
-  std::fprintf(out_, "  aggregate  %.3f GB/s; filter-count / ship-count %.2f\n",
-               s.bandwidth_Bps / gbs,
-               s.bandwidth_Bps > 0 ? f.bandwidth_Bps / s.bandwidth_Bps : 0.0);
 }
 
 void ConsoleWriter::end_run(RunStatus status, const std::string& message) {

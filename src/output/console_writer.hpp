@@ -1,12 +1,15 @@
-// The terminal report on rank 0: the run header, the placement (node -> ranks), one table row
-// per point as soon as it is reduced (with a streams column when the run sweeps --streams), and at
-// the end the compute-adjacent "final math" for the largest filter-count point. Bandwidths are
-// MiB/s (2^20 bytes/s), latencies microseconds.
+// The terminal report on rank 0: the run header, the placement (node -> ranks, and with several
+// folders which ranks use which folder and drive), one table row per point as soon as it is
+// reduced (with a streams column when the run sweeps --streams), and at the end the
+// compute-adjacent "final math" for the largest filter-count point (output/final_math.cpp).
+// Bandwidths are MiB/s (2^20 bytes/s), latencies microseconds.
 #pragma once
 
 #include <cstdio>
 #include <functional>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "output/writer.hpp"
 
@@ -27,7 +30,11 @@ class ConsoleWriter final : public ResultWriter {
   bool by_streams() const;  // the run sweeps --streams: the table has a streams column
   void print_header();
   void print_storage(const RunContext& ctx);
+  void print_wire(const RunContext& ctx, const std::set<std::string>& by_node);
+  void print_placement(const RunContext& ctx);
+  void print_drives(const PointResult& p);
   void print_final_math();
+  void print_rated(double per_unit_Bps, const char* unit);
   void print_shipped(const SummaryRow& filter);
   void flush();
 

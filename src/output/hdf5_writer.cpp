@@ -193,7 +193,7 @@ void Hdf5Writer::begin_locked(const RunContext& ctx, bool was_empty) {
   h5::write_strings(g.get(), "hosts", ctx.topology.hosts);
   std::vector<RankMapRow> map;
   for (const auto& r : ctx.topology.ranks)
-    map.push_back({r.rank, r.node, r.local_index, r.position});
+    map.push_back({r.rank, r.node, r.local_index, r.position, r.folder});
   h5::create_table(g.get(), rank_map_table(), 1024);
   h5::append_rows(g.get(), rank_map_table(), map.data(), map.size());
   h5::create_table(g.get(), summary_table(), 64);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "core/units.hpp"
 #include "model/engine_desc.hpp"
@@ -20,7 +21,7 @@ constexpr double kWireNote = 0.90;       // a phase whose wire carried less than
 
 // "cached 97%": a fraction in whole percent, the nearest.
 std::string percent(const char* what, double fraction) {
-  char b[48];
+  char b[128];
   std::snprintf(b, sizeof b, "%s %.0f%%", what, std::round(100.0 * fraction));
   return b;
 }
@@ -29,6 +30,31 @@ std::string percent(const char* what, double fraction) {
 // 89.7% shown as "90%" would contradict the rule that marked it.
 std::string percent_under(const char* what, double fraction, double threshold) {
   return percent(what, std::min(fraction, (std::round(100.0 * threshold) - 1) / 100.0));
+}
+
+// The drives that saw under kDeviceNote of their ranks' bytes, when some of the point's drives
+// did not: every one is named, at most kDriveNotes, then how many more (when all of them saw
+// too little, the `device` note already says so).
+constexpr std::size_t kDriveNotes = 3;
+
+std::string drive_notes(const PointResult& p) {
+  std::vector<const DeviceRow*> low;
+  std::size_t used = 0;
+  for (const auto& d : p.devices) {
+    if (std::isnan(d.drive_fraction)) continue;
+    ++used;
+    if (d.drive_fraction < kDeviceNote) low.push_back(&d);
+  }
+  if (low.empty() || low.size() == used) return {};
+  std::string n;
+  for (std::size_t i = 0; i < low.size() && i < kDriveNotes; ++i) {
+    const std::string what =
+        "drive " + std::string(low[i]->device) + " (node " + std::to_string(low[i]->node) + ")";
+    n += (n.empty() ? "" : "; ") + percent_under(what.c_str(), low[i]->drive_fraction, kDeviceNote);
+  }
+  if (low.size() > kDriveNotes)
+    n += "; " + std::to_string(low.size() - kDriveNotes) + " more drives under 90%";
+  return n;
 }
 
 }  // namespace
@@ -48,6 +74,12 @@ std::string provenance_notes(const SummaryRow& s) {
   // Neither the device nor the wire counted this row's bytes: nothing says whether they reached
   // the storage, so a blank note can only mean checked and fine.
   if (std::isnan(s.device_fraction) && std::isnan(s.wire_fraction)) add("unverified");
+  return n;
+}
+
+std::string provenance_notes(const PointResult& p) {
+  std::string n = provenance_notes(p.summary);
+  if (const std::string d = drive_notes(p); !d.empty()) n += (n.empty() ? "" : "; ") + d;
   return n;
 }
 
@@ -94,7 +126,7 @@ std::string row_notes(const PointResult& p) {
   if (s.bad_blocks) add(std::to_string(s.bad_blocks) + " bad blocks");
   for (const auto& x : p.notes)
     add(x);
-  add(provenance_notes(s));
+  add(provenance_notes(p));
   return n;
 }
 

@@ -18,6 +18,15 @@
 
 namespace iosweep {
 
+// One block device under a node's folders of --dir, as the node's sampler found it at the
+// start of the run: a drive of the device table.
+struct RunDrive {
+  int node = 0;
+  int drive = 0;              // the device table's drive id (one device of one kernel)
+  std::string device;         // "nvme0n1"
+  std::uint64_t folders = 0;  // bit mask of --dir's indexes on it on that node
+};
+
 struct RunContext {
   std::string run_id;
   const Config* cfg = nullptr;
@@ -28,15 +37,17 @@ struct RunContext {
   std::string engine_detail;
   std::string versions_toml;  // iosweep, git, MPI, HDF5, liburing, kernel
   std::string slurm_job_id, slurm_nodelist;
-  std::vector<MountRow> mounts;  // every node's file system under --dir (node 0: rank 0's)
+  std::vector<MountRow> mounts;  // every (node, folder)'s file system (node 0: rank 0's)
+  std::vector<RunDrive> drives;  // every node's devices under its folders; empty unmeasured
   std::string device_note;       // why the device counters are NaN; empty when measured
   std::string wire_note;         // why the wire counters are NaN; empty when measured
   std::uint64_t order_seed = 0;  // --order-seed, or the run's nonce
 
-  // The file system type under --dir on rank 0's node (node 0), from its mount table.
+  // The file system type under --dir's first folder on rank 0's node (node 0), from its mount
+  // table.
   std::string fs_type() const {
     for (const auto& m : mounts)
-      if (m.node == 0) return m.fs_type;
+      if (m.node == 0 && m.folder == 0) return m.fs_type;
     return "unknown";
   }
 };

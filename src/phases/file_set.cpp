@@ -1,18 +1,53 @@
 // Run-owned files (see file_set.hpp).
 #include "phases/file_set.hpp"
 
+#include <sys/sysmacros.h>
+
+#include <stdexcept>
+
+#include "core/errors.hpp"
+
 namespace iosweep {
 
-FileSet::FileSet(std::string dir, std::string run_id, std::string source_run, int position,
-                 bool shared)
-    : dir_(std::move(dir)),
+FileSet::FileSet(std::vector<std::string> dirs, std::vector<int> folder_of_position,
+                 std::string run_id, std::string source_run, int position, bool shared)
+    : dirs_(std::move(dirs)),
+      folder_of_position_(std::move(folder_of_position)),
       run_id_(std::move(run_id)),
       source_run_(std::move(source_run)),
       position_(position),
-      shared_(shared) {}
+      shared_(shared) {
+  for (const auto& d : dirs_) {
+    dev_t dev = 0;
+    fsops::device_of(d, dev);
+    devices_.push_back(dev);
+  }
+}
+
+const std::string& FileSet::dir_of(int position) const {
+  const auto p = static_cast<std::size_t>(position);
+  if (shared_ || p >= folder_of_position_.size()) return dirs_.front();
+  return dirs_[static_cast<std::size_t>(folder_of_position_[p])];
+}
 
 std::string FileSet::path(int position) const {
-  return dir_ + "/iosweep." + source_run_ + "." + (shared_ ? "shared" : std::to_string(position));
+  return dir_of(position) + "/iosweep." + source_run_ + "." +
+         (shared_ ? "shared" : std::to_string(position));
+}
+
+void FileSet::check_folder(int position) const {
+  const std::string& dir = dir_of(position);
+  const auto f = static_cast<std::size_t>(&dir - dirs_.data());
+  dev_t now = 0;
+  if (const int err = fsops::device_of(dir, now); err != 0)
+    throw IoError("stat", dir, 0, err, "the folder is gone (unmounted, or its drive removed)");
+  if (now == devices_[f]) return;
+  auto text = [](dev_t d) { return std::to_string(major(d)) + ":" + std::to_string(minor(d)); };
+  throw std::runtime_error("folder '" + printable(dir) +
+                           "' is no longer on the file system it was on when the run started "
+                           "(device " +
+                           text(devices_[f]) + ", now " + text(now) +
+                           "): unmounted or replaced; its files would land on another device");
 }
 
 void FileSet::note_pending_create() {
@@ -33,21 +68,23 @@ bool FileSet::own_exists(int k) const {
   return created_.valid && fsops::identity_of(path(position_)) == created_;
 }
 
-void FileSet::remove_own() {
+int FileSet::remove_own() {
   std::lock_guard lock(mu_);
   written_for_ = 0;
   if (!creator()) {  // a shared file is its creator's to remove
     valid_bytes_ = 0;
-    return;
+    return 0;
   }
+  int err = 0;
   if (created_.valid) {
-    fsops::remove_if_same(path(position_), created_);
+    fsops::remove_if_same(path(position_), created_, &err);
   } else if (pending_ && !reusing()) {
-    fsops::remove_if_same(path(position_), fsops::identity_of(path(position_)));
+    fsops::remove_if_same(path(position_), fsops::identity_of(path(position_)), &err);
   }
   created_ = {};
   pending_ = false;
   valid_bytes_ = 0;
+  return err;
 }
 
 }  // namespace iosweep

@@ -1,15 +1,19 @@
 // The files of one run, as seen from one rank. File names carry the run id and the position
-// (<dir>/iosweep.<run-id>.<position>), so a run never takes another run's or another program's
-// file for its own. With --file-layout shared there is one file, <dir>/iosweep.<run-id>.shared,
+// (<folder>/iosweep.<run-id>.<position>, in the folder of the rank at that position: see
+// model/topology.hpp), so a run never takes another run's or another program's file for its
+// own. With --file-layout shared there is one file, <dir>/iosweep.<run-id>.shared (one folder),
 // made and removed by position 0 (its creator); every rank's "own file" is its region of it. The
 // rank records the identity (device, inode) of every file it creates and removes only files whose
 // identity still matches; the same records let the signal watcher remove them when the run is
-// interrupted.
+// interrupted. It also keeps the device of every folder as the run found it: a folder whose
+// file system was unmounted (its files would land on whatever is under the mount point) or
+// replaced is refused before a phase uses it.
 #pragma once
 
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "os/file_ops.hpp"
 
@@ -17,11 +21,17 @@ namespace iosweep {
 
 class FileSet {
  public:
-  // `source_run` is the run whose files are read (the run itself, or --reuse RUN).
-  FileSet(std::string dir, std::string run_id, std::string source_run, int position,
-          bool shared = false);
+  // `source_run` is the run whose files are read (the run itself, or --reuse RUN);
+  // `folder_of_position` the index into `dirs` of every position's folder.
+  FileSet(std::vector<std::string> dirs, std::vector<int> folder_of_position, std::string run_id,
+          std::string source_run, int position, bool shared = false);
 
   std::string path(int position) const;
+  // Throws when the folder of the file at `position` is gone or on another device than at the
+  // start of the run (unmounted, replaced): the run stops rather than measure another device.
+  void check_folder(int position) const;
+  // The folder of the file at `position`.
+  const std::string& dir_of(int position) const;
   int own_position() const { return position_; }
   bool reusing() const { return source_run_ != run_id_; }
   bool shared() const { return shared_; }
@@ -42,10 +52,14 @@ class FileSet {
   std::uint64_t valid_bytes() const { return valid_bytes_; }
   void set_valid_bytes(std::uint64_t b) { valid_bytes_ = b; }
   // Removes the own file if (and only if) this run created it. Safe from another thread.
-  void remove_own();
+  // Returns 0, or the errno of a removal that failed (the file is still there).
+  int remove_own();
 
  private:
-  std::string dir_, run_id_, source_run_;
+  std::vector<std::string> dirs_;
+  std::vector<int> folder_of_position_;
+  std::vector<dev_t> devices_;  // index = folder: its file system's device at the start
+  std::string run_id_, source_run_;
   int position_;
   bool shared_;
   int written_for_ = 0;

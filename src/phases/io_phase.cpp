@@ -51,6 +51,14 @@ std::size_t stream_copies(const RecordOrder& order, std::uint64_t record,
   return PatternBuffer::copies_for_streams(starts, static_cast<std::size_t>(record), file_bytes);
 }
 
+// The rank's file of an earlier phase, removed before a fresh one is made: a removal that
+// fails (its drive gone, its file system shut down) stops the run with the unlink's errno
+// rather than with the exclusive create's EEXIST after it.
+void remove_for_a_fresh_one(FileSet& files, const std::string& path) {
+  if (const int err = files.remove_own(); err != 0)
+    throw IoError("unlink", path, 0, err, "the file of the phase before could not be removed");
+}
+
 }  // namespace
 
 std::uint64_t creation_buffer_bytes(const Workload& work, unsigned depth) {
@@ -132,7 +140,7 @@ void IoPhase::prepare(PhaseContext& ctx) {
   create_in_window_ = false;
   if (desc().creates()) {
     data_bytes_ = work.file_size;
-    ctx.files.remove_own();  // a fresh file for every initial write, as IOzone's -i0
+    remove_for_a_fresh_one(ctx.files, path_);  // a fresh file every initial write, as IOzone's -i0
     if (ctx.files.shared()) {
       // The shared file is made by its creator before the window (the agreement after
       // prepare orders it before every other rank's open), as IOR's rank 0 does.
@@ -303,7 +311,7 @@ void ensure_own_file(PhaseContext& ctx) {
                        creation_depth(engine.depth(), record), work.hugepages);
   const std::span<std::byte> bufs[] = {source.memory()};
   engine.register_buffers(bufs);
-  files.remove_own();
+  remove_for_a_fresh_one(files, path);
   bool made = preallocates(ctx);
   if (files.shared()) {
     std::exception_ptr failed;

@@ -37,6 +37,15 @@ PhaseContext context_for(const RunShared& run, const PhaseDesc& desc, const Phas
   return ctx;
 }
 
+// The folder of the file at position `file` (the one a rank read or wrote): where its bytes
+// went, for the drive view. A shared file is in the one folder.
+int folder_of_file(const RunShared& run, int file) {
+  const auto& folder_of = run.place.folder_of_position;
+  if (run.cfg.work.shared()) return 0;
+  if (file < 0 || static_cast<std::size_t>(file) >= folder_of.size()) return run.place.self.folder;
+  return folder_of[static_cast<std::size_t>(file)];
+}
+
 }  // namespace
 
 PhasePoint::PhasePoint(const RunShared& run, PointGate& gate, const PhaseRow& row,
@@ -71,6 +80,8 @@ std::string PhasePoint::guarded(const std::function<void()>& step) const {
 // much of its file is valid, and the phase's own preparation (buffers, order, cache drop).
 bool PhasePoint::prepare_untimed() {
   if (!gate_.checkpoint(guarded([&] {
+        run_.files.check_folder(run_.place.self.position);
+        run_.files.check_folder(ctx_.read_position);
         const EngineNeed need = phase_->engine_need(run_.cfg.work, run_.cfg.io, point_.per_rank);
         EngineOptions io = run_.cfg.io;
         io.iodepth = need.depth;
@@ -122,6 +133,7 @@ bool PhasePoint::run_window() {
     run_error = run_.who + ": " + printable(e.what());
   }
   if (rank0) run_.progress.end_phase();
+  sample_.folder = folder_of_file(run_, sample_.file);
   if (!gate_.checkpoint(run_error)) return false;
   t_closed_ns_ = now_ns();
   run_.counters.after(probe ? &*probe : nullptr);
@@ -140,6 +152,7 @@ bool PhasePoint::finish_untimed() {
 PointInput PhasePoint::point_input(NodeCounters::Rows counted, unsigned engine_depth) const {
   PointInput in;
   in.devices = std::move(counted.devices);
+  in.device_folders = std::move(counted.device_folders);
   in.wire = std::move(counted.wire);
   in.node_cached = std::move(counted.cached);
   in.collective = run_.cfg.io.collective;

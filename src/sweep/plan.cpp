@@ -9,6 +9,7 @@
 #include <random>
 #include <utility>
 
+#include "core/errors.hpp"
 #include "core/units.hpp"
 #include "model/engine_desc.hpp"
 #include "model/limits.hpp"
@@ -143,8 +144,17 @@ void print_plan(std::FILE* out, const Config& cfg, const std::vector<SweepPoint>
     std::fprintf(out,
                  "  streams: ranks x depth; random phases keep depth requests in flight, "
                  "sequential phases stream depth regions of each file side by side\n");
+  std::string dirs;
+  for (const auto& d : w.dirs)
+    dirs += (dirs.empty() ? "" : ", ") + printable(d);
   std::fprintf(out, "  files: %s/iosweep.<run-id>.<position>, removed at the end%s\n",
-               w.dir.c_str(), w.keep ? " unless kept (--keep: kept)" : "");
+               w.dirs.size() == 1 ? dirs.c_str() : "<folder>",
+               w.keep ? " unless kept (--keep: kept)" : "");
+  if (w.dirs.size() > 1)
+    std::fprintf(out,
+                 "  folders: %s; a node's ranks take them round-robin by their index within the "
+                 "node\n",
+                 dirs.c_str());
   std::fprintf(out, "  results: appended to %s\n", cfg.report.output.c_str());
   if (by_streams) std::fprintf(out, "%8s %6s ", "streams", "depth");
   std::fprintf(out, "%6s %6s %6s %14s %16s\n", "ranks", "nodes", "files", "bytes/phase",

@@ -147,6 +147,72 @@ void reduce_provenance(const PointInput& in, PointResult& out) {
   if (in.collective && !in.writes) reduce_collective_cache(in, out);
 }
 
+// Each device row's share of the point: the ranks of its node whose file's folder is on it,
+// their bytes and their slowest window.
+void claim_devices(const PointInput& in, std::vector<DeviceRow>& devices) {
+  std::map<int, std::vector<std::size_t>> of_node;  // node -> its device rows
+  for (std::size_t i = 0; i < devices.size() && i < in.device_folders.size(); ++i)
+    of_node[devices[i].node].push_back(i);
+  for (const auto& r : in.samples) {
+    if (r.folder < 0 || static_cast<std::size_t>(r.folder) >= kMaxDirs) continue;
+    const auto rows = of_node.find(r.node);
+    if (rows == of_node.end()) continue;
+    for (const std::size_t i : rows->second) {
+      if (((in.device_folders[i] >> r.folder) & 1u) == 0) continue;
+      DeviceRow& d = devices[i];
+      d.ranks += 1;
+      d.claimed_bytes += r.bytes;
+      d.seconds = std::max(d.seconds, r.elapsed_s);
+      break;
+    }
+  }
+}
+
+// The drive view: per drive (the rows of one `drive` id) its ranks' claims over their slowest
+// window and its own counters (its counted row's) against those claims, on its counted row;
+// in the summary the drives in use, the slowest and fastest, and the lowest fraction seen.
+void reduce_drives(const PointInput& in, PointResult& out) {
+  SummaryRow& s = out.summary;
+  s.drives = 0;
+  s.drive_bw_min_Bps = s.drive_bw_max_Bps = s.drive_fraction_min = kNaN;
+  s.drive_slowest = s.drive_fastest = -1;
+  claim_devices(in, out.devices);
+  struct Drive {
+    double claimed = 0, seconds = 0;
+    std::uint32_t ranks = 0;
+    DeviceRow* counted = nullptr;
+  };
+  std::map<std::int32_t, Drive> drives;
+  for (auto& d : out.devices) {
+    d.drive_Bps = d.drive_fraction = kNaN;
+    Drive& v = drives[d.drive];
+    v.claimed += static_cast<double>(d.claimed_bytes);
+    v.seconds = std::max(v.seconds, d.seconds);
+    v.ranks += d.ranks;
+    if (d.counted) v.counted = &d;
+  }
+  for (auto& [id, v] : drives) {
+    if (v.ranks == 0 || v.counted == nullptr) continue;
+    const double bps = safe_div(v.claimed, v.seconds);
+    const auto seen =
+        static_cast<double>(in.writes ? v.counted->write_bytes : v.counted->read_bytes);
+    const double fraction = v.claimed > 0 ? seen / v.claimed : kNaN;
+    v.counted->drive_Bps = bps;
+    v.counted->drive_fraction = fraction;
+    if (s.drives++ == 0 || bps < s.drive_bw_min_Bps) {
+      s.drive_bw_min_Bps = bps;
+      s.drive_slowest = id;
+    }
+    if (s.drives == 1 || bps > s.drive_bw_max_Bps) {
+      s.drive_bw_max_Bps = bps;
+      s.drive_fastest = id;
+    }
+    if (!std::isnan(fraction) &&
+        (std::isnan(s.drive_fraction_min) || fraction < s.drive_fraction_min))
+      s.drive_fraction_min = fraction;
+  }
+}
+
 }  // namespace
 
 double bytes_by(const std::vector<std::uint64_t>& bins, double bin_s, double elapsed_s, double t) {
@@ -197,7 +263,8 @@ RankRow rank_row(const RankSample& r, std::uint32_t point) {
           .rss_peak_bytes = r.rss_peak_bytes,
           .private_bytes = r.private_bytes,
           .mpi_bytes = r.mpi_bytes,
-          .mpi_remote_bytes = r.mpi_remote_bytes};
+          .mpi_remote_bytes = r.mpi_remote_bytes,
+          .folder = r.folder};
 }
 
 // What the point is: its phase, engine, ranks, depth, streams, nodes and repetition.
@@ -406,6 +473,7 @@ PointResult reduce_point(const PointInput& in) {
   identify(in, out.summary);
   sum_samples(in, out);
   reduce_provenance(in, out);
+  reduce_drives(in, out);
   reduce_timing(in, out.summary);
   reduce_first_done(in, out.summary);
   reduce_latency(in.latency, out.summary);

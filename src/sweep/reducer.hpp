@@ -1,6 +1,10 @@
 // Reduction of one point (phase x active ranks x repetition) from per-rank samples to the rows
 // that are printed and stored. Pure arithmetic: no MPI, unit-tested directly.
 //
+// Drives: a rank's bytes are claimed for the device holding the folder of the file it read or
+// wrote, on its node; a drive (one device of one kernel, possibly under several emulated nodes)
+// sums its rows' claims, and its own counters (its counted row's) are set against them.
+//
 // Timing windows (README, "The table"): every rank times open -> I/O -> fsync -> close from its
 // exit from the phase barrier. wall = max elapsed; bandwidth = total bytes / wall (IOR); children =
 // sum of bytes_i / elapsed_i (IOzone's "Children see"); first-done and the IOzone-equivalent
@@ -45,14 +49,17 @@ struct PointInput {
   double bin_s = 0.1;
   std::uint64_t total_matches = 0;  // filter-count: the MPI_Reduce sum
   std::uint64_t order_seed = 0;
-  std::vector<DeviceRow> devices;  // one per node sampled, `counted` already decided
-  bool device_measured = false;    // false: no block device (NaN in the summary)
-  std::vector<WireRow> wire;       // one per node sampled, `counted` already decided
-  bool wire_measured = false;      // false: no storage interface sampled (NaN in the summary)
-  bool writes = false;             // the phase's direction, for device_fraction
-  bool creates = false;            // the phase makes its files (their data is all it writes)
-  double overhead_s = 0;           // rank 0's time outside the windows and its preparation
-  std::uint64_t full_bytes = 0;    // what the ranks would move were their files whole
+  // One per (node sampled, device), `counted` and `drive` already decided; the folders on each
+  // as a bit mask of --dir's indexes (index = devices), which the ranks' folders are matched to.
+  std::vector<DeviceRow> devices;
+  std::vector<std::uint64_t> device_folders;
+  bool device_measured = false;  // false: no block device (NaN in the summary)
+  std::vector<WireRow> wire;     // one per node sampled, `counted` already decided
+  bool wire_measured = false;    // false: no storage interface sampled (NaN in the summary)
+  bool writes = false;           // the phase's direction, for device_fraction
+  bool creates = false;          // the phase makes its files (their data is all it writes)
+  double overhead_s = 0;         // rank 0's time outside the windows and its preparation
+  std::uint64_t full_bytes = 0;  // what the ranks would move were their files whole
   // Collective MPI-IO: the bytes of the shared file, whether O_DIRECT, and each node's resident
   // bytes of it before and after a read (aggregators read for every rank on their own nodes).
   bool collective = false;

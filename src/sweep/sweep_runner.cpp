@@ -193,6 +193,7 @@ bool SweepRunner::start_writers() {
       if (const char* j = std::getenv("SLURM_JOB_ID")) rc.slurm_job_id = j;
       if (const char* n = std::getenv("SLURM_JOB_NODELIST")) rc.slurm_nodelist = n;
       rc.mounts = counters_->mounts();
+      if (counters_->device_measured()) rc.drives = counters_->drives();
       rc.device_note = counters_->device_measured() ? std::string() : counters_->device_why_not();
       rc.wire_note = counters_->wire_measured() ? std::string() : counters_->wire_why_not();
       rc.order_seed = order_base_;
@@ -326,7 +327,7 @@ int SweepRunner::run() {
   draw_run_identity();
   spec_ = {work_.seed, work_.filter_key, work_.filter_every, work_.file_size};
   counters_ = std::make_unique<NodeCounters>(work_, place_);
-  files_ = std::make_unique<FileSet>(work_.dir, run_id_,
+  files_ = std::make_unique<FileSet>(work_.dirs, place_.folder_of_position, run_id_,
                                      work_.reuse_run.empty() ? run_id_ : work_.reuse_run,
                                      place_.self.position, work_.shared());
   note_rank_identities();

@@ -16,7 +16,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from iosweep_common import can_emulate, emulated_env  # noqa: F401 (used by the cluster tests)
+from iosweep_tools.core.launch import can_emulate
 
 SOURCE_DIR = Path(__file__).resolve().parents[2]
 

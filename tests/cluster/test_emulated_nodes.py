@@ -7,7 +7,7 @@ import h5py
 import pytest
 
 from conftest import BIN, SOURCE_DIR, iosweep_argv, latest_run, mpi_env
-from minicluster import can_emulate, emulated_env
+from iosweep_tools.core.launch import can_emulate, emulated_env
 
 NODES = ["node1", "node2", "node3", "node4"]
 

@@ -19,8 +19,10 @@ from pathlib import Path
 import h5py
 import pytest
 
-import dfs_bed
-import iosweep_common as common
+from iosweep_tools.dfsbed import base as dfs_bed
+from iosweep_tools.dfsbed.bed import Bed
+from iosweep_tools.results import hdf5
+from iosweep_tools.results import names
 from conftest import BIN, SOURCE_DIR, latest_run, mpi_env, run_ids
 
 DFS_BED = str(SOURCE_DIR / "scripts" / "dfs-bed")
@@ -69,7 +71,7 @@ class BedView:
         self.mount = info["mount"]
         self.nodes = sorted(info["nodes"])
         self.hostfile = info["hostfile"]
-        self.bed = dfs_bed.Bed(info["name"])
+        self.bed = Bed(info["name"])
 
     def node(self, node, *argv, check=True, timeout=120):
         p = bed_cli("node", node, "--", *argv, timeout=timeout)
@@ -146,8 +148,8 @@ def summary(out):
             g["ranks"][()],
             g["rank_map"][()],
             list(g["hosts"].asstr()[()]),
-            common.status_of(g),
-            common.phases(g),
+            names.status_of(g),
+            names.phases(g),
         )
 
 
@@ -291,7 +293,7 @@ def test_the_sweep_over_all_phases(bed, voldir, tmp_path, n):
     assert status == "complete"
     assert sorted(hosts) == ["node1", "node2"]
     # The file system named for what it is, not FUSE's statfs magic, on every node.
-    assert common.text(attrs["fs_type"]) == "fuse.glusterfs"
+    assert hdf5.text(attrs["fs_type"]) == "fuse.glusterfs"
     assert "0x65735546" not in p.stdout
     assert "file system: fuse.glusterfs 198.18.0.1:" in p.stdout, p.stdout
     with h5py.File(out, "r") as f:
@@ -312,7 +314,7 @@ def test_the_sweep_over_all_phases(bed, voldir, tmp_path, n):
         assert list(rows["nodes"]) == [min(k, 2) for k in points], name
         assert list(rows["bytes"]) == [k * size for k in points], name
         assert all(rows["bad_blocks"] == 0), name
-        if common.is_random(name, attrs):
+        if names.is_random(name, attrs):
             assert list(rows["ops"]) == [k * size // 4096 for k in points], name
     fc = rows_of(s, phases, "filter_count")
     assert all(fc["matches"] == fc["expected_matches"]) and all(fc["matches"] > 0)
@@ -333,8 +335,8 @@ def test_one_shared_file_from_ranks_on_both_nodes(bed, voldir, tmp_path, pattern
     assert p.returncode == 0, p.stdout + p.stderr
     attrs, s, r, rm, hosts, status, phases = summary(out)
     assert status == "complete"
-    assert common.text(attrs["file_layout"]) == "shared"
-    assert common.text(attrs["shared_pattern"]) == pattern
+    assert hdf5.text(attrs["file_layout"]) == "shared"
+    assert hdf5.text(attrs["shared_pattern"]) == pattern
     assert all(s["nodes"] == 2) and all(s["bad_blocks"] == 0)
     assert all(s["bytes"] == 16 * MiB)
     fc = rows_of(s, phases, "filter_count")
@@ -356,7 +358,7 @@ def test_mpiio(bed, voldir, tmp_path, collective):
     attrs, s, r, rm, hosts, status, phases = summary(out)
     assert status == "complete"
     assert bool(attrs["mpiio_collective"]) == collective
-    engines = common.by_value(common.engines(out))
+    engines = names.by_value(names.engines(out))
     assert {engines[e] for e in s["engine"]} == {"mpiio"}
     assert all(s["nodes"] == 2) and all(s["bad_blocks"] == 0) and all(s["bytes"] == 16 * MiB)
     fc = rows_of(s, phases, "filter_count")
@@ -386,7 +388,7 @@ def test_collective_mpiio_with_one_aggregator_says_the_truth(bed, voldir, tmp_pa
     attrs, s, r, rm, hosts, status, phases = summary(out)
     assert status == "complete"
     for name in ("seq_write", "seq_read"):
-        built = common.text(attrs[f"engine_detail.{name}"])
+        built = hdf5.text(attrs[f"engine_detail.{name}"])
         assert "read_at_all/write_at_all" in built and "MPI_COMM_SELF" not in built, built
         assert "cb_nodes=1" in built
     read = rows_of(s, phases, "seq_read")[0]
@@ -396,7 +398,7 @@ def test_collective_mpiio_with_one_aggregator_says_the_truth(bed, voldir, tmp_pa
     mine = nodes[nodes["point"] == read["point"]]
     held = [int(n["cached_before_bytes"]) for n in mine]
     brought = sum(int(n["cached_after_bytes"] - n["cached_before_bytes"]) for n in mine)
-    notes = common.text(read["notes"])
+    notes = hdf5.text(read["notes"])
     assert "wire unverified: collective MPI-IO" in notes, notes
     assert read["wire_fraction"] != read["wire_fraction"]  # NaN: MPI shares the interface
     rx = {n: after[n][0] - before[n][0] for n in bed.nodes}
@@ -489,7 +491,7 @@ def test_cache_drop_and_keep(bed, voldir, tmp_path, cache):
     after = bed.wire_all()
     assert p.returncode == 0, p.stdout + p.stderr
     attrs, s, r, rm, hosts, status, phases = summary(out)
-    assert status == "complete" and common.text(attrs["cache"]) == cache
+    assert status == "complete" and hdf5.text(attrs["cache"]) == cache
     read, write = rows_of(s, phases, "seq_read")[0], rows_of(s, phases, "seq_write")[0]
     rx, tx = wire_delta(before, after)
     assert tx >= 64 * MiB  # the writes went out either way
@@ -582,9 +584,9 @@ def test_a_brick_killed_mid_phase_is_an_io_error_naming_rank_host_file_offset(
         assert len(ids) == 2 and ids[0] == first
         g0, g1 = f["runs"][ids[0]], f["runs"][ids[1]]
         assert g0["summary"][()].tobytes() == first_summary.tobytes()
-        assert common.status_of(g0) == "complete"
-        assert common.status_of(g1) == "aborted"
-        assert "errno 107, ENOTCONN" in common.text(g1.attrs["status_message"])
+        assert names.status_of(g0) == "complete"
+        assert names.status_of(g1) == "aborted"
+        assert "errno 107, ENOTCONN" in hdf5.text(g1.attrs["status_message"])
         hosts = list(g1["hosts"].asstr()[()])
         rm = g1["rank_map"][()]
         assert hosts[[row["node"] for row in rm if row["rank"] == rank][0]] == host

@@ -5,7 +5,7 @@ import h5py
 import pytest
 
 from conftest import dir_listing, iosweep_argv, latest_run, mpi_env, mpiexec_argv, run_sweep
-from iosweep_common import by_value, engines, phases
+from iosweep_tools.results.names import by_value, engines, phases
 
 
 def check_run(out, n_points, engine):

@@ -8,7 +8,8 @@ import subprocess
 import time
 
 import h5py
-import iosweep_common as common
+from iosweep_tools.results import file as rfile
+from iosweep_tools.results.hdf5 import text
 import pytest
 
 from conftest import (
@@ -251,9 +252,9 @@ def points_in(out, runs, points):
         # As the scripts read it: under iosweep's read lock, never half way through an append
         # (but perhaps just created and not yet locked by the writer: empty).
         try:
-            with common.open_results(out) as f:
+            with rfile.open_results(out) as f:
                 return len(f["run_index"]) == runs and f["run_index"][-1]["n_points"] >= points
-        except (common.ResultsError, KeyError):
+        except (rfile.ResultsError, KeyError):
             return False
 
     return written
@@ -392,7 +393,7 @@ def test_a_running_writer_is_never_marked_interrupted(tmp_path, workdir):
     other = workdir / "other"
     other.mkdir()
     earlier_run(other, out)  # appends beside the live run
-    with common.open_results(out) as f:  # the live run appends between our reads
+    with rfile.open_results(out) as f:  # the live run appends between our reads
         assert f["run_index"][0]["status"] == 0
     p.send_signal(signal.SIGTERM)
     p.communicate(timeout=60)
@@ -469,7 +470,7 @@ def test_results_file_removed_during_a_run_is_not_recreated(tmp_path, workdir):
 
 # ------------------------------------------------------------------- every lock wait ends
 
-_FLOCK = "hhxxxxqqixxxx"  # struct flock on Linux x86-64 and aarch64 (iosweep_common's)
+_FLOCK = "hhxxxxqqixxxx"  # struct flock on Linux x86-64 and aarch64 (the Python package's)
 
 
 def hold_lock(path, exclusive):
@@ -576,12 +577,12 @@ def veth():
 def wire_rows(out):
     """(summary notes, wire_fraction, wire table notes) of the latest run, read as scripts do."""
     try:
-        with common.open_results(out) as f:
+        with rfile.open_results(out) as f:
             g = latest_run(f)
             s, w = g["summary"][()], g["wire"][()]
-            notes = [common.text(n) for n in s["notes"]]
-            return notes, list(s["wire_fraction"]), [common.text(n) for n in w["note"]]
-    except (common.ResultsError, KeyError):
+            notes = [text(n) for n in s["notes"]]
+            return notes, list(s["wire_fraction"]), [text(n) for n in w["note"]]
+    except (rfile.ResultsError, KeyError):
         return [], [], []
 
 

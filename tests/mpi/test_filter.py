@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from conftest import dir_listing, latest_run, run_ids, run_sweep
-from iosweep_common import by_value, phases
+from iosweep_tools.results.names import by_value, phases
 
 
 def test_altered_kept_file_fails_the_count_loudly(tmp_path, workdir):
@@ -199,21 +199,29 @@ def test_two_rated_figures_give_the_percent_of_each_as_a_range(tmp_path, workdir
         check=0,
     )
     m = re.search(
-        r"^  rated +5\.200 GB/s and 3\.400 GB/s per rank's device: between ([\d.]+)% and "
-        r"([\d.]+)% of rated maximum \(([\d.]+)% of 5\.200 GB/s, ([\d.]+)% of 3\.400 GB/s\)$",
+        r"^  rated +5\.200 GB/s and 3\.400 GB/s (per drive|per rank's device): between "
+        r"([\d.]+)% and ([\d.]+)% of rated maximum \(([\d.]+)% of 5\.200 GB/s, ([\d.]+)% of "
+        r"3\.400 GB/s\)$",
         p.stdout,
         re.M,
     )
     assert m, p.stdout
-    low, high, of_seq, of_rand = (float(x) for x in m.groups())
+    unit, (low, high, of_seq, of_rand) = m.group(1), (float(x) for x in m.groups()[1:])
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         assert g.attrs["rated_bw_Bps"] == 5.2e9 and g.attrs["rated_bw2_Bps"] == 3.4e9
         s = g["summary"][()]
         fc = s[s["phase"] == phases(g)["filter_count"]][-1]  # the largest point
-    per_rank = fc["bandwidth_Bps"] / fc["ranks"]
-    assert of_seq == pytest.approx(100 * per_rank / 5.2e9, abs=0.051)
-    assert of_rand == pytest.approx(100 * per_rank / 3.4e9, abs=0.051)
+    # Of each drive's rated bandwidth: aggregate / the drives the point used (the one device
+    # under the folder); of each rank's device where no block device tells drives apart.
+    if unit == "per drive":
+        assert fc["drives"] == 1
+        per = fc["bandwidth_Bps"] / fc["drives"]
+    else:
+        assert fc["drives"] == 0 and np.isnan(fc["device_fraction"])
+        per = fc["bandwidth_Bps"] / fc["ranks"]
+    assert of_seq == pytest.approx(100 * per / 5.2e9, abs=0.051)
+    assert of_rand == pytest.approx(100 * per / 3.4e9, abs=0.051)
     assert (low, high) == (of_seq, of_rand)  # the higher ceiling gives the lower percent
     # Three are refused in one line.
     p = run_sweep(

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from conftest import iosweep_argv, latest_run, mpi_env, mpiexec_argv, run_sweep
-from iosweep_common import phases
+from iosweep_tools.results.names import phases
 
 
 def check_bin_latency(per_rank, merged):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import latest_run, run_sweep
-from iosweep_common import phases
+from iosweep_tools.results.names import phases
 
 
 def summary_of(out):

@@ -88,7 +88,7 @@ def test_rerun_with_overridden_dir_and_output_records_what_it_ran(source, tmp_pa
     assert attrs["dir"] == str(d2) and attrs["label"] == "source run"
     assert list(attrs["points"]) == [1, 2]
     mine, theirs = tomllib.loads(rerun_config), tomllib.loads(config)
-    assert mine["dir"] == str(d2) and mine["output"] == str(out2)
+    assert mine["dir"] == [str(d2)] and mine["output"] == str(out2)
     assert {k: v for k, v in mine.items() if k not in ("dir", "output")} == {
         k: v for k, v in theirs.items() if k not in ("dir", "output")
     }
@@ -222,7 +222,7 @@ def test_any_string_value_round_trips_through_the_file_show_and_rerun(tmp_path):
     )
     p = run_iosweep(1, ["show", out], check=0)
     shown = tomllib.loads(p.stdout)
-    assert shown["label"] == label and shown["dir"] == str(work)
+    assert shown["label"] == label and shown["dir"] == [str(work)]
     assert "order-seed" not in shown
     # The comment naming the run keeps the label on one line.
     assert "# label: x\\norder-seed=12345\\n# " in p.stdout

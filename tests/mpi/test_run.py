@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from conftest import dir_listing, latest_run, run_ids, run_sweep, this_host
-from iosweep_common import by_value, phases
+from iosweep_tools.results.names import by_value, phases
 
 # The phases a run does by default, in table order.
 PHASES_IN_ORDER = ["seq_write", "seq_read", "rand_write", "rand_read", "scan_only", "filter_count"]

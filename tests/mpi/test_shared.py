@@ -8,7 +8,8 @@ import h5py
 import pytest
 
 from conftest import BIN, dir_listing, latest_run, run_ids, run_sweep
-from iosweep_common import phases, text
+from iosweep_tools.results.hdf5 import text
+from iosweep_tools.results.names import phases
 
 MIB = 1 << 20
 FILE = 4 * MIB

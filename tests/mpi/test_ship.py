@@ -7,7 +7,7 @@ import h5py
 import pytest
 
 from conftest import dir_listing, latest_run, run_sweep
-from iosweep_common import by_value, phases
+from iosweep_tools.results.names import by_value, phases
 
 
 def ship_run(workdir, out, n, **options):

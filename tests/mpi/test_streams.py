@@ -8,7 +8,7 @@ import h5py
 import pytest
 
 from conftest import dir_listing, latest_run, run_sweep
-from iosweep_common import by_value, phases
+from iosweep_tools.results.names import by_value, phases
 
 FILE = 2 << 20  # per rank
 SEQ = 32 << 10  # 64 sequential records: up to 32 regions of 2 records at depth 32

@@ -8,7 +8,8 @@ import h5py
 import pytest
 
 from conftest import latest_run, run_sweep
-from iosweep_common import by_value, phases, text
+from iosweep_tools.results.hdf5 import text
+from iosweep_tools.results.names import by_value, phases
 
 
 def rows_of(out):

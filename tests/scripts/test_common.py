@@ -1,8 +1,9 @@
-"""scripts/iosweep_common: the launch environment of iosweep-env.sh as bash and Python see it,
-names decoded from the enum types of a real results file (and of phases and engines the
-scripts have never heard of), sizes through `iosweep units`, the scripts' one-line errors, and
-the block device holding a folder (the root file system's, iosweep's own answer, partitions and
-device-mapper devices)."""
+"""iosweep_tools' floor and results base: the launch environment of iosweep-env.sh as bash and
+Python see it (core.launch), names decoded from the enum types of a real results file (and of
+phases and engines the commands have never heard of: results.names), sizes through `iosweep
+units` (core.units), the one-line errors, the results file's lock (results.file), and the block
+device holding a folder (the root file system's, iosweep's own answer, partitions and
+device-mapper devices: core.devices)."""
 import fcntl
 import os
 import re
@@ -14,8 +15,13 @@ import h5py
 import numpy as np
 import pytest
 
-import iosweep_common as common
-import iosweep_load
+from iosweep_tools.core import devices
+from iosweep_tools.core import launch
+from iosweep_tools.core import units
+from iosweep_tools.results import file as rfile
+from iosweep_tools.results import frames
+from iosweep_tools.results import hdf5
+from iosweep_tools.results import names
 from conftest import BIN, SOURCE_DIR, latest_run, make_results, run_ids, run_iosweep
 
 SCRIPTS = SOURCE_DIR / "scripts"
@@ -30,8 +36,8 @@ def bash_added(base, runner=()):
     switches user, the file's text comes through stdin (its folder may be closed to that user)."""
     source = 'eval "$(cat)"' if runner else '. "$0"'
     p = subprocess.run(
-        [*runner, "bash", "-c", f"set -euo pipefail; {source}; env -0", str(common.ENV_FILE)],
-        input=common.ENV_FILE.read_text(),
+        [*runner, "bash", "-c", f"set -euo pipefail; {source}; env -0", str(launch.ENV_FILE)],
+        input=launch.ENV_FILE.read_text(),
         capture_output=True,
         text=True,
         env=base,
@@ -42,19 +48,19 @@ def bash_added(base, runner=()):
 
 
 def python_added(base, euid=None):
-    return {k: v for k, v in common.launch_env(base, euid).items() if base.get(k) != v}
+    return {k: v for k, v in launch.launch_env(base, euid).items() if base.get(k) != v}
 
 
 def clean_base():
-    names = {name for name, _, _ in common.env_settings()}
+    names = {name for name, _, _ in launch.env_settings()}
     return {k: v for k, v in os.environ.items() if k not in names}
 
 
 def test_the_env_file_sets_something_for_everyone_and_for_root():
-    settings = common.env_settings()
+    settings = launch.env_settings()
     assert any(not root_only for _, _, root_only in settings)
     assert any(root_only for _, _, root_only in settings)
-    root, user = common.launch_vars(euid=0), common.launch_vars(euid=1000)
+    root, user = launch.launch_vars(euid=0), launch.launch_vars(euid=1000)
     for name, value, root_only in settings:
         assert root[name] == value
         assert (name in user) == (not root_only)
@@ -63,14 +69,14 @@ def test_the_env_file_sets_something_for_everyone_and_for_root():
 def test_bash_and_python_read_the_same_environment():
     base = clean_base()
     added = python_added(base)
-    assert added == common.launch_vars() and added
+    assert added == launch.launch_vars() and added
     assert bash_added(base) == added
 
 
 def test_a_value_the_caller_set_is_kept_by_both():
-    name, value, _ = next(s for s in common.env_settings() if not s[2])
+    name, value, _ = next(s for s in launch.env_settings() if not s[2])
     base = dict(clean_base(), **{name: value + "0"})
-    assert common.launch_env(base)[name] == value + "0"
+    assert launch.launch_env(base)[name] == value + "0"
     assert name not in bash_added(base) and name not in python_added(base)
 
 
@@ -80,16 +86,18 @@ def test_as_another_user_root_lines_do_not_apply_in_bash_or_python():
     base = clean_base()
     nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
     added = python_added(base, euid=65534)
-    assert added == common.launch_vars(euid=65534)
+    assert added == launch.launch_vars(euid=65534)
     assert bash_added(base, nobody) == added
 
 
 def test_the_launch_environment_is_defined_in_one_file():
-    names = [name for name, _, _ in common.env_settings()]
+    names = [name for name, _, _ in launch.env_settings()]
     others = [
         p
-        for p in list(SCRIPTS.rglob("*")) + list((SOURCE_DIR / "tests").rglob("*.py"))
-        if p.is_file() and p.resolve() != common.ENV_FILE and "__pycache__" not in p.parts
+        for p in list(SCRIPTS.rglob("*"))
+        + list((SOURCE_DIR / "python").rglob("*.py"))
+        + list((SOURCE_DIR / "tests").rglob("*.py"))
+        if p.is_file() and p.resolve() != launch.ENV_FILE and "__pycache__" not in p.parts
     ]
     assert others
     for p in others:
@@ -100,11 +108,11 @@ def test_the_launch_environment_is_defined_in_one_file():
 
 def test_a_line_of_another_form_is_refused(tmp_path):
     bad = tmp_path / "env.sh"
-    bad.write_text(common.ENV_FILE.read_text() + "export SOMETHING=1\n")
+    bad.write_text(launch.ENV_FILE.read_text() + "export SOMETHING=1\n")
     with pytest.raises(
         ValueError, match=r"line \d+: expected 'iosweep_env NAME VALUE'.*export SOMETHING=1"
     ):
-        common.env_settings(bad)
+        launch.env_settings(bad)
 
 
 # -------------------------------------------------------------------- names and decoding
@@ -148,17 +156,17 @@ def test_phase_names_decode_the_rows_as_iosweep_printed_them(run_file):
     out, stdout = run_file
     with h5py.File(out, "r") as f:
         g = latest_run(f)
-        members = common.phases(g)
-        assert common.phases(f) == members == common.phases(out)
+        members = names.phases(g)
+        assert names.phases(f) == members == names.phases(out)
         assert list(members.values()) == sorted(members.values())
-        name = common.by_value(members)
+        name = names.by_value(members)
         s = g["summary"][()]
         decoded = [(name[v].replace("_", "-"), int(k)) for v, k in zip(s["phase"], s["ranks"])]
     printed = table_phases(stdout)
     # Control phases (scan-only) are stored but printed only with --show-controls.
     shown = [(p, k) for p, k in decoded if p != "scan-only"]
     assert len(printed) == 10 and shown == printed
-    _, summary = iosweep_load.load(out)
+    _, summary = frames.load(out)
     loaded = [(p.replace("_", "-"), k) for p, k in zip(summary["phase_name"], summary["ranks"])]
     assert loaded == decoded
 
@@ -172,29 +180,27 @@ def test_documented_enums_are_the_ones_in_the_file(run_file):
     }
     with h5py.File(out, "r") as f:
         g = latest_run(f)
-        assert common.phases(f) == documented["phase"]
-        assert common.engines(f) == documented["engine"]
-        assert common.enum_members(f["run_index"].dtype, "status") == documented["status"]
-        assert common.enum_members(g.attrs.get_id("status").dtype) == documented["status"]
+        assert names.phases(f) == documented["phase"]
+        assert names.engines(f) == documented["engine"]
+        assert names.enum_members(f["run_index"].dtype, "status") == documented["status"]
+        assert names.enum_members(g.attrs.get_id("status").dtype) == documented["status"]
 
 
 def test_engine_and_status_names_match_what_iosweep_wrote_as_text(run_file):
     out, stdout = run_file
     with h5py.File(out, "r") as f:
         g = latest_run(f)
-        engine = common.by_value(common.engines(g))
+        engine = names.by_value(names.engines(g))
         assert {engine[v] for v in g["summary"]["engine"]} == {g.attrs["engine_name"]}
         assert engine[int(g.attrs["engine"])] == g.attrs["engine_name"]
         assert f"engine {g.attrs['engine_name']} " in stdout
-        assert common.status_of(g) == "complete"
-        status = common.by_value(common.enum_members(f["run_index"].dtype, "status"))
+        assert names.status_of(g) == "complete"
+        status = names.by_value(names.enum_members(f["run_index"].dtype, "status"))
         assert status[f["run_index"][-1]["status"]] == "complete"
         raw = f["run_index"]["run_id"][-1]
-        assert (
-            isinstance(raw, bytes) and common.text(raw) == run_ids(f)[-1] == g.name.split("/")[-1]
-        )
-        assert common.text("already text") == "already text"
-    runs, summary = iosweep_load.load(out)
+        assert isinstance(raw, bytes) and hdf5.text(raw) == run_ids(f)[-1] == g.name.split("/")[-1]
+        assert hdf5.text("already text") == "already text"
+    runs, summary = frames.load(out)
     assert list(runs["status_name"]) == ["complete"]
     assert set(summary["engine_name"]) == {"posix"}
 
@@ -209,7 +215,7 @@ def with_added_members(src, dst):
         dt, data, attrs = old.dtype, old[()], dict(old.attrs)
         formats = {}
         for field, name in (("phase", "added_phase"), ("engine", "added_engine")):
-            members = common.enum_members(dt, field)
+            members = names.enum_members(dt, field)
             members[name] = max(members.values()) + 1
             formats[field] = h5py.enum_dtype(members, basetype=np.dtype(dt[field].str))
         new = np.dtype(
@@ -221,8 +227,8 @@ def with_added_members(src, dst):
             }
         )
         data = data.view(new)
-        data["phase"][-1] = max(common.enum_members(new, "phase").values())
-        data["engine"][-1] = max(common.enum_members(new, "engine").values())
+        data["phase"][-1] = max(names.enum_members(new, "phase").values())
+        data["engine"][-1] = max(names.enum_members(new, "engine").values())
         del g["summary"]
         ds = g.create_dataset("summary", data=data, maxshape=(None,), chunks=True)
         for k, v in attrs.items():
@@ -232,9 +238,9 @@ def with_added_members(src, dst):
 def test_a_phase_or_engine_added_to_iosweep_reaches_the_scripts_unedited(run_file, tmp_path):
     newer = tmp_path / "newer.h5"
     with_added_members(run_file[0], newer)
-    assert list(common.phases(newer))[-1] == "added_phase"
-    assert list(common.engines(newer))[-1] == "added_engine"
-    _, summary = iosweep_load.load(newer)
+    assert list(names.phases(newer))[-1] == "added_phase"
+    assert list(names.engines(newer))[-1] == "added_engine"
+    _, summary = frames.load(newer)
     assert summary["phase_name"].iloc[-1] == "added_phase"
     assert summary["engine_name"].iloc[-1] == "added_engine"
     assert "added_phase" not in set(summary["phase_name"].iloc[:-1])
@@ -260,7 +266,7 @@ def writer_lock(path):
     descriptor, or None when a reader holds the file."""
     fd = os.open(path, os.O_RDWR)
     try:
-        fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack(common._FLOCK, fcntl.F_WRLCK, 0, 0, 0, 0))
+        fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack(rfile._FLOCK, fcntl.F_WRLCK, 0, 0, 0, 0))
         return fd
     except BlockingIOError:
         os.close(fd)
@@ -268,10 +274,10 @@ def writer_lock(path):
 
 
 def test_an_open_results_file_keeps_writers_out_until_it_is_closed(run_file):
-    with common.open_results(run_file[0]) as f:
+    with rfile.open_results(run_file[0]) as f:
         assert len(f["run_index"]) >= 1
         assert writer_lock(run_file[0]) is None, "a run could append while the file is read"
-        with common.open_results(run_file[0]) as g:  # readers share the lock
+        with rfile.open_results(run_file[0]) as g:  # readers share the lock
             assert len(g["run_index"]) == len(f["run_index"])
     fd = writer_lock(run_file[0])
     assert fd is not None, "closing the file must release the lock"
@@ -281,13 +287,11 @@ def test_an_open_results_file_keeps_writers_out_until_it_is_closed(run_file):
 def test_a_file_a_writer_holds_is_refused_in_one_line_after_the_wait(run_file):
     fd = writer_lock(run_file[0])
     try:
-        with pytest.raises(
-            common.ResultsError, match="locked by a run writing to it; waited 0.2 s"
-        ):
-            common.open_results(run_file[0], lock_wait_s=0.2)
+        with pytest.raises(rfile.ResultsError, match="locked by a run writing to it; waited 0.2 s"):
+            rfile.open_results(run_file[0], lock_wait_s=0.2)
     finally:
         os.close(fd)
-    with common.open_results(run_file[0]) as f:  # and is read once the writer is done
+    with rfile.open_results(run_file[0]) as f:  # and is read once the writer is done
         assert len(f["run_index"]) >= 1
 
 
@@ -295,7 +299,7 @@ def test_a_file_a_writer_holds_is_refused_in_one_line_after_the_wait(run_file):
 
 
 def test_units_gives_the_binarys_byte_counts():
-    assert common.units(BIN, "4k", "16MiB", "1g", "4KiB", "512") == [
+    assert units.units(BIN, "4k", "16MiB", "1g", "4KiB", "512") == [
         4096,
         16 << 20,
         1 << 30,
@@ -306,20 +310,20 @@ def test_units_gives_the_binarys_byte_counts():
 
 def test_units_refuses_a_bad_size_with_the_binarys_message_and_status_2():
     direct = subprocess.run(
-        [BIN, "units", "bogus"], capture_output=True, text=True, env=common.launch_env()
+        [BIN, "units", "bogus"], capture_output=True, text=True, env=launch.launch_env()
     )
     assert direct.returncode == 2
     (line,) = direct.stderr.strip().splitlines()
     assert line.startswith("iosweep: units: ")
-    with pytest.raises(common.UnitsError) as e:
-        common.units(BIN, "4k", "bogus")
+    with pytest.raises(units.UnitsError) as e:
+        units.units(BIN, "4k", "bogus")
     assert e.value.status == 2
     assert str(e.value) == line.removeprefix("iosweep: units: ") and "'bogus'" in str(e.value)
 
 
 def test_units_reports_a_binary_it_cannot_run(tmp_path):
-    with pytest.raises(common.UnitsError) as e:
-        common.units(tmp_path / "no-iosweep", "4k")
+    with pytest.raises(units.UnitsError) as e:
+        units.units(tmp_path / "no-iosweep", "4k")
     assert e.value.status is None and str(tmp_path / "no-iosweep") in str(e.value)
 
 
@@ -332,7 +336,7 @@ def test_bench_vs_fio_names_size_and_stops_before_touching_anything(tmp_path):
         text=True,
     )
     direct = subprocess.run(
-        [BIN, "units", "12q"], capture_output=True, text=True, env=common.launch_env()
+        [BIN, "units", "12q"], capture_output=True, text=True, env=launch.launch_env()
     )
     assert p.returncode == 2
     assert (
@@ -372,7 +376,7 @@ def test_the_root_file_systems_device_is_resolved_as_sys_describes_it():
     if not os.path.isdir("/sys/dev/block"):
         pytest.skip("/sys/dev/block is not available here (no sysfs): nothing to resolve against")
     st = os.stat("/")
-    dev = common.block_device("/")
+    dev = devices.block_device("/")
     if os.major(st.st_dev) == 0:  # overlay, tmpfs ... in a container
         assert not dev and "has no block device" in dev.why and dev.sample() is None
         pytest.skip(f"the root file system has no block device here: {dev.why}")
@@ -392,11 +396,11 @@ def test_the_root_file_systems_device_is_resolved_as_sys_describes_it():
 def test_the_device_is_the_one_iosweep_found_for_the_same_folder(workdir, tmp_path):
     out = tmp_path / "r.h5"
     make_results(1, workdir, out, "1MiB", "1MiB", "--phases", "seq-write")
-    dev = common.block_device(workdir)
+    dev = devices.block_device(workdir)
     with h5py.File(out, "r") as f:
         g = latest_run(f)
-        names = {common.text(x) for x in g["device"]["device"]}
-        note = common.text(g.attrs["device_note"])
+        names = {hdf5.text(x) for x in g["device"]["device"]}
+        note = hdf5.text(g.attrs["device_note"])
     if dev:
         assert names == {dev.name} and note == ""
     else:
@@ -428,7 +432,7 @@ def fake_sysfs(root):
 
 def test_a_partition_counts_as_its_disk_and_device_mapper_as_itself(tmp_path):
     sys_dir = fake_sysfs(tmp_path)
-    part = common.block_device("/data", sysfs=sys_dir, dev=(8, 1))
+    part = devices.block_device("/data", sysfs=sys_dir, dev=(8, 1))
     assert part.name == "sda" and part.stat_path.endswith("/block/sda/stat")
     assert part.sample() == {
         "read_ops": 100,
@@ -436,12 +440,12 @@ def test_a_partition_counts_as_its_disk_and_device_mapper_as_itself(tmp_path):
         "write_ops": 50,
         "write_bytes": 400 * 512,
     }
-    assert common.block_device("/data", sysfs=sys_dir, dev=(8, 0)).stat_path == part.stat_path
-    dm = common.block_device("/", sysfs=sys_dir, dev=(253, 0))
+    assert devices.block_device("/data", sysfs=sys_dir, dev=(8, 0)).stat_path == part.stat_path
+    dm = devices.block_device("/", sysfs=sys_dir, dev=(253, 0))
     assert dm.name == "dm-0 (vg-root)" and dm.sample()["write_bytes"] == 24 * 512
-    missing = common.block_device("/x", sysfs=sys_dir, dev=(9, 9))
+    missing = devices.block_device("/x", sysfs=sys_dir, dev=(9, 9))
     assert not missing and "device 9:9 of /x is not in" in missing.why
-    bare = common.block_device("/x", sysfs=sys_dir, dev=(7, 9))
+    bare = devices.block_device("/x", sysfs=sys_dir, dev=(7, 9))
     assert not bare and bare.why.endswith("/loop9/stat does not exist")
-    anonymous = common.block_device("/dev/shm", sysfs=sys_dir, dev=(0, 27))
+    anonymous = devices.block_device("/dev/shm", sysfs=sys_dir, dev=(0, 27))
     assert not anonymous and "which has no block device (device 0:27)" in anonymous.why

@@ -11,8 +11,9 @@ import zlib
 import h5py
 import pytest
 
-import iosweep_common as common
-import iosweep_compare as ic
+from iosweep_tools.results.names import by_value, is_random, phases
+from iosweep_tools.compare import ior, iozone, parsers
+from iosweep_tools.compare.record import ParseError
 from conftest import SOURCE_DIR, latest_run, make_results, run_iosweep
 
 FIX = SOURCE_DIR / "tests" / "fixtures"
@@ -70,7 +71,7 @@ EXPECTED = {
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_fixture_parses_to_the_right_phases_threads_and_values(name):
-    results = ic.parse_any(str(FIX / name))
+    results = parsers.parse_any(str(FIX / name))
     got = {}
     for r in results:
         if r.kind != "parent":
@@ -110,7 +111,7 @@ def test_every_fixture_that_produces_results_has_its_settings_listed():
 
 @pytest.mark.parametrize("name", sorted(SETTINGS))
 def test_record_file_size_and_o_direct_come_from_every_fixture(name):
-    results = ic.parse_any(str(FIX / name))
+    results = parsers.parse_any(str(FIX / name))
     assert results
     for r in results:
         assert (r.record_bytes, r.file_bytes, r.direct, r.stonewall) == SETTINGS[name], (
@@ -121,7 +122,7 @@ def test_record_file_size_and_o_direct_come_from_every_fixture(name):
 
 
 def test_a_failed_iozone_run_still_states_its_settings():
-    got = ic.iozone_settings((FIX / "iozone/06-random-i2-no-files-error.txt").read_text())
+    got = iozone.iozone_settings((FIX / "iozone/06-random-i2-no-files-error.txt").read_text())
     assert got == {
         "record_bytes": 4 * KIB,
         "file_bytes": 64 * MIB_B,
@@ -136,15 +137,15 @@ def test_iozone_settings_in_older_wording_and_from_the_command_line_alone():
         "File size set to 262144 kB", "File size set to 262144 KB"
     )
     assert "16384 KB" in older and "262144 KB" in older
-    assert ic.iozone_settings(older) == ic.iozone_settings(text)
+    assert iozone.iozone_settings(older) == iozone.iozone_settings(text)
     # No header lines at all: the command line says -r 16M -s 256M, and neither -I nor -x.
     bare = "\n".join(
         ln
         for ln in text.splitlines()
         if "Record Size" not in ln and "File size set" not in ln and "Each process writes" not in ln
     )
-    assert ic.iozone_settings(bare) == ic.iozone_settings(text)
-    assert ic.iozone_settings("Children see throughput for  2 readers = 1.00 kB/sec\n") == {
+    assert iozone.iozone_settings(bare) == iozone.iozone_settings(text)
+    assert iozone.iozone_settings("Children see throughput for  2 readers = 1.00 kB/sec\n") == {
         "record_bytes": None,
         "file_bytes": None,
         "direct": None,
@@ -161,17 +162,17 @@ def with_header_line(name, line):
 
 
 def test_iozone_o_direct_and_stonewall_off_are_read_and_name_the_figure():
-    plain = ic.parse_iozone("x", (FIX / "iozone/01-seq-write-read-t2.txt").read_text())[0]
+    plain = iozone.parse_iozone("x", (FIX / "iozone/01-seq-write-read-t2.txt").read_text())[0]
     assert (plain.direct, plain.stonewall) == (False, True)
     assert (
         plain.figure == "IOzone Children see (stonewalled)"
         and plain.counterpart == "iozone_children"
     )
-    direct = ic.parse_iozone(
+    direct = iozone.parse_iozone(
         "x", with_header_line("iozone/01-seq-write-read-t2.txt", "O_DIRECT feature enabled")
     )[0]
     assert direct.direct is True
-    no_wall = ic.parse_iozone(
+    no_wall = iozone.parse_iozone(
         "x", with_header_line("iozone/01-seq-write-read-t2.txt", "Stonewall disabled")
     )[0]
     assert no_wall.stonewall is False and no_wall.counterpart == "children"
@@ -181,25 +182,25 @@ def test_iozone_o_direct_and_stonewall_off_are_read_and_name_the_figure():
 @pytest.mark.parametrize("flags", ["-B", "-O useO_DIRECT=1", "--posix.odirect"])
 def test_ior_o_direct_on_its_command_line(flags):
     text = (FIX / "ior/01-posix-seq16m.txt").read_text().replace("-k -e", f"-k -e {flags}")
-    assert ic.ior_direct(text) is True
-    assert {r.direct for r in ic.parse_ior("x", text)} == {True}
+    assert ior.ior_direct(text) is True
+    assert {r.direct for r in ior.parse_ior("x", text)} == {True}
 
 
 def test_ior_o_direct_in_json_parameters_and_unknown_without_a_command_line():
     text = (FIX / "ior/03-posix-seq16m-json.txt").read_text()
-    assert ic.ior_direct(text) is False
-    assert ic.ior_direct(text.replace('"fsync": 1,', '"fsync": 1, "useO_DIRECT": 1,', 1)) is True
+    assert ior.ior_direct(text) is False
+    assert ior.ior_direct(text.replace('"fsync": 1,', '"fsync": 1, "useO_DIRECT": 1,', 1)) is True
     # CSV rows alone: IOR prints no command line with them.
     lines = (FIX / "ior/18-script-sweep.txt").read_text().splitlines()
     csv_only = "\n".join(lines[lines.index("--- same, CSV:") + 1 :])
-    assert ic.ior_direct(csv_only) is None
-    assert {(r.record_bytes, r.file_bytes, r.direct) for r in ic.parse_ior("x", csv_only)} == {
+    assert ior.ior_direct(csv_only) is None
+    assert {(r.record_bytes, r.file_bytes, r.direct) for r in ior.parse_ior("x", csv_only)} == {
         (MIB_B, None, None)
     }
 
 
 def test_ior_script_sweep_has_both_task_counts():
-    results = ic.parse_any(str(FIX / "ior/18-script-sweep.txt"))
+    results = parsers.parse_any(str(FIX / "ior/18-script-sweep.txt"))
     keys = {(r.phase, r.threads) for r in results}
     assert keys == {("seq_write", 1), ("seq_read", 1), ("seq_write", 2), ("seq_read", 2)}
     first = [r for r in results if (r.phase, r.threads) == ("seq_write", 1)][0]
@@ -207,14 +208,14 @@ def test_ior_script_sweep_has_both_task_counts():
 
 
 def test_iozone_parent_figures_are_kept_apart():
-    results = ic.parse_any(str(FIX / "iozone/01-seq-write-read-t2.txt"))
+    results = parsers.parse_any(str(FIX / "iozone/01-seq-write-read-t2.txt"))
     parent = [r for r in results if r.kind == "parent" and r.phase == "seq_write"]
     assert parent and parent[0].value == pytest.approx(385859.55 * 1024)
 
 
 def test_failed_iozone_run_is_reported_with_its_line():
-    with pytest.raises(ic.ParseError) as e:
-        ic.parse_any(str(FIX / "iozone/06-random-i2-no-files-error.txt"))
+    with pytest.raises(ParseError) as e:
+        parsers.parse_any(str(FIX / "iozone/06-random-i2-no-files-error.txt"))
     assert e.value.line > 0 and "Children see throughput" in str(e.value)
 
 
@@ -285,7 +286,7 @@ def csv_rows(path):
 def summary_row(out, phase, ranks):
     with h5py.File(out, "r") as f:
         s = latest_run(f)["summary"][()]
-        value = common.phases(f)[phase]
+        value = phases(f)[phase]
     rows = s[(s["phase"] == value) & (s["ranks"] == ranks)]
     assert len(rows) == 1
     return rows[0]
@@ -461,7 +462,7 @@ def test_equal_settings_give_the_ratio_of_figures_of_one_definition(iozone11_run
         row = by[(phase, 2, "IOzone")]
         assert row["match"] == "=" and row["compared_with"] == "iozone_children", row
         s = summary_row(out, phase, 2)
-        mine = s["iozone_children_Bps"] / (4096 if common.is_random(phase) else 1)
+        mine = s["iozone_children_Bps"] / (4096 if is_random(phase) else 1)
         assert float(row["ratio"]) == pytest.approx(mine / value, rel=1e-6), phase
     # The same output from IOzone -x: its "Children see" is iosweep's children figure.
     no_wall = tmp_path / "ioz-x.txt"
@@ -513,11 +514,11 @@ def test_o_direct_on_one_side_only_is_a_mismatch(iozone11_run, diskdir, tmp_path
 
 def test_format_iozone_round_trip(run_file):
     out, text = run_file
-    parsed = ic.parse_any(str(text))
+    parsed = parsers.parse_any(str(text))
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         s = g["summary"][()]
-        names = common.by_value(common.phases(g))
+        names = by_value(phases(g))
     checked = 0
     for row in s:
         phase = names[row["phase"]]
@@ -530,7 +531,7 @@ def test_format_iozone_round_trip(run_file):
                 if x.phase == phase and x.threads == row["ranks"] and x.kind == kind
             ]
             assert len(r) == 1, (phase, kind)
-            want = row[field] / (4096 if common.is_random(phase) else 1)  # random: 4 KiB records
+            want = row[field] / (4096 if is_random(phase) else 1)  # random: 4 KiB records
             assert r[0].value == pytest.approx(want, rel=1e-5), (phase, kind)
             checked += 1
     assert checked == 16
@@ -612,7 +613,7 @@ def test_iozone_report_table_alone_is_enough(tmp_path):
     ]
     f = tmp_path / "report-only.txt"
     f.write_text("\tIozone: Performance Test of File I/O\n" + "\n".join(kept) + "\n")
-    got = {(r.phase, r.threads): r.value for r in ic.parse_any(str(f))}
+    got = {(r.phase, r.threads): r.value for r in parsers.parse_any(str(f))}
     want = EXPECTED["iozone/07-excel-report-t1-t2.txt"]
     assert set(got) == set(want)
     for k, v in want.items():

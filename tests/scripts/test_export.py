@@ -10,8 +10,8 @@ import h5py
 import numpy as np
 import pytest
 
-import iosweep_common as common
-import iosweep_export
+from iosweep_tools.results import hdf5
+from iosweep_tools.results import export
 from conftest import SOURCE_DIR, make_results, run_ids
 
 LOAD = SOURCE_DIR / "scripts" / "iosweep-load"
@@ -142,7 +142,7 @@ def test_json_round_trips_every_table_with_null_for_nan(results, tmp_path):
             check_table(f, t, ["run_id"] + cols, rows, None)
         for r in doc["runs"]:
             g = f["runs"][r["run_id"]]
-            assert r["hosts"] == [common.text(h) for h in g["hosts"][()]]
+            assert r["hosts"] == [hdf5.text(h) for h in g["hosts"][()]]
             assert r["attributes"]["argv"] == g.attrs["argv"]
             assert r["attributes"]["filter_key"] == int(g.attrs["filter_key"])  # uint64, exact
 
@@ -161,7 +161,7 @@ def test_one_run_only(results, tmp_path):
 
 
 def test_column_names_follow_the_documented_convention():
-    c = iosweep_export.column_name
+    c = export.column_name
     assert c("wall_s", "s") == "wall_s" and c("lat_p50_ns", "ns") == "lat_p50_ns"
     assert c("bandwidth_Bps", "bytes/s") == "bandwidth_Bps" and c("iops", "ops/s") == "iops"
     assert c("bytes", "bytes") == "bytes" and c("point", "1") == "point"

@@ -4,7 +4,8 @@ import subprocess
 import h5py
 import pytest
 
-import iosweep_load
+from iosweep_tools.results import frames
+from iosweep_tools.results.file import NoSuchRun, ResultsError
 from conftest import SOURCE_DIR, make_results, run_ids
 
 
@@ -22,7 +23,7 @@ def results(tmp_path_factory):
 
 
 def test_import_returns_one_row_per_summary_point_with_run_attributes(results):
-    runs, summary = iosweep_load.load(results)
+    runs, summary = frames.load(results)
     # One row per run, in the order they ran; one row per summary point, run by run, in point
     # order, each carrying its own run's attributes.
     assert list(runs["label"]) == ["first", "second"]
@@ -41,9 +42,9 @@ def test_import_returns_one_row_per_summary_point_with_run_attributes(results):
     assert list(summary["record_bytes"]) == [2**20, 4096] * 4
     assert (summary["bytes"] == summary["ops"] * summary["record_bytes"]).all()
     assert (summary["scan_record_bytes"] == runs["scan_record_bytes"].iloc[0]).all()
-    ranks = iosweep_load.ranks(results)
+    ranks = frames.table(results, "ranks")
     assert len(ranks) == 2 * (1 + 2)
-    lower, upper, counts = iosweep_load.latency(results)
+    lower, upper, counts = frames.latency(results)
     assert counts.shape == (4, len(lower)) and (upper > lower).all()
 
 
@@ -63,3 +64,30 @@ def test_command_refuses_a_file_that_is_not_results(tmp_path):
         [str(SOURCE_DIR / "scripts" / "iosweep-load"), str(bad)], capture_output=True, text=True
     )
     assert p.returncode == 2 and "not an HDF5 file" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_the_api_lists_runs_and_gives_each_table_of_a_run_as_a_dataframe(results):
+    ids = frames.list_runs(results)
+    with h5py.File(results, "r") as f:
+        assert ids == run_ids(f)
+        first = f["runs"][ids[0]]
+        stored = {name for name in first if name not in ("hosts", "latency")}
+        rows = {name: len(first[name]) for name in stored}
+    tables = frames.tables(results, ids[0])
+    assert set(tables) == stored and list(tables)[0] == "summary"
+    assert {name: len(t) for name, t in tables.items()} == rows
+    # The summary as load() gives it, decoded and joined; any other table as stored.
+    runs, summary = frames.load(results)
+    assert tables["summary"].equals(summary[summary["run_id"] == ids[0]].reset_index(drop=True))
+    assert list(tables["ranks"].columns) == list(first_fields(results, ids[0], "ranks"))
+    assert frames.table(results, "ranks", ids[0]).equals(tables["ranks"])
+    assert frames.tables(results)["summary"]["run_id"].eq(ids[-1]).all()  # the latest by default
+    with pytest.raises(ResultsError, match="bogus is not a table of a run"):
+        frames.table(results, "bogus")
+    with pytest.raises(NoSuchRun, match="20990101T000000.000Z-00000000 is not in"):
+        frames.tables(results, "20990101T000000.000Z-00000000")
+
+
+def first_fields(path, run_id, name):
+    with h5py.File(path, "r") as f:
+        return f["runs"][run_id][name].dtype.names

@@ -6,9 +6,10 @@ import subprocess
 
 import pytest
 
-import iosweep_plot as plot
-import iosweep_common as common
-import iosweep_load
+from iosweep_tools.plot.baselines import load_baselines
+from iosweep_tools.plot.draw import draw
+from iosweep_tools.results import frames
+from iosweep_tools.results import names
 from conftest import SOURCE_DIR, make_results
 
 SCRIPT = SOURCE_DIR / "scripts" / "iosweep-plot"
@@ -29,14 +30,14 @@ def results(tmp_path_factory):
 
 
 def figure(results, label, **kw):
-    runs, summary = iosweep_load.load(results)
+    runs, summary = frames.load(results)
     run = runs[runs["label"] == label].iloc[0]
-    fig = plot.draw(
+    fig = draw(
         run,
         summary[summary["run_id"] == run["run_id"]],
         kw.pop("others", []),
         kw.pop("baselines", []),
-        list(common.phases(results)),
+        list(names.phases(results)),
         **kw,
     )
     left, right = fig.axes[:2]
@@ -71,7 +72,7 @@ def test_published_figures_are_absent_by_default_and_present_with_baselines(resu
     # The published random figures are of 4 KiB records, and the filter-count study does not
     # state its record size: run "two" (8 KiB random records) gets none unless asked, run "one"
     # (4 KiB) gets the random ones, never the filter-count one.
-    published = plot.load_baselines(str(SOURCE_DIR / "results" / "baselines"))
+    published = load_baselines(str(SOURCE_DIR / "results" / "baselines"))
     assert {b["record_bytes"] for b in published if b["phase"].startswith("rand_")} == {4096}
     assert all(b["record_bytes"] is None for b in published if b["phase"] == "filter_count")
     _, left, right = figure(results, "two", baselines=published)
@@ -102,7 +103,7 @@ def write_baselines(folder, rows):
         "source,system,phase,threads,value,unit,record_bytes,file_bytes\n"
         + "".join(f"{r}\n" for r in rows)
     )
-    return plot.load_baselines(str(folder))
+    return load_baselines(str(folder))
 
 
 def test_published_figures_measured_like_the_run_are_drawn_without_asking(results, tmp_path):
@@ -151,10 +152,12 @@ def test_control_phases_only_with_controls(results):
 
 
 def test_other_tools_are_labelled_with_their_record_size_and_what_differs(results):
-    import iosweep_compare as ic
+    from iosweep_tools.compare import parsers
 
     others = [
-        r for r in ic.parse_any(str(FIX / "iozone/02-rand-t2-with-i0.txt")) if r.kind != "parent"
+        r
+        for r in parsers.parse_any(str(FIX / "iozone/02-rand-t2-with-i0.txt"))
+        if r.kind != "parent"
     ]
     _, left, right = figure(results, "one", others=others)
     assert "IOzone[1] seq_write Children see, 4 KiB records ≠ record,file" in labels(left)

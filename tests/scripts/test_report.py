@@ -18,9 +18,10 @@ import h5py
 import numpy as np
 import pytest
 
-import iosweep_common as common
-import iosweep_run
-import iosweep_timeseries as its
+from iosweep_tools.results import hdf5
+from iosweep_tools.results import names
+from iosweep_tools.results import reader
+from iosweep_tools.results import timeseries as its
 from chromium import Chromium
 from conftest import SOURCE_DIR, run_ids, run_iosweep
 from newer_files import with_mounts_and_wire, with_timeseries_latency
@@ -102,11 +103,11 @@ def check_against_file(cells, path):
                 if isinstance(v, np.ndarray):
                     assert value == ",".join(str(x) for x in v.tolist()), c
                 elif isinstance(v, (str, bytes)):
-                    assert value == common.text(v), c
+                    assert value == hdf5.text(v), c
                 else:
                     assert float(value) == float(v), c
             elif t == "hosts":
-                assert value == common.text(g["hosts"][int(c["row"])]), c
+                assert value == hdf5.text(g["hosts"][int(c["row"])]), c
             elif t == "latency":
                 b = int(c["bucket"])
                 v = (
@@ -153,7 +154,7 @@ def test_one_run_renders_every_section_from_the_file(results, browser, tmp_path)
         assert any(c["section"] == sid for c in cells), f"section {sid} shows no figure"
     with h5py.File(out, "r") as f:
         g = f["runs"][run_ids(f)[-1]]
-        phases = {common.by_value(common.phases(g))[v] for v in g["summary"]["phase"]}
+        phases = {names.by_value(names.phases(g))[v] for v in g["summary"]["phase"]}
         has_lat = "lat_p50_ns" in g["timeseries"].dtype.names
         latest, n_rows = run_ids(f)[-1], len(g["summary"])
     assert browser.evaluate("document.querySelectorAll('#sweep svg[role=img]').length") == len(
@@ -220,12 +221,12 @@ def test_two_runs_side_by_side_carry_the_comparison(results, browser, tmp_path):
 def test_latency_over_time_from_the_merged_rows(results, browser, tmp_path):
     tmp, out, _ = results
     fixture = with_timeseries_latency(out, tmp_path / "newer.h5")
-    run = iosweep_run.read(fixture)
+    run = reader.read(fixture)
     ts = run.table("timeseries")
     assert its.has_latency(ts) and its.has_merged(ts)
     # No byte counted twice: the bins of every point add up to the point's bytes, in the
     # newer file (merged rows) and in the real one (the ranks' rows).
-    old = iosweep_run.read(out)
+    old = reader.read(out)
     for r in (run, old):
         for i, pt in enumerate(r.summary["point"]):
             bins = its.cluster_bins(r.table("timeseries"), int(pt))

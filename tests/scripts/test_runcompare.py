@@ -10,8 +10,8 @@ import h5py
 import numpy as np
 import pytest
 
-import iosweep_run
-import iosweep_runcompare as rc
+from iosweep_tools.compare import runs as rc
+from iosweep_tools.results import reader
 from conftest import SOURCE_DIR, run_ids, run_iosweep
 
 COMPARE = SOURCE_DIR / "scripts" / "iosweep-compare"
@@ -175,7 +175,7 @@ def test_bootstrap_of_equal_figures_and_of_shifted_ones():
 
 def test_the_comparison_reads_the_file_not_a_copy(runs):
     _, a, b, _, _ = runs
-    cmp = rc.compare(iosweep_run.read(a), iosweep_run.read(b))
+    cmp = rc.compare(reader.read(a), reader.read(b))
     ha = headline(a)
     for r in cmp.rows:
         assert r.a == ha[(r.phase, r.ranks)]

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from conftest import SOURCE_DIR
-from iosweep_common import can_emulate
+from iosweep_tools.core.launch import can_emulate
 
 SCALE = str(SOURCE_DIR / "scripts" / "scale-check")
 ISO = str(SOURCE_DIR / "scripts" / "isolation-check")

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-import iosweep_checks
+from iosweep_tools.core import files
 from conftest import BIN, SOURCE_DIR, mpi_env
 from refusals import MiB, beyond_free, expand, refused, traps
 
@@ -160,7 +160,7 @@ def test_files_beyond_the_free_space_are_refused_before_anything_is_made(
 
 def test_ranks_beyond_the_memory_are_refused_before_anything_is_made(where):
     args = ["--max", "4096", "--ranks-max", "4096", "--rank-mib", "4096"]
-    if iosweep_checks.mem_available() >= 4096 << 32:
+    if files.mem_available() >= 4096 << 32:
         pytest.skip("this machine holds 4096 ranks of 4 GiB")
     run_row(where, "streams-curve", args, "--ranks-max: 4096 ranks need about")
 

@@ -7,10 +7,10 @@ import subprocess
 
 import pytest
 
-import iosweep_common as common
-import iosweep_compare as ic
-import iosweep_load
-import streams_curve as curve
+from iosweep_tools.results import frames
+from iosweep_tools.results import names
+from iosweep_tools.compare import parsers, tools
+from iosweep_tools.bench.streams import curves as curve
 from conftest import SOURCE_DIR, run_iosweep
 
 FIX = SOURCE_DIR / "tests" / "fixtures"
@@ -59,32 +59,32 @@ def results(tmp_path_factory):
 
 
 def run_of(results, label):
-    runs, summary = iosweep_load.load(results)
+    runs, summary = frames.load(results)
     run = runs[runs["label"] == label].iloc[0]
     return run, summary[summary["run_id"] == run["run_id"]]
 
 
 def test_the_run_says_its_axis(results):
     run, s = run_of(results, "streams")
-    assert common.sweep_axis(run) == "streams"
+    assert names.sweep_axis(run) == "streams"
     assert list(s[s["phase_name"] == "rand_read"]["streams"]) == [1, 2, 4, 8]
     assert list(s[s["phase_name"] == "rand_read"]["ranks"]) == [1, 2, 2, 2]
     run, s = run_of(results, "ranks")
-    assert common.sweep_axis(run) == "ranks"
+    assert names.sweep_axis(run) == "ranks"
     assert list(s[s["phase_name"] == "rand_read"]["streams"]) == [4, 8]  # ranks x --iodepth 4
-    assert common.sweep_axis({}) == "ranks"  # files written before --streams existed
+    assert names.sweep_axis({}) == "ranks"  # files written before --streams existed
 
 
 def test_iosweep_rows_count_threads_as_streams(results):
     run, s = run_of(results, "streams")
-    rows = ic.iosweep_rows(s, run)
+    rows = tools.iosweep_rows(s, run)
     assert sorted(k for k in rows if k[0] == "rand_read") == [
         ("rand_read", t) for t in (1, 2, 4, 8)
     ]
     at8 = s[(s["phase_name"] == "rand_read") & (s["streams"] == 8)]
     assert rows[("rand_read", 8)]["wall"] == pytest.approx(at8["iops"].mean())
     run, s = run_of(results, "ranks")
-    assert sorted(k[1] for k in ic.iosweep_rows(s, run) if k[0] == "rand_read") == [1, 2]
+    assert sorted(k[1] for k in tools.iosweep_rows(s, run) if k[0] == "rand_read") == [1, 2]
 
 
 def compare(results, label, *outputs, tmp_path):
@@ -133,15 +133,15 @@ def test_compare_sets_iozone_threads_beside_streams(results, tmp_path):
 
 
 def test_plot_draws_streams_on_the_thread_axis(results, tmp_path):
-    import iosweep_plot as plot
+    from iosweep_tools.plot.draw import draw
 
-    others = [r for r in ic.parse_any(str(iozone_at(8, tmp_path))) if r.kind != "parent"]
+    others = [r for r in parsers.parse_any(str(iozone_at(8, tmp_path))) if r.kind != "parent"]
     for label, xs, axis in (
         ("streams", [1, 2, 4, 8], "streams (active ranks x depth)"),
         ("ranks", [1, 2], "active ranks"),
     ):
         run, s = run_of(results, label)
-        fig = plot.draw(run, s, others, [], list(common.phases(results)))
+        fig = draw(run, s, others, [], list(names.phases(results)))
         right = fig.axes[1]
         mine = next(line for line in right.lines if line.get_label() == "iosweep rand_read (wall)")
         assert list(mine.get_xdata()) == xs
@@ -189,7 +189,7 @@ def test_streams_curve_measures_both_curves_with_their_cpu_time(tmp_path):
             assert cell.strip() == "-" or 0 < float(cell) < 1.0, r
     assert png.stat().st_size > 10000
     assert list((tmp_path / "d").iterdir()) == []  # the run's files and folder are removed
-    runs, s = iosweep_load.load(tmp_path / "c.h5")
+    runs, s = frames.load(tmp_path / "c.h5")
     assert list(runs["label"]) == ["ranks alone", "2 ranks x depth"]
     assert all(s["cpu_s"] > 0)
     # The table printed is the one computed from the results file, whatever the speed: a

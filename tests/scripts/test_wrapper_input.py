@@ -5,7 +5,7 @@ every row is refused before, and the arguments the rows do not change are the sm
 run would take."""
 import pytest
 
-import iosweep_checks
+from iosweep_tools.core import files
 from conftest import BIN
 from refusals import MiB, beyond_free, expand, refused, traps
 
@@ -148,7 +148,7 @@ MEMORY = [
 def test_ranks_beyond_the_memory_are_refused_before_anything_is_made(
     where, script, args, need, name
 ):
-    avail = iosweep_checks.mem_available()
+    avail = files.mem_available()
     if not avail or avail >= need:
         pytest.skip(f"this machine has {avail} bytes available, enough for {args}")
     run_row(where, script, args, name)

@@ -39,7 +39,7 @@ TEST(FileOps, RemoveOnlyWhenTheIdentityStillMatches) {
 
 TEST(FileOps, FileSetNamesCarryRunAndPositionAndRemoveOnlyOwnFiles) {
   const std::string d = make_dir();
-  FileSet mine(d, "RUN1", "RUN1", 3);
+  FileSet mine({d}, {0, 0, 0, 0}, "RUN1", "RUN1", 3);
   EXPECT_EQ(mine.path(3), d + "/iosweep.RUN1.3");
   touch(mine.path(3));  // not created through the FileSet: not ours
   EXPECT_FALSE(mine.own_exists(1));

@@ -24,7 +24,7 @@ struct Fixture {
   Fixture() {
     char tmpl[] = "/tmp/iosweep-h5-XXXXXX";
     dir = mkdtemp(tmpl);
-    cfg.work.dir = dir;
+    cfg.work.dirs = {dir};
     cfg.work.file_size = 1 << 20;
     cfg.work.phases = {0};
     cfg.argv = {"iosweep", "run"};

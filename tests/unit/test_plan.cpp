@@ -161,7 +161,7 @@ TEST(Plan, RankZeroMovesItsFileOncePerPhasePointAndRepetition) {
 
 TEST(Plan, DryRunTableAddsUpWhatEachPointMoves) {
   Config cfg;
-  cfg.work.dir = "/scratch/u1";
+  cfg.work.dirs = {"/scratch/u1"};
   cfg.work.file_size = 4 << 20;
   cfg.work.seq_record = cfg.work.rand_record = cfg.work.scan_record = 1 << 20;
   cfg.work.phases = {kSeqWrite, kSeqRead};

@@ -106,7 +106,7 @@ TEST(Rerun, StoredConfigurationUnderTheCommandLine) {
   ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
   EXPECT_EQ(store.asked.path, "r.h5");
   EXPECT_EQ(store.asked.run_id, kId);
-  EXPECT_EQ(r.cfg.work.dir, "/other");
+  EXPECT_EQ(r.cfg.work.dirs, std::vector<std::string>{"/other"});
   EXPECT_EQ(r.cfg.report.output, "/tmp/o.h5");
   EXPECT_FALSE(r.cfg.work.keep);
   EXPECT_EQ(r.cfg.work.file_size, 32u << 20);
@@ -119,7 +119,7 @@ TEST(Rerun, StoredConfigurationUnderTheCommandLine) {
   // not --rerun itself.
   EXPECT_EQ(lines_but(r.cfg.config_toml, {"dir", "output", "keep"}),
             lines_but(store.toml, {"dir", "output", "keep"}));
-  EXPECT_NE(r.cfg.config_toml.find("dir=\"/other\""), std::string::npos);
+  EXPECT_NE(r.cfg.config_toml.find("dir=[\"/other\"]"), std::string::npos);
   EXPECT_EQ(r.cfg.config_toml.find("rerun"), std::string::npos);
 }
 
@@ -129,7 +129,7 @@ TEST(Rerun, StoredValuesApplyUnlessOverridden) {
   const auto r = parse({"run", "--rerun", "r.h5"}, store.loader());
   ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
   EXPECT_EQ(store.asked.run_id, "");  // the latest
-  EXPECT_EQ(r.cfg.work.dir, "/data");
+  EXPECT_EQ(r.cfg.work.dirs, std::vector<std::string>{"/data"});
   EXPECT_EQ(r.cfg.report.output, "/r/x.h5");
   EXPECT_EQ(r.cfg.work.fsync_phases.size(), 1u);
   EXPECT_EQ(r.cfg.work.phases.size(), 2u);  // a TOML array
@@ -239,7 +239,7 @@ TEST(Rerun, ShowTextIsAPreset) {
   rec.world_size = 3;
   rec.n_nodes = 2;
   rec.hosts = {"h0", "h1"};
-  rec.rank_map = {{0, 0, 0, 0}, {1, 1, 0, 1}, {2, 0, 1, 2}};
+  rec.rank_map = {{0, 0, 0, 0, 0}, {1, 1, 0, 1, 0}, {2, 0, 1, 2, 0}};
   const std::string t = show_text(rec, "r.h5");
   EXPECT_NE(t.find(std::string("# iosweep run ") + kId + " of r.h5\n"), std::string::npos) << t;
   EXPECT_NE(t.find("# started 2026-11-30T15:41:47.684Z; 3 ranks on 2 nodes; complete\n"),

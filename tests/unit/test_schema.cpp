@@ -4,6 +4,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <string>
 
 #include "model/schema.hpp"
 
@@ -24,6 +25,39 @@ TEST(Schema, FieldTablesAreWellFormed) {
   }
 }
 
+namespace {
+
+// A field type as results/README.md writes it.
+std::string type_text(FieldType t) {
+  switch (t) {
+    case FieldType::u8:
+      return "uint8";
+    case FieldType::i32:
+      return "int32";
+    case FieldType::u32:
+      return "uint32";
+    case FieldType::u64:
+      return "uint64";
+    case FieldType::f64:
+      return "float64";
+    case FieldType::phase_enum:
+      return "enum uint8 (phase)";
+    case FieldType::status_enum:
+      return "enum uint8 (status)";
+    case FieldType::engine_enum:
+      return "enum uint8 (engine)";
+    case FieldType::str64:
+      return "string[64]";
+    case FieldType::str256:
+      return "string[256]";
+  }
+  return "?";
+}
+
+}  // namespace
+
+// Every field of every table has its row in its table's section of results/README.md, with the
+// type, unit and reduction the file itself stores.
 TEST(Schema, ReadmeDocumentsEveryFieldOfEveryTable) {
   std::ifstream in(std::string(IOSWEEP_SOURCE_DIR) + "/results/README.md");
   ASSERT_TRUE(in) << "results/README.md is missing";
@@ -31,9 +65,16 @@ TEST(Schema, ReadmeDocumentsEveryFieldOfEveryTable) {
   ss << in.rdbuf();
   const std::string doc = ss.str();
   for (const TableDesc* t : all_tables()) {
-    EXPECT_NE(doc.find("### `" + std::string(t->name) + "`"), std::string::npos) << t->name;
-    for (const auto& f : t->fields)
-      EXPECT_NE(doc.find("| `" + std::string(f.name) + "` |"), std::string::npos)
-          << t->name << "." << f.name << " is not documented";
+    const auto at = doc.find("### `" + std::string(t->name) + "`");
+    ASSERT_NE(at, std::string::npos) << t->name;
+    const auto next = doc.find("\n#", at + 1);
+    const std::string section = doc.substr(at, next == std::string::npos ? next : next - at);
+    for (const auto& f : t->fields) {
+      const std::string row = "| `" + std::string(f.name) + "` | " + type_text(f.type) + " | " +
+                              f.unit + " | " + f.reduction + " |";
+      EXPECT_NE(section.find(row), std::string::npos)
+          << t->name << "." << f.name << " is not documented as\n"
+          << row;
+    }
   }
 }

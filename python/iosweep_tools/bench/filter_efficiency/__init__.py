@@ -1,0 +1,1 @@
+"""filter-efficiency: filter-count against scan-only and seq-read (table) and the command (cli)."""

@@ -1,0 +1,1 @@
+"""isolation-check: do idle ranks cost a point anything (pairs), and the command (cli)."""

@@ -1,0 +1,128 @@
+"""scale-check's job (the whole 1..N sweep in one launch, memory sampled while it runs) and what
+its results file says of its ranks.
+
+    cmd = sweep_command(args, data, out)
+    wall_s, before, low = run_job(args, cmd, hosts)
+    print(report_text(args, read_usage(out), wall_s, before, low), end="")
+"""
+import statistics
+import threading
+import time
+
+from iosweep_tools.bench.harness import written_run
+from iosweep_tools.core.children import iosweep, job_timeout, sweep_points
+from iosweep_tools.core.errors import Stop
+from iosweep_tools.core.files import mem_available
+from iosweep_tools.results import fields
+
+MAX_RANKS = 16384
+MAX_NODES = 1024
+MAX_SIZE = 64 << 30
+RANK_BYTES = 16 << 20  # what one rank of the sweep takes (docs/scaling.md: 6.1 GiB for 512)
+PHASES = 6  # seq-write, seq-read, rand-write, rand-read, scan-only, filter-count
+SUMMARY = {"ranks": fields.POSITIVE, "overhead_s": fields.FIGURE}
+USAGE = {
+    "rss_peak_bytes": fields.ID,
+    "private_peak_bytes": fields.ID,
+    "private_idle_peak_bytes": fields.ID,
+    "cpu_user_s": fields.FIGURE,
+    "cpu_sys_s": fields.FIGURE,
+}
+
+
+class MemSampler(threading.Thread):
+    """The lowest MemAvailable seen while the job runs."""
+
+    def __init__(self, period_s=0.2):
+        super().__init__(daemon=True)
+        self.period_s = period_s
+        self.low = mem_available()
+        self.stop = threading.Event()
+
+    def run(self):
+        while not self.stop.wait(self.period_s):
+            self.low = min(self.low, mem_available() or self.low)
+
+
+def mib(b):
+    return b / 1048576.0
+
+
+def sweep_command(args, data, out):
+    """The options of `iosweep run`: the sweep 1:--ranks of every phase, 1 MiB sequential
+    records, files of --size in `data`, the results appended to `out`."""
+    cmd = ["run", "--dir", str(data), "--file-size", args.size, "--seq-record", "1MiB"]
+    cmd += ["--sweep", f"1:{args.ranks}", "--output", str(out), "--quiet"]
+    return cmd + (["--direct"] if args.direct else [])
+
+
+def run_job(args, cmd, hosts):
+    """Runs the job (mpirun's own binding; over the emulated nodes of `hosts`); returns (its wall
+    time in s, MemAvailable before it, the lowest MemAvailable while it ran)."""
+    moved = sum(sweep_points(args.ranks)) * args.size_bytes * PHASES
+    sampler = MemSampler()
+    before = sampler.low
+    sampler.start()
+    t0 = time.monotonic()
+    try:
+        timeout = job_timeout(moved, 0, args.ranks)
+        iosweep(args.bin, args.ranks, cmd, timeout, "the job", hosts, bind=True)
+    finally:
+        wall_s = time.monotonic() - t0
+        sampler.stop.set()
+        sampler.join()
+    return wall_s, before, sampler.low
+
+
+def read_usage(out):
+    """The run the job wrote, with its points, its summary's overhead and its rank_usage rows
+    checked; Stop (status 1) when it has no rank_usage rows."""
+    points = {"points": (fields.COUNTS, True)}
+    run = written_run(
+        out, what="the job", summary=SUMMARY, attrs=points, tables={"rank_usage": USAGE}
+    )
+    if not len(run.tables["rank_usage"]):
+        raise Stop(f"the job wrote no rank_usage rows in run {run.id} of {out}", 1)
+    return run
+
+
+def report_text(args, run, wall_s, before, low):
+    """What the job took: wall time, the machine's memory, each rank's memory and CPU time, and
+    the time outside the timed windows."""
+    usage, over = run.tables["rank_usage"], list(run.summary["overhead_s"])
+    rss = sorted(int(v) for v in usage["rss_peak_bytes"])
+    idle = sorted(int(v) for v in usage["private_idle_peak_bytes"] if v > 0)
+    private = sorted(int(v) for v in usage["private_peak_bytes"])
+    cpu = [float(u) + float(s) for u, s in zip(usage["cpu_user_s"], usage["cpu_sys_s"])]
+    per_point = {}  # sweep point (active ranks) -> overhead of all its phase rows
+    for k, o in zip(run.summary["ranks"], over):
+        per_point[int(k)] = per_point.get(int(k), 0.0) + float(o)
+    where = (
+        f"{args.nodes} emulated nodes x {args.slots} slots, round-robin"
+        if args.nodes
+        else "one machine"
+    )
+    lines = [
+        f"{args.ranks} ranks ({where}), sweep 1:{args.ranks}, {args.size} per rank,"
+        f" {len(run.attrs['points'])} points",
+        f"wall time of the whole job: {wall_s:.1f} s",
+        "machine memory: MemAvailable fell by at most"
+        f" {mib(before - low) / 1024:.2f} GiB (from {mib(before) / 1024:.1f} GiB)",
+        f"peak RSS per rank: min {mib(rss[0]):.1f} MiB, median"
+        f" {mib(rss[len(rss) // 2]):.1f} MiB, max {mib(rss[-1]):.1f} MiB (shared library pages"
+        " included)",
+        "held alone at most (active or idle), per rank: median"
+        f" {mib(private[len(private) // 2]):.1f} MiB, max {mib(private[-1]):.1f} MiB",
+    ]
+    if idle:
+        lines.append(
+            f"held alone while idle, per rank: median {mib(idle[len(idle) // 2]):.1f} MiB, "
+            f"max {mib(idle[-1]):.1f} MiB"
+        )
+    lines.append(f"CPU time per rank: median {statistics.median(cpu):.1f} s, max {max(cpu):.1f} s")
+    lines.append(
+        "outside the timed windows, per phase row: median"
+        f" {statistics.median(over) * 1e3:.1f} ms, max {max(over) * 1e3:.1f} ms; per point (all"
+        f" phases): max {max(per_point.values()) * 1e3:.1f} ms"
+    )
+    return "".join(line + "\n" for line in lines)

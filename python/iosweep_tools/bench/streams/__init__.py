@@ -1,0 +1,1 @@
+"""streams-curve: the 4 KiB random-read curve made two ways (curves) and the command (cli)."""

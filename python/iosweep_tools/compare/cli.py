@@ -1,0 +1,167 @@
+"""iosweep-compare: an iosweep run beside IOzone and IOR results, in one table; or one iosweep
+run against another.
+
+    scripts/iosweep-compare results/iosweep.h5 iozone-t*.txt ior-sweep.txt [--run ID]
+        [--csv out.csv] [--loose]
+    scripts/iosweep-compare A.h5[:RUN_ID] B.h5[:RUN_ID] [--fail-below R] [--csv out.csv]
+        [--loose] [--resamples N] [--seed S]
+
+Run against run (both arguments iosweep results files; a `:RUN_ID` suffix shaped
+YYYYMMDDTHHMMSS.mmmZ-xxxxxxxx names the run, the latest otherwise): every (phase, point) both
+runs measured with the same settings, B / A of the mean headline figure with a bootstrap 95%
+interval over repetitions, and a verdict (faster, slower, within noise). Settings that differ
+are listed and their rows not compared unless --loose. --fail-below R exits with 1 when a
+compared row's whole interval lies below R (0 otherwise): a regression gate
+(python/iosweep_tools/compare/runs.py says how the interval is made).
+
+Rows are matched by (phase, threads, record size): every source's figure for a phase and a
+thread count is shown beside iosweep's with its record size, file size (the file one thread or
+task works on) and O_DIRECT, and counts as the same measurement only when all three agree with
+iosweep's (see below). iosweep's threads are its active ranks, or its streams (ranks x depth)
+when the run used --streams; the header says which. IOzone's initial writers,
+readers, random readers and random writers map to seq-write, seq-read, rand-read and rand-write;
+IOR's access (write/read) and its ordering (random with -z) or, failing that, its transfer size
+(64 KiB or less counts as random) decide the phase. Sequential figures are MiB/s (2^20 bytes/s;
+IOzone's kB is 1024 bytes), random ones ops/s.
+
+iosweep has three figures, each with the definition it shares with another tool:
+  wall             all bytes / the slowest rank's time: IOR's bandwidth (bandwidth_Bps, iops)
+  children         sum over ranks of each rank's bytes / its own time (children_Bps): IOzone's
+                   "Children see" only when IOzone ran with -x (stonewalling off)
+  iozone_children  sum over ranks of what each had moved when the first rank finished / that
+                   time (iozone_children_Bps): IOzone's default, stonewalled "Children see"
+An IOzone figure is set beside iosweep's iozone_children (or children, for an IOzone run with
+-x), an IOR figure beside iosweep's wall. The ratio iosweep / source is given only when record
+size, file size and O_DIRECT are the same on both sides (match "="); otherwise the row says
+which differ (≠ record, file, O_DIRECT; a size a source does not state is "?" and counts as
+different) and gives no ratio, unless --loose. Results of one source (same tool and settings)
+that occur several times for one row (repetitions, several files) are averaged. Control phases
+(scan_only) have no counterpart in other tools and are not compared.
+"""
+import math
+
+from iosweep_tools.compare import runs, runs_text, tools, tools_text
+from iosweep_tools.compare.parsers import parse_any
+from iosweep_tools.compare.record import ParseError
+from iosweep_tools.core import command
+from iosweep_tools.core.cmdline import doc_parser, number, split_run, value
+from iosweep_tools.core.errors import Stop
+from iosweep_tools.core.files import output_file, write_output
+from iosweep_tools.results.file import NoSuchRun, ResultsError, is_results
+from iosweep_tools.results.reader import read
+
+RUN_ONLY = ("--fail-below", "--resamples", "--seed")
+
+
+def parser():
+    ap = doc_parser(__doc__, skip=1, prog="iosweep-compare")
+    ap.add_argument("results", help="iosweep HDF5 results file (A.h5[:RUN_ID] against B)")
+    ap.add_argument(
+        "outputs",
+        nargs="*",
+        help="IOzone or IOR output files (recognised by content), or B.h5[:RUN_ID]",
+    )
+    ap.add_argument("--run", help="run id (default: the run appended last)")
+    ap.add_argument("--csv", help="also write the table to this CSV file (.csv)")
+    ap.add_argument(
+        "--loose",
+        action="store_true",
+        help=(
+            "give the ratio even where record size, file size or O_DIRECT differ or are not"
+            " stated (run against run: compare rows whose settings differ)"
+        ),
+    )
+    ap.add_argument(
+        "--fail-below",
+        metavar="R",
+        help="run against run: exit with 1 when a compared row's 95%% interval lies below R",
+    )
+    ap.add_argument(
+        "--resamples",
+        metavar="N",
+        help="run against run: bootstrap resamples (default 2000, 100 to 100000)",
+    )
+    ap.add_argument("--seed", metavar="S", help="run against run: the bootstrap's seed")
+    return ap
+
+
+def run_against_run(args):
+    """True when both positional arguments are iosweep results files (with or without a
+    :RUN_ID suffix)."""
+    if len(args.outputs) != 1:
+        return False
+    return all(is_results(split_run(a)[0]) for a in (args.results, args.outputs[0]))
+
+
+def main(argv=None):
+    """The command; its status (see core.command.guard)."""
+    return command.guard(_main, argv)
+
+
+def _main(argv):
+    args = parser().parse_intermixed_args(argv)
+    if run_against_run(args):
+        return _runs(args)
+    return _tools(args)
+
+
+def _read(path, run_id, label=None):
+    """The run, or Stop in one line (`--run: ...` for a run the file does not list)."""
+    try:
+        return read(path, run_id)
+    except NoSuchRun as e:
+        raise Stop(f"{label}: {e}" if label else f"--run: {e}") from None
+    except ResultsError as e:
+        raise Stop(f"{label}: {e}" if label else str(e)) from None
+
+
+def _tools(args):
+    """IOzone and IOR outputs beside one run: the table (compare.tools), printed and --csv."""
+    for opt in RUN_ONLY:
+        if getattr(args, opt[2:].replace("-", "_")) is not None:
+            raise Stop(f"{opt}: only when comparing two iosweep runs (A.h5[:RUN] B.h5[:RUN])")
+    if args.csv:
+        output_file("--csv", args.csv, suffixes={"csv"}, inputs=[args.results, *args.outputs])
+    run = _read(args.results, args.run)
+    results = []
+    for path in args.outputs:
+        try:
+            results += parse_any(path)
+        except ParseError as e:
+            raise Stop(str(e)) from None
+    phases = {name: v for v, name in run.phase_names.items()}
+    table, sources = tools.compare(run.frame(), run.attrs, results, phases, loose=args.loose)
+    print(tools_text.header_text(run.attrs, run.id, sources, args.loose), end="")
+    print(tools_text.table_text(table), end="")
+    if args.csv:
+        write_output("--csv", args.csv, tools_text.csv_text(table))
+        print(f"written: {args.csv}")
+    return 0
+
+
+def _runs(args):
+    """One run against another (compare.runs): the text, the CSV and the gate. Exit status 0,
+    or 1 when --fail-below R is given and a compared row's whole interval lies below R."""
+    if args.run is not None:
+        raise Stop("--run: with two results files, name each run as FILE:RUN_ID")
+    resamples, seed = runs.bootstrap_options(args.resamples, args.seed)
+    gate = None
+    if args.fail_below is not None:
+        gate = value("--fail-below", args.fail_below, number(0, math.inf, above=True))
+    (pa, ra), (pb, rb) = split_run(args.results), split_run(args.outputs[0])
+    if args.csv:
+        output_file("--csv", args.csv, suffixes={"csv"}, inputs=(pa, pb))
+    a, b = _read(pa, ra, "A"), _read(pb, rb, "B")
+    try:
+        cmp = runs.compare(a, b, loose=args.loose, resamples=resamples, seed=seed)
+    except ResultsError as e:
+        raise Stop(str(e)) from None
+    print(runs_text.comparison_text(cmp), end="")
+    if args.csv:
+        write_output("--csv", args.csv, runs_text.csv_text(cmp))
+        print(f"written: {args.csv}")
+    if gate is None:
+        return 0
+    text, failed = runs_text.gate_text(cmp, gate)
+    print(text, end="")
+    return 1 if failed else 0

@@ -1,0 +1,150 @@
+"""filter-count's final math in iosweep-report, as the console prints it after the run
+(ConsoleWriter::print_final_math, src/output/console_writer.cpp), from the stored figures.
+
+    final_math(run)          # the section's HTML for one run (results.reader.Run)
+    final_math_text(run)     # the console's lines; None without filter-count
+"""
+from html import escape
+
+from iosweep_tools.report import html as h
+from iosweep_tools.report.latency import point_label
+
+GB = 1e9
+
+
+def final_math_rows(run):
+    """(filter-count row, ship-count row or None) that the console's final math prints: the
+    last of each appended."""
+    f = [i for i in range(len(run.summary)) if run.phase_of_row(i) == "filter_count"]
+    sh = [i for i in range(len(run.summary)) if run.phase_of_row(i) == "ship_count"]
+    return (f[-1] if f else None), (sh[-1] if sh else None)
+
+
+def _point_lines(run, i):
+    """The point, its data, runtime and aggregate, and every node's share."""
+    s = run.summary
+    v = lambda f: s[f][i]  # noqa: E731
+    if run.axis() == "streams":
+        head = (
+            f"filter-count at {v('streams')} streams ({v('ranks')} ranks x depth {v('iodepth')}) on"
+            f" {v('nodes')} node(s) (the largest point):"
+        )
+    else:
+        head = f"filter-count at {v('ranks')} ranks on {v('nodes')} node(s) (the largest point):"
+    bw = float(v("bandwidth_Bps"))
+    lines = [
+        head,
+        f"  data       {v('bytes')} bytes ({int(v('bytes')) / GB:.3f} GB),"
+        f" {v('rows')} rows of 8 bytes",
+        f"  runtime    {float(v('wall_s')):.3f} s",
+        f"  aggregate  {bw / GB:.3f} GB/s ({bw / h.MIB:.1f} MiB/s)",
+    ]
+    nodes = run.table("nodes")
+    for k in range(len(nodes)) if nodes is not None else ():
+        if int(nodes["point"][k]) == int(v("point")):
+            lines.append(
+                f"  node {int(nodes['node'][k]):<3d}  "
+                f" {float(nodes['bandwidth_Bps'][k]) / GB:.3f} GB/s"
+                f"  ({nodes['ranks'][k]} ranks, {run.host(nodes['node'][k])})"
+            )
+    return lines
+
+
+def _matches_line(run, i):
+    s = run.summary
+    engine = run.engine_names.get(int(s["engine"][i]), "") if "engine" in s.dtype.names else ""
+    m, e = int(s["matches"][i]), int(s["expected_matches"][i])
+    verdict = (
+        " (not checked: no data moved)"
+        if engine == "null"
+        else " (exact)"
+        if m == e
+        else " (MISMATCH)"
+    )
+    return f"  matches    {m} found, {e} expected{verdict}"
+
+
+def _rated_lines(run, per_rank):
+    """What --rated-bw makes of the figure per rank: one or two rated maximums."""
+    r1, r2 = float(run.attrs.get("rated_bw_Bps") or 0), float(run.attrs.get("rated_bw2_Bps") or 0)
+    if r1 > 0 and r2 > 0:
+        a, b = 100.0 * per_rank / r1, 100.0 * per_rank / r2
+        return [
+            f"  rated      {r1 / GB:.3f} GB/s and {r2 / GB:.3f} GB/s per rank's device: between"
+            f" {min(a, b):.1f}% and {max(a, b):.1f}% of rated maximum"
+            f" ({a:.1f}% of {r1 / GB:.3f} GB/s,"
+            f" {b:.1f}% of {r2 / GB:.3f} GB/s)"
+        ]
+    if r1 > 0:
+        return [
+            f"  rated      {r1 / GB:.3f} GB/s per rank's device:"
+            f" {100.0 * per_rank / r1:.1f}% of rated maximum"
+        ]
+    return []
+
+
+def _ship_lines(run, i, j):
+    """ship-count's lines, when its last point is filter-count's (ranks and repetition)."""
+    s = run.summary
+    if (
+        j is None
+        or int(s["ranks"][j]) != int(s["ranks"][i])
+        or int(s["repetition"][j]) != int(s["repetition"][i])
+    ):
+        return []
+    mb, rb = int(s["mpi_bytes"][j]), int(s["mpi_remote_bytes"][j])
+    bw, sbw = float(s["bandwidth_Bps"][i]), float(s["bandwidth_Bps"][j])
+    return [
+        f"ship-count at {int(s['ranks'][j])} ranks (every record sent over MPI to a collector):",
+        f"  moved      {mb} bytes over MPI"
+        f" ({100.0 * rb / mb if mb else 0.0:.0f}% to another node),"
+        f" against {int(s['mpi_bytes'][i])} bytes (8 per rank) for filter-count",
+        f"  aggregate  {sbw / GB:.3f} GB/s; filter-count / ship-count"
+        f" {bw / sbw if sbw > 0 else 0.0:.2f}",
+    ]
+
+
+def final_math_text(run):
+    """The lines ConsoleWriter::print_final_math prints (src/output/console_writer.cpp), from
+    the stored figures; None without filter-count."""
+    i, j = final_math_rows(run)
+    if i is None:
+        return None
+    s = run.summary
+    bw = float(s["bandwidth_Bps"][i])
+    n, k = int(s["nodes"][i]), int(s["ranks"][i])
+    per_node, per_rank = (bw / n if n else 0.0), (bw / k if k else 0.0)
+    lines = _point_lines(run, i)
+    lines.append(f"  per node   {per_node / GB:.3f} GB/s (aggregate / nodes)")
+    lines.append(f"  per rank   {per_rank / GB:.3f} GB/s (aggregate / ranks)")
+    lines.append(_matches_line(run, i))
+    lines += _rated_lines(run, per_rank)
+    lines += _ship_lines(run, i, j)
+    return "\n".join(lines) + "\n"
+
+
+def final_math(run):
+    text = final_math_text(run)
+    if text is None:
+        return h.p("No filter-count in this run: no final math.")
+    i, _ = final_math_rows(run)
+    fields = [
+        "bytes",
+        "rows",
+        "wall_s",
+        "bandwidth_Bps",
+        "matches",
+        "expected_matches",
+        "ranks",
+        "nodes",
+    ]
+    body = h.p(
+        "As the console prints it after the run (GB = 10^9 bytes; per node = aggregate / nodes,"
+        " per rank (per drive) = aggregate / ranks; rated from --rated-bw: rated_bw_Bps,"
+        " rated_bw2_Bps),"
+        f" for the last filter-count point appended: {escape(point_label(run, i))}."
+    )
+    body += f'<pre class="final-math" data-run="{escape(run.id)}">{escape(text)}</pre>'
+    row = [h.td(run, "summary", i, f) for f in fields]
+    row += [h.attr_td(run, "rated_bw_Bps", cls=""), h.attr_td(run, "rated_bw2_Bps", cls="")]
+    return body + h.table(fields + ["rated_bw_Bps", "rated_bw2_Bps"], [row])

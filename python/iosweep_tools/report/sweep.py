@@ -1,0 +1,215 @@
+"""The sweep curves of iosweep-report: every phase's headline figure against its points, every
+repetition, where the bytes came from, and the IOzone/IOR baselines drawn on them.
+
+    sweep(runs, baselines, names)     # the section's body; `names` the phase names of the file
+
+`runs` are results.reader.Run, `baselines` [(source, [Result])] of compare.tools.sources.
+"""
+import os
+from html import escape
+
+import numpy as np
+
+from iosweep_tools.compare import tools
+from iosweep_tools.core.text import size_text
+from iosweep_tools.report import html as h
+from iosweep_tools.report import svg
+from iosweep_tools.report.html import MIB
+from iosweep_tools.report.overview import run_name
+from iosweep_tools.results.names import record_bytes
+
+SOURCE_SETTINGS = ("record_bytes", "file_bytes", "direct", "stonewall", "shared")
+
+
+def headline_scale(run, phase):
+    fld, _ = run.headline(phase)
+    return (fld, 1.0, "IOPS (ops/s)") if fld == "iops" else (fld, MIB, "MiB/s (bytes/s / 2^20)")
+
+
+def sweep(runs, baselines, names):
+    first = runs[0]
+    phases = []
+    for r in runs:
+        phases += [p for p in r.phases_present() if p not in phases]
+    body = h.p(
+        "The headline figure of every point: all bytes (or operations) over the slowest rank's"
+        " time, open to close (wall_s), IOR's definition: bandwidth for sequential and scan"
+        " phases, IOPS for random ones (from the run's phase table). The line joins the mean of"
+        " the repetitions; each repetition is a ring, the band spans min to max. Baselines are the"
+        " other tools' outputs given with --baseline, drawn where they measured the same phase."
+    )
+    if not phases:
+        body += h.p(
+            "No point was recorded: " + ", ".join(f"{escape(r.id)} {r.status_name}" for r in runs)
+        )
+    cards = []
+    for phase in phases:
+        fld, scale, ylabel = headline_scale(first, phase)
+        axis = first.axis()
+        series, tables = [], ""
+        for k, r in enumerate(runs):
+            s = r.summary
+            idx = [i for i in range(len(s)) if r.phase_of_row(i) == phase]
+            if not idx:
+                continue
+            colour = svg.phase_colour(phase, names)
+            xs = sorted({int(s[axis][i]) for i in idx})
+            by = {x: [float(s[fld][i]) / scale for i in idx if int(s[axis][i]) == x] for x in xs}
+            series.append(
+                {
+                    "label": f"{run_name(r)}: {phase}" if len(runs) > 1 else f"iosweep {phase}",
+                    "color": colour,
+                    "dash": svg.DASHES[k % len(svg.DASHES)],
+                    "points": [(x, float(np.mean(v))) for x, v in by.items()],
+                    "dots": [(x, y) for x, v in by.items() for y in v],
+                    "ranges": [(x, min(v), max(v)) for x, v in by.items()],
+                }
+            )
+            tables += sweep_tables(r, phase, idx, fld, scale, axis, by, len(runs) > 1)
+        series += baseline_series(first, phase, baselines, scale)
+        kind = "streams (active ranks x depth)" if axis == "streams" else "active ranks"
+        caption = (
+            f"{escape(phase)}: {escape(ylabel)} against {kind}, log2 axis. Window: each rank's"
+            " open to close; the figure divides all bytes by the slowest rank's time."
+            f" {escape(records_note(first, phase))}"
+            + "".join(f" {escape(bytes_note(r, phase))}" for r in runs)
+        )
+        chart = svg.chart(
+            series, f"{phase}: {ylabel}", f"{kind} (log2)", ylabel, "log2", caption=caption
+        )
+        cards.append(h.card(escape(phase), chart + tables))
+    return body + h.cards(cards)
+
+
+def records_note(run, phase):
+    rec = record_bytes(run.attrs, phase)
+    size = size_text(run.attrs.get("file_size_bytes"))
+    return f"Records of {size_text(rec)}; files of {size} per rank."
+
+
+def _span(values):
+    lo, hi = min(values), max(values)
+    return (
+        f"{100 * lo:.0f}%"
+        if round(100 * lo) == round(100 * hi)
+        else f"{100 * lo:.0f}-{100 * hi:.0f}%"
+    )
+
+
+def bytes_note(run, phase):
+    """Where the bytes of a phase's points came from, in a sentence (the summary's device,
+    page-cache and unflushed fractions over its rows; NaN is not measured)."""
+    s = run.summary
+    idx = [i for i in range(len(s)) if run.phase_of_row(i) == phase]
+
+    def get(f):  # the measured values of a fraction (NaN: not measured)
+        return [float(s[f][i]) for i in idx if f in s.dtype.names and s[f][i] == s[f][i]]
+
+    dev = get("device_fraction")
+    who = f"{run_name(run)}: "
+    out = [
+        f"the block device saw {_span(dev)} of the bytes" if dev else "device bytes not measured"
+    ]
+    if run.writes(phase):
+        u = get("unflushed_fraction")
+        if u and max(u) >= 0.05:
+            out.append(f"{_span(u)} left unflushed in the page cache")
+    else:
+        c = get("cached_fraction_max")
+        if c and max(c) >= 0.05:
+            out.append(f"up to {_span(c)} already cached before the read")
+    return who + "; ".join(out) + "."
+
+
+def sweep_tables(r, phase, idx, fld, scale, axis, by, many):
+    unit = "MiB/s" if scale != 1.0 else "IOPS"
+    head = [
+        axis,
+        "ranks",
+        "depth",
+        "nodes",
+        "rep",
+        f"{fld} ({unit})",
+        "wall_s (s)",
+        "bytes",
+        "ops",
+        "children_Bps (MiB/s)",
+        "iozone_children_Bps (MiB/s)",
+        "cpu_s (s)",
+    ]
+    shown, total = h.capped(idx)
+    rows = [
+        [
+            h.td(r, "summary", i, axis),
+            h.td(r, "summary", i, "ranks"),
+            h.td(r, "summary", i, "iodepth"),
+            h.td(r, "summary", i, "nodes"),
+            h.td(r, "summary", i, "repetition"),
+            h.td(r, "summary", i, fld, scale=scale if scale != 1.0 else None),
+            h.td(r, "summary", i, "wall_s"),
+            h.td(r, "summary", i, "bytes"),
+            h.td(r, "summary", i, "ops"),
+            h.td(r, "summary", i, "children_Bps", scale=MIB),
+            h.td(r, "summary", i, "iozone_children_Bps", scale=MIB),
+            h.td(r, "summary", i, "cpu_s"),
+        ]
+        for i in shown
+    ]
+    stats = [
+        [
+            h.text_td(x, cls=""),
+            h.text_td(len(v), cls=""),
+            h.derived(float(np.mean(v)), f"mean over repetitions of {fld} / {scale:g}"),
+            h.derived(min(v), f"min over repetitions of {fld} / {scale:g}"),
+            h.derived(max(v), f"max over repetitions of {fld} / {scale:g}"),
+        ]
+        for x, v in by.items()
+    ]
+    title = f"<h4>{escape(run_name(r))}</h4>" if many else ""
+    return (
+        title
+        + h.table([axis, "repetitions", f"mean ({unit})", "min", "max"], stats)
+        + f"<details><summary>every repetition of {escape(phase)} (summary rows)</summary>"
+        + h.table(head, rows, total)
+        + "</details>"
+    )
+
+
+def baseline_series(run, phase, baselines, scale):
+    out = []
+    for src, results in baselines:
+        mine = [x for x in results if x.phase == phase]
+        if not mine:
+            continue
+        pts = {}
+        for x in mine:
+            pts.setdefault(x.threads, []).append(x.value / scale)
+        tool = "IOzone" if src["tool"] == "iozone" else "IOR"
+        ours = baseline_mine(run, mine[0])
+        diff = tools.differences(ours, mine[0]) if ours else []
+        out.append(
+            {
+                "label": ("≠ " + ",".join(diff) + " " if diff else "")
+                + f"{tool}[{src['id']}] {mine[0].figure}:"
+                f" {', '.join(os.path.basename(f) for f in src['files'])}"
+                f" ({tools.settings_text(*(src[k] for k in SOURCE_SETTINGS))})",
+                "color": "#555",
+                "dash": "3 3",
+                "marker": "square" if tool == "IOR" else "cross",
+                "points": sorted((t, float(np.mean(v))) for t, v in pts.items()),
+            }
+        )
+    return out
+
+
+def baseline_mine(run, x):
+    if x.phase not in run.phases_present():
+        return None
+    shared = str(run.attrs.get("file_layout") or "per-rank") == "shared"
+    size = run.attrs.get("file_size_bytes")
+    return {
+        "record_bytes": record_bytes(run.attrs, x.phase),
+        "file_bytes": None if size is None else int(size) * (x.threads if shared else 1),
+        "direct": None if run.attrs.get("direct") is None else bool(run.attrs["direct"]),
+        "shared": shared,
+    }

@@ -1,0 +1,94 @@
+"""iosweep-load: print the runs of an iosweep results file, or export its tables.
+
+    scripts/iosweep-load FILE                    # every run: its description and summary rows
+    scripts/iosweep-load FILE --run ID           # one
+    scripts/iosweep-load FILE --csv DIR --json FILE   # every table (results.export)
+
+The same from Python, as DataFrames: results.frames.
+"""
+from iosweep_tools.core import cmdline, command, files
+from iosweep_tools.core.errors import Stop
+from iosweep_tools.core.text import shown
+from iosweep_tools.results import export, frames
+from iosweep_tools.results.file import NoSuchRun, ResultsError
+
+# pandas is imported where DataFrames are made: the command's checks and exports start without
+# it.
+
+
+def parser():
+    ap = cmdline.Parser(
+        prog="iosweep-load",
+        description=(
+            "Print the runs of an iosweep results file, or export every table as CSV files"
+            " (--csv DIR) or one JSON file (--json FILE); python/iosweep_tools/results/export.py"
+            " describes the formats (units in column names, NaN as nan in CSV and null in JSON)."
+        ),
+    )
+    ap.add_argument("results", help="iosweep HDF5 results file")
+    ap.add_argument("--run", help="only this run (default: every run)")
+    ap.add_argument("--csv", metavar="DIR", help="write one CSV file per table into DIR")
+    ap.add_argument("--json", metavar="FILE", help="write every table into FILE (.json)")
+    return ap
+
+
+def main(argv=None):
+    """The command; its status (see core.command.guard)."""
+    return command.guard(_main, argv)
+
+
+def _main(argv):
+    args = parser().parse_args(argv)
+    if args.csv is not None:
+        files.output_folder("--csv", args.csv)
+    if args.json is not None:
+        files.output_file("--json", args.json, suffixes={"json"}, inputs=[args.results])
+    if args.run is not None:
+        cmdline.run_id("--run", args.run)
+    try:  # every run read and checked whole before anything is printed or written
+        checked = frames.read_all(args.results, None if args.run is None else [args.run])
+    except NoSuchRun as e:
+        raise Stop(f"--run: {e}") from None
+    except ResultsError as e:
+        raise Stop(str(e)) from None
+    if args.csv is not None or args.json is not None:
+        _export(args, checked)
+    else:
+        _print_runs(checked)
+    return 0
+
+
+def _export(args, checked):
+    if args.csv is not None:
+        try:
+            for path in export.write_csv(checked, args.csv):
+                print(f"written: {path}")
+        except OSError as e:
+            raise Stop(
+                f"--csv: cannot write into {shown(args.csv)}: {e.strerror or e}", 1
+            ) from None
+    if args.json is not None:
+        files.write_output("--json", args.json, export.json_text(checked, args.results))
+        print(f"written: {args.json}")
+
+
+def _print_runs(checked):
+    """Each run's line and its summary rows (MiB/s, IOPS, p99 in µs)."""
+    import pandas as pd
+
+    runs, summary = frames.frames(checked)
+    pd.set_option("display.width", 200)
+    pd.set_option("display.max_columns", 20)
+    for _, r in runs.iterrows():
+        print(
+            f"run {r['run_id']}  {r.get('status_name')}  {r.get('world_size')} ranks on "
+            f"{r.get('n_nodes')} node(s)  engine {r.get('engine_name')}  label {r.get('label')!r}"
+        )
+        s = summary[summary["run_id"] == r["run_id"]] if len(summary) else summary
+        if len(s):
+            view = s[["phase_name", "ranks", "nodes", "repetition", "wall_s"]].copy()
+            view["MiB/s"] = s["bandwidth_Bps"] / 2**20
+            view["IOPS"] = s["iops"]
+            view["p99_us"] = s["lat_p99_ns"] / 1e3
+            print(view.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+        print()

@@ -1,0 +1,1 @@
+"""make-threadlist: host files from node lists (nodelist) and the command (cli)."""
