@@ -39,6 +39,11 @@ class IoError : public std::runtime_error {
   // written since the last successful fsync), never a made-up offset.
   static IoError of_file(const std::string& op, const std::string& path, int err,
                          const std::string& detail = {});
+  // The same for a named item or folder of the metadata phases ("create of PATH failed: ...").
+  static IoError on_item(const std::string& op, const std::string& path, int err,
+                         const std::string& detail = {}) {
+    return of_file(op, path, err, detail);
+  }
   const std::string& op() const { return op_; }
   const std::string& path() const { return path_; }
   std::optional<std::uint64_t> offset() const { return offset_; }

@@ -26,6 +26,33 @@ std::string percent(const char* what, double fraction) {
   return b;
 }
 
+std::string per_op(const char* what, double bytes) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%s %.0f B/op", what, bytes);
+  return b;
+}
+
+std::string metadata_notes(const SummaryRow& s) {
+  const bool lookup = phase_desc(s.phase).lookup();
+  std::string n;
+  auto add = [&](const std::string& x) { n += (n.empty() ? "" : "; ") + x; };
+  if (lookup) add(s.md_cache_drop == 1 ? "dropped" : s.md_cache_drop == 2 ? "not dropped" : "kept");
+  if (!std::isnan(s.md_wire_bytes_per_op)) {
+    const bool cached = s.md_wire_bytes_per_op < kMdWireMinBytesPerOp;
+    add(per_op("wire", s.md_wire_bytes_per_op) + (cached ? " (cached)" : ""));
+  }
+  if (!std::isnan(s.md_device_bytes_per_op)) {
+    const bool under = s.md_device_bytes_per_op < kMdDeviceMinBytesPerOp;
+    add(per_op("device", s.md_device_bytes_per_op) +
+        (under ? (lookup ? " (cached)" : " (unflushed)") : ""));
+    // Not dropped, and the device saw enough: some answers may still have come from the caches.
+    if (lookup && s.md_cache_drop != 1 && !under && std::isnan(s.md_wire_bytes_per_op))
+      add("unverified");
+  }
+  if (std::isnan(s.md_device_bytes_per_op) && std::isnan(s.md_wire_bytes_per_op)) add("unverified");
+  return n;
+}
+
 // A fraction marked for being under `threshold`, in whole percent at most the one below it:
 // 89.7% shown as "90%" would contradict the rule that marked it.
 std::string percent_under(const char* what, double fraction, double threshold) {
@@ -60,6 +87,7 @@ std::string drive_notes(const PointResult& p) {
 }  // namespace
 
 std::string provenance_notes(const SummaryRow& s) {
+  if (phase_desc(s.phase).metadata()) return metadata_notes(s);
   std::string n;
   if (s.bytes == 0) return n;  // no bytes, nothing to say where they came from
   auto add = [&](const std::string& x) { n += (n.empty() ? "" : "; ") + x; };

@@ -58,19 +58,25 @@ class NodeCounters {
     std::string path;
     std::uint64_t bytes = 0;
   };
-  void before(const CacheProbe* probe = nullptr);
+  // Before a phase's barrier (every rank of the point prepared): each node's sampler first
+  // drops the kernel caches `drop_level` names (0: none; 2: dentries and inodes; 3: and the
+  // page cache), after syncing the file systems of --dir's folders, then samples the counters
+  // (and the probe's residency).
+  void before(int drop_level = 0, const CacheProbe* probe = nullptr);
   void after(const CacheProbe* probe = nullptr);
   // Collective over the active ranks of a point (the samplers of every node in use are among
   // them: a node's lowest rank is always its first to be active). On rank 0: one device row
   // per (node sampled, device), `counted` and `drive` decided, with the folders on it as a bit
   // mask (`device_folders`, index = row); one wire row per node sampled; point, phase and
-  // repetition left for the caller.
+  // repetition left for the caller. cache_drop: 0 not asked, 1 every node sampled dropped its
+  // caches, 2 a node's kernel refused.
   struct Rows {
     std::vector<DeviceRow> devices;
     std::vector<std::uint64_t> device_folders;
     std::vector<WireRow> wire;
     // Per node sampled: the probe's resident bytes before and after (NaN without a probe).
     std::map<int, std::pair<double, double>> cached;
+    std::uint8_t cache_drop = 0;
   };
   Rows collect(MPI_Comm active);
 
@@ -100,6 +106,8 @@ class NodeCounters {
   std::vector<DeviceSample> gather_devices(MPI_Comm active, const std::vector<int>& nodes) const;
 
   std::vector<LocalDevice> devices_;
+  std::string first_dir_;                // what a cache drop syncs first
+  int dropped_ = 0;                      // the last before(): 0 not asked, 1 dropped, 2 refused
   std::vector<MountEntry> mounts_here_;  // index = folder
   std::vector<std::string> nfs_mounts_;  // distinct NFS mount points among the folders'
   WireChoice wire_;
