@@ -76,6 +76,10 @@ std::vector<std::string> OptionValue::paths() const {
 }
 
 std::vector<std::string> OptionValue::split(bool spaces) const {
+  // Every source's values are checked before they get here (options.cpp); a list given empty
+  // that reached a converter would otherwise become a run of nothing, or the option's default.
+  // An option nobody gave (no default) has no values and is no list.
+  if (values_.empty() && given()) refuse("empty value (an empty list)");
   std::vector<std::string> out;
   std::set<std::string> seen;
   for (const auto& v : values_) {

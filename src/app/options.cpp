@@ -16,9 +16,11 @@ std::string dashed(const OptionRow& row) {
 }
 
 // Every value an option takes from any source: text iosweep can record, a flag true or false,
-// no empty value, one value where the option takes one.
+// no empty value and no empty list (a preset's or a stored run's `[]` is refused as the command
+// line refuses `--name=`), one value where the option takes one.
 void check_values(const OptionRow& row, const std::vector<std::string>& values) {
   const std::string opt = dashed(row);
+  if (values.empty()) throw UsageError(opt + ": empty value (an empty list)");
   if (row.form == OptionForm::value && values.size() != 1)
     throw UsageError(opt + ": takes one value, not a list");
   for (const auto& v : values) {

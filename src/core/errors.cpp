@@ -116,25 +116,21 @@ std::string describe_errno(int err) {
 
 IoError::IoError(const std::string& op, const std::string& path, std::uint64_t offset, int err,
                  const std::string& detail)
-    : std::runtime_error(op + " of " + printable(path) + " at offset " + std::to_string(offset) +
+    : IoError(op, path, std::optional<std::uint64_t>(offset), err, detail, true) {}
+
+IoError IoError::of_file(const std::string& op, const std::string& path, int err,
+                         const std::string& detail) {
+  return {op, path, std::nullopt, err, detail, true};
+}
+
+IoError::IoError(const std::string& op, const std::string& path,
+                 std::optional<std::uint64_t> offset, int err, const std::string& detail, bool)
+    : std::runtime_error(op + " of " + printable(path) +
+                         (offset ? " at offset " + std::to_string(*offset) : std::string()) +
                          " failed: " + describe_errno(err) + (detail.empty() ? "" : "; " + detail)),
       op_(op),
       path_(path),
       offset_(offset),
       err_(err) {}
-
-IoError::IoError(const std::string& message, std::string op, std::string path, int err)
-    : std::runtime_error(message),
-      op_(std::move(op)),
-      path_(std::move(path)),
-      offset_(0),
-      err_(err) {}
-
-IoError IoError::on_item(const std::string& op, const std::string& path, int err,
-                         const std::string& detail) {
-  return {op + " of " + printable(path) + " failed: " + describe_errno(err) +
-              (detail.empty() ? "" : "; " + detail),
-          op, path, err};
-}
 
 }  // namespace iosweep

@@ -36,7 +36,7 @@ void FdEngine::close(int file) {
   const int f = fds_.at(i);
   fds_[i] = -1;
   // close() is not retried on EINTR: on Linux the descriptor is released either way.
-  if (::close(f) != 0 && errno != EINTR) throw IoError("close", paths_[i], 0, errno);
+  if (::close(f) != 0 && errno != EINTR) throw IoError::of_file("close", paths_[i], errno);
 }
 
 void FdEngine::sync(int file) {
@@ -45,7 +45,7 @@ void FdEngine::sync(int file) {
   do {
     rc = ::fsync(fds_.at(i));
   } while (rc != 0 && errno == EINTR);
-  if (rc != 0) throw IoError("fsync", paths_[i], 0, errno);
+  if (rc != 0) throw IoError::of_file("fsync", paths_[i], errno);
 }
 
 }  // namespace iosweep

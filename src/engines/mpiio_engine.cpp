@@ -7,9 +7,11 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "core/errors.hpp"
+#include "model/limits.hpp"
 
 namespace iosweep {
 
@@ -26,7 +28,8 @@ int errno_from_mpi(int mpi_error) {
 }
 
 MpiioEngine::MpiioEngine(const EngineOptions& options, MPI_Comm group)
-    : group_(options.collective ? group : MPI_COMM_SELF),
+    : options_(options),
+      group_(options.collective ? group : MPI_COMM_SELF),
       collective_(options.collective),
       hints_(options.mpiio_hints),
       slots_(options.collective || options.iodepth == 0 ? 1 : options.iodepth) {
@@ -48,17 +51,56 @@ MpiioEngine::~MpiioEngine() {
 
 namespace {
 
-std::string describe(const std::vector<std::pair<std::string, std::string>>& hints) {
-  std::string d = "MPI_File_iread_at/iwrite_at on MPI_COMM_SELF; hints:";
-  if (hints.empty()) d += " (none)";
-  for (const auto& [k, v] : hints)
+// The calls the engine makes, on which files, with which hints: independent calls on a file of
+// one rank, or collective calls on the file the point's ranks share (never both).
+std::string describe(const EngineOptions& options) {
+  std::string d =
+      options.collective
+          ? "MPI_File_read_at_all/write_at_all, one collective call at a time, on the file the "
+            "point's ranks open together (aggregator ranks move every rank's bytes); hints:"
+          : "MPI_File_iread_at/iwrite_at on MPI_COMM_SELF, a file per rank; hints:";
+  if (options.mpiio_hints.empty()) d += " (none)";
+  for (const auto& [k, v] : options.mpiio_hints)
     d += " " + k + "=" + v;
   return d;
 }
 
+// Whether Open MPI's sharedfp selection (OMPI_MCA_sharedfp, which MpiSession sets when the user
+// did not) lets the lockedfile component in: `^a,b` excludes a and b, `a,b` includes only them.
+bool lockedfile_selected() {
+  const char* v = std::getenv("OMPI_MCA_sharedfp");
+  if (v == nullptr || *v == '\0') return true;
+  const std::string sel = v;
+  const bool excluding = sel.front() == '^';
+  const std::string list = "," + sel.substr(excluding ? 1 : 0) + ",";
+  return (list.find(",lockedfile,") != std::string::npos) != excluding;
+}
+
+// lockedfile's query writes FILE.locktest.RANK into a 256-byte buffer (Open MPI 4.1's
+// sharedfp_lockedfile.c): FILE, ".locktest.", a rank of at most 8 digits and the NUL must fit.
+constexpr std::size_t kLockedfileNameBytes = 256 - 10 - 8 - 1;
+
+// With lockedfile selected by the user, a folder whose file names would overflow its buffer.
+std::string lockedfile_check(const Workload& work) {
+  if (!lockedfile_selected()) return {};
+  const char* selection = std::getenv("OMPI_MCA_sharedfp");
+  for (const auto& dir : work.dirs) {
+    const std::size_t longest = dir.size() + kFileNameAddsChars;
+    if (longest <= kLockedfileNameBytes) continue;
+    return "--dir: " + std::to_string(dir.size()) + " bytes long, it makes file names of up to " +
+           std::to_string(longest) + " bytes; with Open MPI's sharedfp lockedfile component " +
+           "selected (OMPI_MCA_sharedfp=" + printable(selection != nullptr ? selection : "") +
+           ") --engine mpiio takes at most " + std::to_string(kLockedfileNameBytes) +
+           " (a --dir of " + std::to_string(kLockedfileNameBytes - kFileNameAddsChars) +
+           " bytes): its name buffer would overflow; leave OMPI_MCA_sharedfp unset";
+  }
+  return {};
+}
+
 }  // namespace
 
-std::string MpiioEngine::check(const Workload&, const EngineOptions& options) {
+std::string MpiioEngine::check(const Workload& work, const EngineOptions& options) {
+  if (auto why = lockedfile_check(work); !why.empty()) return why;
   for (const auto& [k, v] : options.mpiio_hints) {
     if (k.size() >= MPI_MAX_INFO_KEY)
       return "--mpiio-hint: the key '" + printable(k) + "' has " + std::to_string(k.size()) +
@@ -71,12 +113,12 @@ std::string MpiioEngine::check(const Workload&, const EngineOptions& options) {
 }
 
 std::string MpiioEngine::probe(const EngineOptions& options, std::string& detail) {
-  detail = describe(options.mpiio_hints);
+  detail = describe(options);
   return {};
 }
 
 std::string MpiioEngine::detail() const {
-  return describe(hints_) + (collective_ ? "; collective calls on a shared file" : "");
+  return describe(options_);
 }
 
 int MpiioEngine::open(const std::string& path, OpenMode mode) {
@@ -84,12 +126,12 @@ int MpiioEngine::open(const std::string& path, OpenMode mode) {
   // rely on MPI_MODE_EXCL (O_EXCL, which never follows links) when creating.
   struct stat st {};
   if (!mode.create && ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
-    throw IoError("open", path, 0, ELOOP, "refusing to follow a symbolic link");
+    throw IoError::of_file("open", path, ELOOP, "refusing to follow a symbolic link");
   int amode = mode.write ? MPI_MODE_WRONLY : MPI_MODE_RDONLY;
   if (mode.create) amode |= MPI_MODE_CREATE | MPI_MODE_EXCL;
   MPI_File fh = MPI_FILE_NULL;
   const int rc = MPI_File_open(group_, path.c_str(), amode, info_, &fh);
-  if (rc != MPI_SUCCESS) throw IoError("open", path, 0, errno_from_mpi(rc));
+  if (rc != MPI_SUCCESS) throw IoError::of_file("open", path, errno_from_mpi(rc));
   MPI_Offset size = 0;
   if (!mode.write && MPI_File_get_size(fh, &size) != MPI_SUCCESS) size = 0;
   files_.push_back(fh);
@@ -103,13 +145,13 @@ void MpiioEngine::close(int file) {
   const int rc = MPI_File_close(&fh);
   fh = MPI_FILE_NULL;
   if (rc != MPI_SUCCESS)
-    throw IoError("close", paths_[static_cast<std::size_t>(file)], 0, errno_from_mpi(rc));
+    throw IoError::of_file("close", paths_[static_cast<std::size_t>(file)], errno_from_mpi(rc));
 }
 
 void MpiioEngine::sync(int file) {
   const int rc = MPI_File_sync(files_.at(static_cast<std::size_t>(file)));
   if (rc != MPI_SUCCESS)
-    throw IoError("fsync", paths_[static_cast<std::size_t>(file)], 0, errno_from_mpi(rc));
+    throw IoError::of_file("fsync", paths_[static_cast<std::size_t>(file)], errno_from_mpi(rc));
 }
 
 void MpiioEngine::start(unsigned slot) {

@@ -1,6 +1,8 @@
 // MPI-IO engine: one file per rank through MPI_File_open(MPI_COMM_SELF, ...), independent
 // MPI_File_iread_at / MPI_File_iwrite_at with up to `iodepth` requests outstanding, and MPI_Info
-// hints from --mpiio-hint. Only the rank's own thread calls MPI.
+// hints from --mpiio-hint; or, with --mpiio-collective, the shared file of the point's ranks and
+// one collective call at a time. Only the rank's own thread calls MPI. Open MPI's shared file
+// pointer components are kept out of its way (mpi/session.cpp).
 #pragma once
 
 #include <mpi.h>
@@ -39,6 +41,7 @@ class MpiioEngine final : public Engine {
 
   std::int64_t collective_call(const IoRequest& r);
 
+  EngineOptions options_;
   MPI_Comm group_;
   bool collective_;
   std::vector<IoCompletion> done_;  // collective requests, completed inside submit()

@@ -147,7 +147,7 @@ int UringEngine::open(const std::string& path, OpenMode mode) {
   const int h = FdEngine::open(path, mode);
   if (static_cast<unsigned>(h) >= kRegisteredFiles) {
     FdEngine::close(h);
-    throw IoError("open", path, 0, EMFILE, "more than 64 files open in one io_uring engine");
+    throw IoError::of_file("open", path, EMFILE, "more than 64 files open in one io_uring engine");
   }
   const int f = fd(h);
   if (files_registered_ &&
@@ -337,7 +337,7 @@ std::size_t UringEngine::reap(std::span<IoCompletion> out, std::size_t min) {
       rc = io_uring_wait_cqe_nr(&ring_, &cqe, want);
     }
     if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY && rc != -ETIME)
-      throw IoError("io_uring_enter", "(ring)", 0, -rc);
+      throw IoError::of_file("io_uring_enter", "(ring)", -rc);
     const unsigned max = static_cast<unsigned>(std::min(cqes_.size(), out.size() - n_out));
     const unsigned got = io_uring_peek_batch_cqe(&ring_, cqes_.data(), max);
     for (unsigned i = 0; i < got; ++i) {

@@ -35,4 +35,10 @@ inline constexpr unsigned kMaxMdDepth = 32;
 inline constexpr std::uint64_t kMaxMdFolders = 1ull << 26;
 inline constexpr std::uint64_t kMaxMdItemBytes = 1ull << 30;  // --md-write-bytes, --md-read-bytes
 
+// A run id, YYYYMMDDTHHMMSS.mmmZ-xxxxxxxx, and the most a run's file names add to --dir:
+// /iosweep.RUNID.POSITION (a position below kMaxRanks, at most 8 digits) or /iosweep.RUNID.shared
+// (phases/file_set.cpp).
+inline constexpr std::size_t kRunIdChars = 29;
+inline constexpr std::size_t kFileNameAddsChars = 9 + kRunIdChars + 1 + 8;
+
 }  // namespace iosweep

@@ -21,6 +21,9 @@ struct PointResult {
   std::vector<WireRow> wire;
   // The engine rank 0 ran this phase on, as built: "uring depth 8: setup flags ...".
   std::string engine_detail;
+  // What the row's figures carry beyond them, in words: what could not be measured and why,
+  // what ran when it differs from what was asked, a window too short to be stable.
+  std::vector<std::string> notes;
 };
 
 class PointBook {

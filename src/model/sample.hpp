@@ -17,7 +17,8 @@ struct RankSample {
   std::int32_t folder = -1;      // index into --dir's folders of that file's folder
   std::int32_t stonewalled = 0;  // 1 when --stonewall stopped the phase early
 
-  std::uint64_t bytes = 0;  // moved inside the timed window
+  std::uint64_t bytes = 0;       // moved inside the timed window
+  std::uint64_t data_bytes = 0;  // what the phase set out to move: its file's (region's) data
   std::uint64_t ops = 0;
   std::uint64_t t_start_unix_ns = 0;  // wall clock at the start of the timed window
   double elapsed_s = 0;               // open + io + sync + close

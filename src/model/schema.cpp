@@ -79,7 +79,8 @@ const FieldDesc kSummary[] = {
          "(the identical read path with counting switched off, through the same buffers); NaN "
          "when scan-only did not run"},
     {FIELD(SummaryRow, lat_mean_ns), .type = FieldType::f64, .unit = "ns",
-     .reduction = "mean operation latency, all ranks"},
+     .reduction = "mean operation latency, all ranks; every latency figure NaN when no operation "
+                  "completed"},
     {FIELD(SummaryRow, lat_p50_ns), .type = FieldType::f64, .unit = "ns",
      .reduction = "median latency from the merged histogram (bucket midpoint)"},
     {FIELD(SummaryRow, lat_p90_ns), .type = FieldType::f64, .unit = "ns",
@@ -118,9 +119,12 @@ const FieldDesc kSummary[] = {
                   "for a metadata phase"},
     {FIELD(SummaryRow, cached_fraction_mean), .type = FieldType::f64, .unit = "1",
      .reduction = "reading phases: mean over ranks of the fraction of the bytes to read that were "
-                  "in the page cache when the phase started; NaN for writing phases"},
+                  "in the page cache when the phase started; NaN for writing phases. Collective "
+                  "MPI-IO reads: 1 - the bytes the read brought into any node's page cache / "
+                  "bytes (an upper bound), NaN with O_DIRECT"},
     {FIELD(SummaryRow, cached_fraction_max), .type = FieldType::f64, .unit = "1",
-     .reduction = "max over ranks of cached_fraction"},
+     .reduction = "max over ranks of cached_fraction; collective MPI-IO reads: the largest "
+                  "fraction of the shared file one node held before the window"},
     {FIELD(SummaryRow, unflushed_fraction), .type = FieldType::f64, .unit = "1",
      .reduction = "writing phases without fsync or O_DIRECT: bytes still dirty or under writeback "
                   "in the page cache after the last close / bytes written; NaN otherwise"},
@@ -149,8 +153,9 @@ const FieldDesc kSummary[] = {
          "ship-count: filter-count bandwidth_Bps / ship-count bandwidth_Bps at the same point and "
          "repetition (counting in situ against shipping the data to count it); NaN otherwise"},
     {FIELD(SummaryRow, streams), .type = FieldType::u32, .unit = "streams",
-     .reduction = "independent streams at this point: ranks x iodepth (--streams sweeps it; "
-                  "IOzone's threads)"},
+     .reduction = "independent streams that ran: ranks x iodepth (--streams sweeps it; IOzone's "
+                  "threads); fewer than the point's when its phase had fewer records than its "
+                  "depth (the notes say so)"},
     {FIELD(SummaryRow, iodepth), .type = FieldType::u32, .unit = "requests",
      .reduction =
          "requests each rank keeps in flight at this point: --iodepth, or streams / ranks with "
@@ -164,7 +169,9 @@ const FieldDesc kSummary[] = {
      .reduction = "bytes the storage interfaces sent during the phase, summed as wire_rx_bytes"},
     {FIELD(SummaryRow, wire_fraction), .type = FieldType::f64, .unit = "1",
      .reduction = "wire bytes in the phase's direction (received for reads, sent for writes) / "
-                  "bytes; NaN where no interface was sampled or for a metadata phase"},
+                  "bytes; NaN where no interface was sampled, where a counter could not be "
+                  "measured (a node's wire row says why), for collective MPI-IO on several "
+                  "nodes (MPI's traffic shares the interfaces) and for a metadata phase"},
     {FIELD(SummaryRow, drives), .type = FieldType::u32, .unit = "drives",
      .reduction = "drives the point's files were on: distinct block devices (each once per "
                   "kernel) under the folders of its active ranks' files; 0 without device "
@@ -211,6 +218,11 @@ const FieldDesc kSummary[] = {
      .reduction = "metadata phases: the smallest over nodes of a node's wire bytes (received + "
                   "sent) during the phase / the ops its ranks completed; NaN where no interface "
                   "was sampled or for a data phase"},
+    {FIELD(SummaryRow, notes), .type = FieldType::str256, .unit = "text",
+     .reduction = "what the row's figures carry, as the console's notes column prints it (counts, "
+                  "efficiency, where the bytes came from, what could not be measured and why, "
+                  "what ran when it differs from what was asked, a window too short; cut at 255 "
+                  "bytes)"},
 };
 
 const FieldDesc kWire[] = {
@@ -225,7 +237,8 @@ const FieldDesc kWire[] = {
                   "mount's server; ib:DEVICE:PORT for an InfiniBand port)"},
     {FIELD(WireRow, counted), .type = FieldType::u8, .unit = "bool",
      .reduction = "1 when this row is in the summary's wire sums; 0 when another node shares "
-                  "the same network namespace (emulated nodes)"},
+                  "the same network namespace (emulated nodes), or when `note` says its "
+                  "counters could not be measured"},
     {FIELD(WireRow, rx_bytes), .type = FieldType::u64, .unit = "bytes",
      .reduction = "received, between the sample before the phase's barrier and after the last "
                   "close (InfiniBand: port_rcv_data x 4)"},
@@ -237,6 +250,10 @@ const FieldDesc kWire[] = {
     {FIELD(WireRow, client_write_bytes), .type = FieldType::f64, .unit = "bytes",
      .reduction = "NFS: bytes WRITE sent to the server for this mount, same window; NaN for other "
                   "file systems"},
+    {FIELD(WireRow, note), .type = FieldType::str256, .unit = "text",
+     .reduction = "why the interfaces' counters could not be measured around this phase (an "
+                  "interface gone, replaced or reset), then rx and tx 0 and counted 0; empty when "
+                  "they were"},
 };
 
 const FieldDesc kMounts[] = {
@@ -306,7 +323,8 @@ const FieldDesc kRanks[] = {
      .reduction = "largest operation latency"},
     {FIELD(RankRow, cached_fraction), .type = FieldType::f64, .unit = "1",
      .reduction = "reading phases: fraction of the bytes to read resident in the page cache before "
-                  "the timed window (cachestat(2), else mincore); NaN for writing phases"},
+                  "the timed window (cachestat(2), else mincore); NaN for writing phases and for "
+                  "collective MPI-IO reads (the aggregators read for every rank)"},
     {FIELD(RankRow, unflushed_fraction), .type = FieldType::f64, .unit = "1",
      .reduction = "writing phases without fsync or O_DIRECT: fraction of the bytes written still "
                   "dirty or under writeback after close (cachestat(2)); NaN otherwise"},
@@ -385,6 +403,11 @@ const FieldDesc kNodes[] = {
      .reduction = "max elapsed over the node's ranks"},
     {FIELD(NodeRow, bandwidth_Bps), .type = FieldType::f64, .unit = "bytes/s",
      .reduction = "bytes / seconds"},
+    {FIELD(NodeRow, cached_before_bytes), .type = FieldType::f64, .unit = "bytes",
+     .reduction = "collective MPI-IO reads: bytes of the shared file resident in the node's page "
+                  "cache before the window (its lowest rank's cachestat); NaN otherwise"},
+    {FIELD(NodeRow, cached_after_bytes), .type = FieldType::f64, .unit = "bytes",
+     .reduction = "the same after every rank's close; NaN otherwise"},
     {FIELD(NodeRow, ops), .type = FieldType::u64, .unit = "ops",
      .reduction = "sum over the node's ranks"},
     {FIELD(NodeRow, iops), .type = FieldType::f64, .unit = "ops/s", .reduction = "ops / seconds"},
@@ -424,7 +447,8 @@ const FieldDesc kDevice[] = {
                   "device-mapper and md by their own name)"},
     {FIELD(DeviceRow, counted), .type = FieldType::u8, .unit = "bool",
      .reduction = "1 when this row is in the summary's device sums; 0 when another node shares the "
-                  "same kernel and device (emulated nodes)"},
+                  "same kernel and device (emulated nodes), or when `note` says its counters "
+                  "could not be measured"},
     {FIELD(DeviceRow, read_bytes), .type = FieldType::u64, .unit = "bytes",
      .reduction = "sectors read x 512 between the sample before the phase's barrier and after the "
                   "last close"},
@@ -453,6 +477,9 @@ const FieldDesc kDevice[] = {
      .reduction = "on the row with counted = 1: the device's bytes in the phase's direction / "
                   "claimed_bytes of every row of the drive; NaN on other rows and for a drive "
                   "whose ranks claimed nothing"},
+    {FIELD(DeviceRow, note), .type = FieldType::str256, .unit = "text",
+     .reduction = "why the device's counters could not be measured around this phase (the device "
+                  "gone or replaced), then every count 0 and counted 0; empty when they were"},
 };
 
 #undef FIELD

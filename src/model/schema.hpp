@@ -142,6 +142,7 @@ struct SummaryRow {
   std::uint8_t md_cache_drop;  // 0 not dropped, 1 dropped on every node, 2 refused
   double md_device_bytes_per_op;
   double md_wire_bytes_per_op;
+  char notes[256];  // what the row's figures carry, as the console's notes column prints it
 };
 
 // One row per (point, active rank): the raw per-rank sample.
@@ -217,6 +218,10 @@ struct NodeRow {
   std::uint64_t bytes;
   double seconds;
   double bandwidth_Bps;
+  // Collective MPI-IO reads: the shared file's bytes resident in the node's page cache before
+  // and after the window (what the node's aggregators could read from it); NaN otherwise.
+  double cached_before_bytes;
+  double cached_after_bytes;
   std::uint64_t ops;
   double iops;
 };
@@ -244,6 +249,8 @@ struct DeviceRow {
   // time, and the device's bytes in the phase's direction over those claims; NaN elsewhere.
   double drive_Bps;
   double drive_fraction;
+  char note[256];  // why the counters could not be measured (then 0, and counted 0); empty: they
+                   // were
 };
 
 // One row per (point, node sampled): the byte counters of the interfaces that carry the node's
@@ -259,6 +266,8 @@ struct WireRow {
   std::uint64_t tx_bytes;
   double client_read_bytes;   // NFS: bytes the server sent (mountstats); NaN elsewhere
   double client_write_bytes;  // NFS: bytes sent to the server
+  char note[256];  // why the counters could not be measured (then 0, and counted 0); empty: they
+                   // were
 };
 
 // One row per (node, folder of --dir): the file system holding the folder there, from its mount

@@ -2,10 +2,30 @@
 #include "mpi/session.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 
 namespace iosweep {
 
+namespace {
+
+// iosweep never uses shared file pointers, but Open MPI's OMPIO picks a sharedfp component at
+// every MPI_File_open, inside the timed window: lockedfile creates, locks and removes
+// FILE.locktest.RANK beside the file (and overflows its 256-byte name buffer, *** buffer
+// overflow detected ***, when FILE is longer than about 245 bytes), then keeps FILE-JOB-PID.lock
+// there; individual makes FILE.data.RANK and FILE.metadata.RANK for a write. Only sm remains,
+// which keeps its segment in the job's session folder and declines files of several nodes (OMPIO
+// then opens the file without one, as it does whenever none fits). None can be excluded all:
+// OMPIO refuses to open files without a sharedfp framework. A selection the user made
+// (OMPI_MCA_sharedfp, or mpirun --mca sharedfp, which sets it) is kept; MpiioEngine::check then
+// holds the file names to lockedfile's limit.
+void keep_shared_file_pointers_out() {
+  ::setenv("OMPI_MCA_sharedfp", "^individual,lockedfile", 0);
+}
+
+}  // namespace
+
 MpiSession::MpiSession(int* argc, char*** argv) {
+  keep_shared_file_pointers_out();
   int provided = 0;
   MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);

@@ -59,26 +59,33 @@ BlockDevice BlockDevice::of(const std::string& dir) {
   return d;
 }
 
-DeviceCounters BlockDevice::sample() const {
-  DeviceCounters c;
-  if (!valid()) return c;
+DeviceCounters BlockDevice::parse_stat(const std::string& text) {
   // Fields (Documentation/block/stat.rst): read I/Os, read merges, read sectors, read ticks,
   // write I/Os, write merges, write sectors, ...; sectors are 512 bytes whatever the device's.
-  std::istringstream in(first_line_of(stat_path_));
+  std::istringstream in(text);
   std::uint64_t f[7] = {};
   for (auto& x : f)
-    if (!(in >> x)) return {};
-  c.read_ops = f[0];
-  c.read_bytes = f[2] * 512;
-  c.write_ops = f[4];
-  c.write_bytes = f[6] * 512;
-  return c;
+    if (!(in >> x)) return {0, 0, 0, 0, false};
+  return {f[2] * 512, f[6] * 512, f[0], f[4], true};
 }
 
-DeviceCounters operator-(const DeviceCounters& a, const DeviceCounters& b) {
-  auto sub = [](std::uint64_t x, std::uint64_t y) { return x >= y ? x - y : 0; };
-  return {sub(a.read_bytes, b.read_bytes), sub(a.write_bytes, b.write_bytes),
-          sub(a.read_ops, b.read_ops), sub(a.write_ops, b.write_ops)};
+DeviceCounters BlockDevice::sample() const {
+  if (!valid()) return {0, 0, 0, 0, false};
+  return parse_stat(first_line_of(stat_path_));
+}
+
+DeviceDelta device_delta(const DeviceCounters& b, const DeviceCounters& a,
+                         const std::string& name) {
+  if (!b.found || !a.found)
+    return {{},
+            "device " + name + " could not be read " + (b.found ? "after" : "before") +
+                " the phase (gone)"};
+  if (a.read_bytes < b.read_bytes || a.write_bytes < b.write_bytes || a.read_ops < b.read_ops ||
+      a.write_ops < b.write_ops)
+    return {{}, "the counters of device " + name + " went back during the phase (replaced)"};
+  return {{a.read_bytes - b.read_bytes, a.write_bytes - b.write_bytes, a.read_ops - b.read_ops,
+           a.write_ops - b.write_ops, true},
+          {}};
 }
 
 }  // namespace iosweep

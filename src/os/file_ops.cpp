@@ -36,7 +36,7 @@ int open_for_io(const std::string& path, bool write, bool create, bool direct) {
   do {
     fd = ::open(path.c_str(), flags, 0644);
   } while (fd < 0 && errno == EINTR);
-  if (fd < 0) throw IoError("open", path, 0, errno);
+  if (fd < 0) throw IoError::of_file("open", path, errno);
   return fd;
 }
 
@@ -74,14 +74,14 @@ bool remove_if_same(const std::string& path, const FileIdentity& id, int* err) {
 
 std::uint64_t size_of(const std::string& path) {
   struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) throw IoError("stat", path, 0, errno);
-  if (!S_ISREG(st.st_mode)) throw IoError("stat", path, 0, EINVAL, "not a regular file");
+  if (::lstat(path.c_str(), &st) != 0) throw IoError::of_file("stat", path, errno);
+  if (!S_ISREG(st.st_mode)) throw IoError::of_file("stat", path, EINVAL, "not a regular file");
   return static_cast<std::uint64_t>(st.st_size);
 }
 
 void read_head(const std::string& path, std::span<std::byte> dst, std::uint64_t offset) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)};
-  if (f.fd < 0) throw IoError("open", path, 0, errno);
+  if (f.fd < 0) throw IoError::of_file("open", path, errno);
   // Bring no more of the file into the page cache than these bytes (no read-ahead), and drop
   // them again after: pages cached by this check would serve later reads. Pages that were
   // cached before (a user's pre-read for --cache keep) stay where they are.
@@ -102,15 +102,15 @@ void read_head(const std::string& path, std::span<std::byte> dst, std::uint64_t 
 
 void drop_cache(const std::string& path) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)};
-  if (f.fd < 0) throw IoError("open", path, 0, errno);
-  if (::fsync(f.fd) != 0 && errno != EINVAL) throw IoError("fsync", path, 0, errno);
+  if (f.fd < 0) throw IoError::of_file("open", path, errno);
+  if (::fsync(f.fd) != 0 && errno != EINVAL) throw IoError::of_file("fsync", path, errno);
   const int rc = ::posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED);
-  if (rc != 0) throw IoError("posix_fadvise", path, 0, rc);
+  if (rc != 0) throw IoError::of_file("posix_fadvise", path, rc);
 }
 
 FileIdentity create_preallocated(const std::string& path, std::uint64_t bytes) {
   Fd f{::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644)};
-  if (f.fd < 0) throw IoError("open", path, 0, errno);
+  if (f.fd < 0) throw IoError::of_file("open", path, errno);
   struct stat st {};
   ::fstat(f.fd, &st);
   const FileIdentity id{st.st_dev, st.st_ino, true};
@@ -121,7 +121,7 @@ FileIdentity create_preallocated(const std::string& path, std::uint64_t bytes) {
     if (rc != 0) {
       const int err = errno;
       ::unlink(path.c_str());
-      throw IoError("fallocate", path, 0, err);
+      throw IoError::of_file("fallocate", path, err);
     }
   }
   return id;

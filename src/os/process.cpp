@@ -2,8 +2,10 @@
 #include "os/process.hpp"
 
 #include <sys/resource.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -90,6 +92,48 @@ Liveness liveness_of(const ProcessIdentity& p) {
   if (p.boot_id != me.boot_id) return Liveness::gone;  // the machine rebooted since
   const std::uint64_t ticks = start_ticks_of(p.pid);
   return ticks != 0 && ticks == p.start_ticks ? Liveness::alive : Liveness::gone;
+}
+
+namespace {
+
+// Whether fdinfo text holds a lock line on the file named by `needle` (" MAJ:MIN:INO "), as the
+// kernel writes it: "lock:\t1: OFDLCK ADVISORY  WRITE -1 fe:00:10952870 0 EOF".
+bool fdinfo_locks(const std::string& text, const std::string& needle) {
+  std::size_t at = 0;
+  while ((at = text.find("lock:", at)) != std::string::npos) {
+    const std::size_t end = text.find('\n', at);
+    if (text.substr(at, end == std::string::npos ? end : end - at).find(needle) !=
+        std::string::npos)
+      return true;
+    at = end == std::string::npos ? text.size() : end;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> lock_holders(std::uint64_t dev, std::uint64_t ino, std::size_t max) {
+  char needle[64];
+  std::snprintf(needle, sizeof needle, " %02x:%02x:%llu ", ::major(dev), ::minor(dev),
+                static_cast<unsigned long long>(ino));
+  const std::string self = std::to_string(::getpid());
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& proc : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string pid = proc.path().filename().string();
+    if (pid.find_first_not_of("0123456789") != std::string::npos || pid == self) continue;
+    std::error_code fd_ec;
+    for (const auto& fd : std::filesystem::directory_iterator(proc.path() / "fdinfo", fd_ec)) {
+      std::ifstream in(fd.path());
+      std::ostringstream text;
+      text << in.rdbuf();
+      if (!fdinfo_locks(text.str(), needle)) continue;
+      out.push_back("pid " + pid + " (" + first_line_of(proc.path().string() + "/comm") + ")");
+      break;
+    }
+    if (out.size() >= max) break;
+  }
+  return out;
 }
 
 }  // namespace iosweep

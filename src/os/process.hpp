@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace iosweep {
 
@@ -39,5 +40,12 @@ Liveness liveness_of(const ProcessIdentity& p);
 // The same for a process of this job on this kernel (the same boot), whatever host name it has:
 // emulated nodes share one kernel and its pids under their own names.
 Liveness liveness_here(const std::string& boot_id, std::int64_t pid, std::uint64_t start_ticks);
+
+// The processes of this host that hold an fcntl lock on the file of device `dev` and inode `ino`
+// (besides this one), as "pid 1234 (iosweep)". An OFD lock names no pid (F_OFD_GETLK and
+// /proc/locks give -1); the fdinfo of the descriptor that holds it lists it, so every
+// /proc/PID/fdinfo this user may read is looked through, once, when a wait has run out. At most
+// `max` are named; a holder on another host (a results file on NFS) is not seen.
+std::vector<std::string> lock_holders(std::uint64_t dev, std::uint64_t ino, std::size_t max = 4);
 
 }  // namespace iosweep

@@ -3,10 +3,12 @@
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <net/if.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -81,11 +83,6 @@ std::vector<std::string> every_ib_port() {
 
 }  // namespace
 
-WireCounters operator-(const WireCounters& after, const WireCounters& before) {
-  return {after.rx_bytes >= before.rx_bytes ? after.rx_bytes - before.rx_bytes : 0,
-          after.tx_bytes >= before.tx_bytes ? after.tx_bytes - before.tx_bytes : 0};
-}
-
 std::string WireChoice::joined() const {
   std::string s;
   for (const auto& i : interfaces)
@@ -135,22 +132,70 @@ std::string route_interface(std::string_view route_text, std::uint32_t addr, boo
   return best;
 }
 
-bool server_of(const std::string& source, std::uint32_t& addr, std::string& why) {
-  if (source.empty()) {
-    why = "its source is empty";
-    return false;
+namespace {
+
+// The value of mount option `key` ("mon_addr") in a mountinfo options field, or empty.
+std::string option_value(const std::string& options, const std::string& key) {
+  std::size_t at = 0;
+  while (at <= options.size()) {
+    const std::size_t comma = std::min(options.find(',', at), options.size());
+    const std::string opt = options.substr(at, comma - at);
+    if (opt.starts_with(key + "=")) return opt.substr(key.size() + 1);
+    at = comma + 1;
   }
+  return {};
+}
+
+// The source as the file system's own client wrote it: FUSE's NAME#SOURCE without NAME#, and
+// CephFS's new form (name@fsid.fs=/path) replaced by its first monitor from mon_addr.
+std::string client_source(const MountEntry& m, std::string& why) {
+  std::string source = m.source;
+  if ((m.fs_type == "fuse" || m.fs_type == "fuseblk") && source.find('#') != std::string::npos)
+    source = source.substr(source.find('#') + 1);
+  if (m.fs_type == "ceph" && source.find('@') != std::string::npos &&
+      source.find('=') != std::string::npos) {
+    const std::string mons = option_value(m.options, "mon_addr");
+    if (mons.empty()) why = "its source " + m.source + " names no monitor and it has no mon_addr";
+    return mons.empty() ? std::string() : mons.substr(0, mons.find('/')) + ":";
+  }
+  return source;
+}
+
+}  // namespace
+
+std::string server_host_of(const MountEntry& m, std::string& why) {
+  why.clear();
+  const std::string source = client_source(m, why);
+  if (source.empty() && why.empty()) why = "its source is empty";
+  if (source.empty()) return {};
   if (source.front() == '/') {
     why = "its source " + source + " is a device, not a server";
-    return false;
+    return {};
   }
-  // host:/path (NFS, GlusterFS, CephFS's first monitor), nid@net:/fs (Lustre's first NID).
-  std::size_t end = source.find_first_of(":@,");
-  if (end == std::string::npos || end == 0) {
-    why = "its source " + source + " names no server";
-    return false;
+  // Lustre names its first NID, nid@net:/fs; elsewhere user@host:path names a user first.
+  const std::size_t at = source.find('@'), colon = source.find(':');
+  const bool lustre = m.fs_type == "lustre" || source.find("@tcp") != std::string::npos ||
+                      source.find("@o2ib") != std::string::npos;
+  if (lustre && at != std::string::npos && at > 0) return source.substr(0, at);
+  const std::string host = at != std::string::npos && (colon == std::string::npos || at < colon)
+                               ? source.substr(at + 1)
+                               : source;
+  if (host.starts_with("[")) {
+    why = "its server " + host.substr(0, host.find(']') + 1) +
+          " is an IPv6 address; iosweep follows IPv4 routes: name the interface";
+    return {};
   }
-  const std::string host = source.substr(0, end);
+  const std::size_t end = host.find_first_of(":,/");
+  if (end == std::string::npos || end == 0 || host[end] == '/') {
+    why = "its source " + m.source + " names no server";
+    return {};
+  }
+  return host.substr(0, end);
+}
+
+bool server_of(const MountEntry& mount, std::uint32_t& addr, std::string& why) {
+  const std::string host = server_host_of(mount, why);
+  if (host.empty()) return false;
   in_addr a{};
   if (::inet_pton(AF_INET, host.c_str(), &a) == 1) {
     addr = a.s_addr;
@@ -186,7 +231,7 @@ WireChoice choose_wire(const MountEntry& mount, const std::vector<std::string>& 
   }
   std::uint32_t addr = 0;
   std::string why;
-  if (!server_of(mount.source, addr, why)) {
+  if (!server_of(mount, addr, why)) {
     c.why = mount.fs_type + " at " + mount.mount_point + ": " + why;
     return c;
   }
@@ -212,8 +257,8 @@ std::string check_wire(const WireChoice& choice) {
   return {};
 }
 
-WireCounters sample_wire(const WireChoice& choice) {
-  WireCounters sum;
+std::vector<WireCounters> sample_wire(const WireChoice& choice) {
+  std::vector<WireCounters> out;
   const std::string net_dev = read_all("/proc/self/net/dev");
   for (const auto& i : choice.interfaces) {
     const std::string ib = ib_counters(i);
@@ -221,15 +266,39 @@ WireCounters sample_wire(const WireChoice& choice) {
     if (!ib.empty()) {
       // InfiniBand counts its data in units of 4 bytes (lanes); the counters may be 32 bits
       // wide on old adapters, which then saturate: prefer a run short enough for them.
-      w.rx_bytes = 4 * std::strtoull(first_line_of(ib + "port_rcv_data").c_str(), nullptr, 10);
-      w.tx_bytes = 4 * std::strtoull(first_line_of(ib + "port_xmit_data").c_str(), nullptr, 10);
+      const std::string rx = first_line_of(ib + "port_rcv_data");
+      const std::string tx = first_line_of(ib + "port_xmit_data");
+      w.found = !rx.empty() && !tx.empty();
+      w.rx_bytes = 4 * std::strtoull(rx.c_str(), nullptr, 10);
+      w.tx_bytes = 4 * std::strtoull(tx.c_str(), nullptr, 10);
     } else {
-      net_dev_counters(net_dev, i, w);
+      w.found = net_dev_counters(net_dev, i, w);
+      w.index = ::if_nametoindex(i.c_str());
     }
-    sum.rx_bytes += w.rx_bytes;
-    sum.tx_bytes += w.tx_bytes;
+    out.push_back(w);
   }
-  return sum;
+  return out;
+}
+
+WireDelta wire_delta(const WireChoice& choice, const std::vector<WireCounters>& before,
+                     const std::vector<WireCounters>& after) {
+  WireDelta d;
+  for (std::size_t i = 0; i < choice.interfaces.size(); ++i) {
+    const std::string& name = choice.interfaces[i];
+    const WireCounters b = i < before.size() ? before[i] : WireCounters{0, 0, false, 0};
+    const WireCounters a = i < after.size() ? after[i] : WireCounters{0, 0, false, 0};
+    if (!b.found || !a.found)
+      d.note = "interface " + name + " was gone " + (b.found ? "after" : "before") +
+               " the phase (deleted, renamed or out of this network namespace)";
+    else if (a.index != b.index)
+      d.note = "interface " + name + " was replaced during the phase (another interface index)";
+    else if (a.rx_bytes < b.rx_bytes || a.tx_bytes < b.tx_bytes)
+      d.note = "the counters of " + name + " went back during the phase (reset)";
+    if (!d.note.empty()) return {0, 0, d.note};
+    d.rx_bytes += a.rx_bytes - b.rx_bytes;
+    d.tx_bytes += a.tx_bytes - b.tx_bytes;
+  }
+  return d;
 }
 
 std::uint64_t network_identity() {

@@ -2,9 +2,11 @@
 #include "output/console_writer.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "core/errors.hpp"
 #include "core/units.hpp"
@@ -52,6 +54,11 @@ std::string compact(double v) {
 }
 
 }  // namespace
+
+void ConsoleWriter::flush() {
+  const bool failed = std::fflush(out_) != 0;
+  if (failed && errno == EPIPE && reader_gone_) std::exchange(reader_gone_, nullptr)();
+}
 
 // The file system under each folder of --dir and what can tell where the bytes came from: one
 // line per folder when every node agrees, a line per node when they differ.
@@ -161,6 +168,13 @@ void ConsoleWriter::begin_run(const RunContext& ctx) {
                              : (w.cache == CacheMode::drop ? "dropped before reads" : "kept"),
                fsync.empty() ? "off" : fsync.c_str(),
                filter_kernel_name(resolve_filter_kernel(w.filter_kernel)));
+  if (w.shared())
+    std::fprintf(out_, "  file layout: one file the active ranks share (%s)%s\n",
+                 w.shared_pattern == SharedPattern::segmented ? "segmented" : "strided",
+                 cfg.io.collective
+                     ? "; collective MPI-IO: every request is one collective call, and aggregator "
+                       "ranks read and write for all of them, shipping the bytes over MPI"
+                     : "");
   for (PhaseId id : w.phases)
     if (phase_desc(id).metadata()) {
       std::fprintf(out_, "  metadata: %s\n", describe_md(w.md).c_str());
@@ -174,7 +188,7 @@ void ConsoleWriter::begin_run(const RunContext& ctx) {
   print_storage(ctx);
   print_placement(ctx);
   print_unequal(ctx);
-  std::fflush(out_);
+  flush();
 }
 
 // IOR issue 40: a point whose active ranks sit unequally on its nodes reads as poor scaling
@@ -237,44 +251,12 @@ void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) 
   last_kind_ = kind;
   headlines_[s.phase][by_streams() ? s.streams : s.ranks].push_back(
       ops_headline(phase) ? s.iops : mib(s.bandwidth_Bps));
-  std::string notes;
-  auto add = [&](const std::string& x) {
-    if (!x.empty()) notes += (notes.empty() ? "" : "; ") + x;
-  };
-  if (phase.counts()) {
-    add("rows " + std::to_string(s.rows) + " matches " + std::to_string(s.matches) + "/" +
-        std::to_string(s.expected_matches) +
-        (engine_desc(s.engine).moves_data ? "" : " (not checked: no data moved)"));
-    if (!std::isnan(s.filter_efficiency)) {
-      char b[48];
-      std::snprintf(b, sizeof b, "eff %.2f", s.filter_efficiency);
-      add(b);
-    }
-    if (phase.ships()) {
-      char b[96];
-      std::snprintf(
-          b, sizeof b, "shipped %s over MPI, %.0f%% across nodes", format_size(s.mpi_bytes).c_str(),
-          s.mpi_bytes
-              ? 100.0 * static_cast<double>(s.mpi_remote_bytes) / static_cast<double>(s.mpi_bytes)
-              : 0.0);
-      add(b);
-      if (s.ranks > 1 && s.mpi_remote_bytes == 0) add("collectors on the same node");
-      if (!std::isnan(s.filter_vs_ship)) {
-        std::snprintf(b, sizeof b, "filter/ship %.2f", s.filter_vs_ship);
-        add(b);
-      }
-      last_ship_ = p;
-    } else {
-      last_filter_ = p;
-    }
-  }
-  if (s.stonewalled) add("stonewalled");
-  if (s.bad_blocks) add(std::to_string(s.bad_blocks) + " bad blocks");
-  add(provenance_notes(p));
+  if (phase.counts()) (phase.ships() ? last_ship_ : last_filter_) = p;
+  std::string notes = row_notes(p);
   if (const std::string u = unequal_per_node(ctx_.topology, static_cast<int>(s.ranks)); !u.empty())
-    add("ranks/node " + u);
+    notes += (notes.empty() ? "" : "; ") + ("ranks/node " + u);
   print_row(p, notes);
-  std::fflush(out_);
+  flush();
 }
 
 // Per phase, as the PixStor study presents its series: the best point (peak) and the point of
@@ -319,7 +301,7 @@ void ConsoleWriter::end_run(RunStatus status, const std::string& message) {
   }
   if (status == RunStatus::aborted)
     std::fprintf(out_, "run %s aborted: %s\n", ctx_.run_id.c_str(), message.c_str());
-  std::fflush(out_);
+  flush();
 }
 
 }  // namespace iosweep

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -21,7 +22,11 @@ namespace iosweep {
 
 class ConsoleWriter final : public ResultWriter {
  public:
-  explicit ConsoleWriter(std::FILE* out = stdout) : out_(out) {}
+  // `reader_gone` is called once when a write to `out` finds its reader gone (EPIPE: `iosweep
+  // run | head` after head exited), so that the run ends through its own cleanup, as SIGPIPE
+  // would have ended it without one.
+  explicit ConsoleWriter(std::FILE* out = stdout, std::function<void()> reader_gone = {})
+      : out_(out), reader_gone_(std::move(reader_gone)) {}
   void begin_run(const RunContext& ctx) override;
   void append_point(const PointResult& point, const LatencyHistogram& latency) override;
   void end_run(RunStatus status, const std::string& message) override;
@@ -39,8 +44,10 @@ class ConsoleWriter final : public ResultWriter {
   void print_final_math();
   void print_rated(double per_unit_Bps, const char* unit);
   void print_shipped(const SummaryRow& filter);
+  void flush();
 
   std::FILE* out_;
+  std::function<void()> reader_gone_;
   RunContext ctx_;
   int last_kind_ = -1;  // the rows printed last: 0 data, 1 metadata
   // Every row's headline, by phase (in table order) and point (its ranks, or streams).

@@ -53,6 +53,7 @@ void ConsoleWriter::print_final_math() {
                static_cast<unsigned long long>(s.matches),
                static_cast<unsigned long long>(s.expected_matches),
                !engine_desc(s.engine).moves_data ? " (not checked: no data moved)"
+               : s.rows == 0                     ? " (nothing scanned)"
                : s.matches == s.expected_matches ? " (exact)"
                                                  : " (MISMATCH)");
   // Percent of rated: of each drive's, aggregate / drives used; of each rank's device when no

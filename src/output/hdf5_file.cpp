@@ -314,49 +314,6 @@ bool read_attr(hid_t obj, const char* name, std::int64_t& value) {
   return a && H5Aread(a.get(), H5T_NATIVE_INT64, &value) >= 0;
 }
 
-FileLock::FileLock(const std::string& path, Mode mode, Identity expect) {
-  int flags = O_CLOEXEC | O_NOFOLLOW | (mode == Mode::read ? O_RDONLY : O_RDWR);
-  if (mode == Mode::create) flags |= O_CREAT;
-  fd_ = ::open(path.c_str(), flags, 0644);
-  if (fd_ < 0) {
-    const int err = errno;
-    if (mode == Mode::append && err == ENOENT)
-      throw IoError("open", path, 0, err, "the results file was removed during the run");
-    throw IoError("open", path, 0, err, "results file");
-  }
-  struct flock fl {};
-  fl.l_type = mode == Mode::read ? F_RDLCK : F_WRLCK;
-  fl.l_whence = SEEK_SET;
-  // Another run appending to the same file holds the lock for one point's worth of writing;
-  // wait for it.
-  while (::fcntl(fd_, F_OFD_SETLKW, &fl) != 0) {
-    if (errno != EINTR) {
-      const int err = errno;
-      ::close(fd_);
-      throw IoError("lock", path, 0, err, "results file");
-    }
-  }
-  struct stat st {};
-  ::fstat(fd_, &st);
-  was_empty_ = st.st_size == 0;
-  id_ = {static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino)};
-  if (mode == Mode::append && (id_.dev != expect.dev || id_.ino != expect.ino)) {
-    ::close(fd_);
-    fd_ = -1;
-    throw IoError("open", path, 0, ESTALE,
-                  "the results file was replaced during the run; its points are not written to "
-                  "the new file");
-  }
-}
-
-FileLock::~FileLock() {
-  if (fd_ >= 0) ::close(fd_);  // closing the descriptor releases the OFD lock
-}
-
-void FileLock::truncate_to_empty() {
-  if (fd_ >= 0 && ::ftruncate(fd_, 0) == 0) was_empty_ = true;
-}
-
 std::uint64_t free_bytes(const std::string& path) {
   struct statvfs v {};
   std::string at = path;
@@ -448,6 +405,8 @@ std::string check_results_file(const std::string& path) {
   std::optional<FileLock> lock;                   // wait for a run that is writing to it right now
   try {
     lock.emplace(path, FileLock::Mode::read);
+  } catch (const LockTimeout& e) {
+    return e.what();
   } catch (const IoError& e) {
     return q + " cannot be read: " + describe_errno(e.err());
   }

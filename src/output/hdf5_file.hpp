@@ -1,7 +1,7 @@
 // Thin RAII layer over the HDF5 C API for the results file: handles, compound types built from
 // the schema's field tables, enum types built from the phase and engine tables and the status
-// names, appendable chunked tables, string and numeric attributes, and the lock that serialises
-// writers. Nothing here knows about runs or points.
+// names, appendable chunked tables, string and numeric attributes (the lock that serialises
+// writers is output/file_lock.hpp). Nothing here knows about runs or points.
 #pragma once
 
 #include <hdf5.h>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/schema.hpp"
+#include "output/file_lock.hpp"
 
 namespace iosweep::h5 {
 
@@ -87,37 +88,6 @@ void set_attr(hid_t obj, const char* name, const std::vector<std::int64_t>& valu
 void set_attr_enum(hid_t obj, const char* name, const Handle& type, std::uint8_t value);
 bool read_attr(hid_t obj, const char* name, std::string& value);
 bool read_attr(hid_t obj, const char* name, std::int64_t& value);
-
-// Lock on the results file for the length of one open (an OFD lock: it does not conflict with
-// HDF5's flock and is not released when HDF5 closes its own descriptor). Writers take it
-// exclusive, creating the file if needed; readers (the check before a run) take it shared on
-// an existing file, so they never see a file half written by another run.
-//
-// Modes: `create` (begin a run: the file is created when missing), `append` (the file must be
-// the one the run began in: same device and inode; a file removed or replaced during a run is
-// never recreated), `read` (shared, existing file only).
-class FileLock {
- public:
-  enum class Mode { create, append, read };
-  struct Identity {
-    unsigned long long dev = 0, ino = 0;
-  };
-  FileLock(const std::string& path, Mode mode) : FileLock(path, mode, Identity{0, 0}) {}
-  FileLock(const std::string& path, Mode mode, Identity expect);
-  ~FileLock();
-  FileLock(const FileLock&) = delete;
-  FileLock& operator=(const FileLock&) = delete;
-  bool was_empty() const { return was_empty_; }
-  Identity identity() const { return id_; }
-  // Back to zero bytes: a file this run began empty is left as it found it when the run's first
-  // write fails (an empty file is taken as a new results file; a half-made one would not be).
-  void truncate_to_empty();
-
- private:
-  int fd_ = -1;
-  bool was_empty_ = false;
-  Identity id_;
-};
 
 // Bytes free for an unprivileged writer on the file system holding `path` (or its folder).
 std::uint64_t free_bytes(const std::string& path);

@@ -210,9 +210,11 @@ void Hdf5Writer::begin_locked(const RunContext& ctx, bool was_empty) {
   h5::create_table(g.get(), ranks_table(), 1024);
   h5::create_table(g.get(), nodes_table(), 256);
   h5::create_table(g.get(), timeseries_table(), 4096);
-  h5::create_table(g.get(), device_table(), 256);
+  // A node's device and wire rows carry their notes (256 bytes each): chunks of 64 rows keep the
+  // first allocation of a run's tables near what it was before they did.
+  h5::create_table(g.get(), device_table(), 64);
   h5::create_table(g.get(), rank_usage_table(), 1024);
-  h5::create_table(g.get(), wire_table(), 256);
+  h5::create_table(g.get(), wire_table(), 64);
   h5::create_table(g.get(), mounts_table(), 64);
   h5::append_rows(g.get(), mounts_table(), ctx.mounts.data(), ctx.mounts.size());
   h5::Handle lat = h5::check(H5Gcreate2(g.get(), "latency", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),

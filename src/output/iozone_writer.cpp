@@ -48,8 +48,7 @@ void IozoneWriter::append_point(const PointResult& p, const LatencyHistogram&) {
       ops ? static_cast<double>(min_xfer) / record : static_cast<double>(min_xfer) / 1024.0,
       ops ? "ops" : "kB");
   // The block above stays exactly IOzone's; what iosweep knows of its bytes follows it.
-  if (const std::string n = provenance_notes(p); !n.empty())
-    std::fprintf(out_, "\tiosweep note: %s\n\n", n.c_str());
+  if (s.notes[0] != '\0') std::fprintf(out_, "\tiosweep note: %s\n\n", s.notes);
   std::fflush(out_);
 }
 

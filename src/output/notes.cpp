@@ -4,8 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
+#include "core/units.hpp"
+#include "model/engine_desc.hpp"
 #include "model/phase_desc.hpp"
 
 namespace iosweep {
@@ -86,6 +89,7 @@ std::string drive_notes(const PointResult& p) {
 std::string provenance_notes(const SummaryRow& s) {
   if (phase_desc(s.phase).metadata()) return metadata_notes(s);
   std::string n;
+  if (s.bytes == 0) return n;  // no bytes, nothing to say where they came from
   auto add = [&](const std::string& x) { n += (n.empty() ? "" : "; ") + x; };
   if (!std::isnan(s.cached_fraction_mean) && s.cached_fraction_mean >= kCachedNote)
     add(percent("cached", s.cached_fraction_mean));
@@ -105,6 +109,62 @@ std::string provenance_notes(const PointResult& p) {
   std::string n = provenance_notes(p.summary);
   if (const std::string d = drive_notes(p); !d.empty()) n += (n.empty() ? "" : "; ") + d;
   return n;
+}
+
+namespace {
+
+// A counting phase's count, and its efficiency or what it shipped.
+std::string count_notes(const SummaryRow& s, const PhaseDesc& phase) {
+  std::string n = "rows " + std::to_string(s.rows) + " matches " + std::to_string(s.matches) + "/" +
+                  std::to_string(s.expected_matches) +
+                  (!engine_desc(s.engine).moves_data ? " (not checked: no data moved)"
+                   : s.rows == 0                     ? " (nothing scanned)"
+                                                     : "");
+  char b[96];
+  if (!std::isnan(s.filter_efficiency)) {
+    std::snprintf(b, sizeof b, "; eff %.2f", s.filter_efficiency);
+    n += b;
+  }
+  if (!phase.ships()) return n;
+  std::snprintf(
+      b, sizeof b, "; shipped %s over MPI, %.0f%% across nodes", format_size(s.mpi_bytes).c_str(),
+      s.mpi_bytes
+          ? 100.0 * static_cast<double>(s.mpi_remote_bytes) / static_cast<double>(s.mpi_bytes)
+          : 0.0);
+  n += b;
+  if (s.ranks > 1 && s.mpi_remote_bytes == 0) n += "; collectors on the same node";
+  if (!std::isnan(s.filter_vs_ship)) {
+    std::snprintf(b, sizeof b, "; filter/ship %.2f", s.filter_vs_ship);
+    n += b;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string row_notes(const PointResult& p) {
+  const SummaryRow& s = p.summary;
+  const PhaseDesc& phase = phase_desc(s.phase);
+  std::string n;
+  auto add = [&](const std::string& x) {
+    if (!x.empty()) n += (n.empty() ? "" : "; ") + x;
+  };
+  if (phase.counts()) add(count_notes(s, phase));
+  if (s.stonewalled) add("stonewalled");
+  if (s.bad_blocks) add(std::to_string(s.bad_blocks) + " bad blocks");
+  for (const auto& x : p.notes)
+    add(x);
+  add(provenance_notes(p));
+  return n;
+}
+
+void store_notes(PointResult& p) {
+  const std::string n = row_notes(p);
+  std::size_t len = std::min(n.size(), sizeof p.summary.notes - 1);
+  while (len > 0 && len < n.size() && (static_cast<unsigned char>(n[len]) & 0xC0) == 0x80)
+    --len;  // not in the middle of a UTF-8 character
+  std::memset(p.summary.notes, 0, sizeof p.summary.notes);
+  std::memcpy(p.summary.notes, n.data(), len);
 }
 
 }  // namespace iosweep

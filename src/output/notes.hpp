@@ -39,4 +39,13 @@ std::string provenance_notes(const SummaryRow& s);
 // The notes of a reduced point, its drives' among them.
 std::string provenance_notes(const PointResult& p);
 
+// Everything a row's notes column says, in this order: a counting phase's rows and matches (and
+// its efficiency, or what it shipped), stonewalled, bad blocks, what the reduction noted (a
+// counter that could not be measured and why, a depth the phase could not keep, files that held
+// less than a whole file, nothing moved, a short window), then the provenance notes. The console
+// prints it; the results file stores it (summary `notes`, cut at 255 bytes).
+std::string row_notes(const PointResult& p);
+// Sets the summary's `notes` to row_notes(p), cut at a character boundary to fit.
+void store_notes(PointResult& p);
+
 }  // namespace iosweep

@@ -99,6 +99,8 @@ std::string read_run_record(const std::string& path, const std::string& run_id, 
   std::optional<h5::FileLock> lock;  // waits for a run writing to it right now
   try {
     lock.emplace(path, h5::FileLock::Mode::read);
+  } catch (const h5::LockTimeout& e) {
+    return e.what();
   } catch (const IoError& e) {
     return q + " cannot be read: " + describe_errno(e.err());
   }

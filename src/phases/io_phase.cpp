@@ -231,8 +231,10 @@ void IoPhase::finish(PhaseContext& ctx, RankSample& s) {
   j.end = furthest;
   j.stop = ctx.stop;
   const DriverResult r = run_driver(j);
-  if (writes() && ctx.work.fsyncs(desc().id)) engine.sync(j.file);
-  engine.close(j.file);
+  const std::uint64_t written = writes() ? r.bytes : 0;
+  const bool sync = writes() && ctx.work.fsyncs(desc().id);
+  if (sync) sync_file(engine, j.file, path_, written);
+  close_file(engine, j.file, path_, written, sync);
   s.wearout_bytes = r.bytes;
   s.wearout_ops = r.ops;
   s.wearout_s = ns_to_s(now_ns() - t0);
@@ -269,8 +271,8 @@ void check_kept_size(PhaseContext& ctx, const std::string& path) {
   // A segmented file of more regions serves fewer ranks; a strided one only its own k.
   const bool ok = work.shared() && !strided ? size >= need : size == need;
   if (!ok)
-    throw IoError(
-        "check", path, 0, EINVAL,
+    throw IoError::of_file(
+        "check", path, EINVAL,
         "--reuse: the kept file holds " + std::to_string(size) + " bytes but " +
             (work.shared() ? std::to_string(ctx.k) + " ranks' regions of --file-size "
                            : std::string("--file-size is ")) +
@@ -324,7 +326,7 @@ void ensure_own_file(PhaseContext& ctx) {
     MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, ctx.active);
     if (failed) std::rethrow_exception(failed);
     if (any != 0)
-      throw IoError("open", path, 0, ENOENT, "position 0 could not make the shared file");
+      throw IoError::of_file("open", path, ENOENT, "position 0 could not make the shared file");
     made = true;  // it exists: every rank opens it without creating
   } else if (made) {
     files.note_created(fsops::create_preallocated(path, work.file_size));
@@ -335,8 +337,8 @@ void ensure_own_file(PhaseContext& ctx) {
   j.layout = layout_of(ctx, pos);
   j.stop = ctx.stop;
   j.file = engine.open(path, {true, !made});
-  run_driver(j);
-  engine.close(j.file);
+  const DriverResult written = run_driver(j);
+  close_file(engine, j.file, path, written.bytes, false);
   if (!made) files.note_created(fsops::identity_of(path));
   engine.unregister_buffers();
   files.set_valid_bytes(work.file_size);

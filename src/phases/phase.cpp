@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "core/clock.hpp"
+#include "core/errors.hpp"
 #include "os/file_ops.hpp"
 #include "os/process.hpp"
 
@@ -35,6 +36,35 @@ std::uint64_t file_bytes_of(const PhaseContext& ctx, std::uint64_t region_bytes)
   return ctx.work.shared() ? static_cast<std::uint64_t>(ctx.k) * ctx.work.file_size : region_bytes;
 }
 
+namespace {
+
+// What is known of a file's unsynced bytes when a call on the whole file fails.
+std::string known_writes(std::uint64_t written, bool synced, bool closing) {
+  if (written == 0) return closing ? "nothing was written through this descriptor" : "";
+  const std::string n = std::to_string(written);
+  if (synced) return "0 bytes written since its last successful fsync (the " + n + " before it)";
+  return n + " bytes written since its open, none of them synced" +
+         (closing ? std::string(" by iosweep (no fsync in this phase)") : std::string());
+}
+
+}  // namespace
+
+void sync_file(Engine& e, int file, const std::string& path, std::uint64_t written) {
+  try {
+    e.sync(file);
+  } catch (const IoError& err) {
+    throw IoError::of_file(err.op(), path, err.err(), known_writes(written, false, false));
+  }
+}
+
+void close_file(Engine& e, int file, const std::string& path, std::uint64_t written, bool synced) {
+  try {
+    e.close(file);
+  } catch (const IoError& err) {
+    throw IoError::of_file(err.op(), path, err.err(), known_writes(written, synced, true));
+  }
+}
+
 void arm_timed(DriverJob& job, PhaseContext& ctx, std::uint64_t t0_ns) {
   job.t0_ns = t0_ns;
   job.deadline_ns =
@@ -57,9 +87,10 @@ DriverResult timed_window(PhaseContext& ctx, DriverJob& job, IoDriver& driver, O
   arm_timed(job, ctx, t0);
   const DriverResult r = driver.run();
   const std::uint64_t t2 = now_ns();
-  if (sync) e.sync(h);
+  const std::uint64_t written = mode.write ? r.bytes : 0;
+  if (sync) sync_file(e, h, job.path, written);
   const std::uint64_t t3 = sync ? now_ns() : t2;
-  e.close(h);
+  close_file(e, h, job.path, written, sync);
   const std::uint64_t t4 = now_ns();
   s.file = file_position;
   s.bytes = r.bytes;

@@ -141,6 +141,13 @@ Layout layout_of(const PhaseContext& ctx, int region);
 // The bytes a page-cache or dirty measurement covers: a rank's file, or the whole shared file.
 std::uint64_t file_bytes_of(const PhaseContext& ctx, std::uint64_t region_bytes);
 
+// fsync and close of a file, as every phase makes them: an engine's error names no offset (a
+// call on the whole file has none), so it is thrown again saying what is known instead: the
+// bytes this rank wrote to the file since it opened it or last synced it successfully.
+// `written`: bytes written through the handle since its open (0 for a reader).
+void sync_file(Engine& e, int file, const std::string& path, std::uint64_t written);
+void close_file(Engine& e, int file, const std::string& path, std::uint64_t written, bool synced);
+
 // The parts of a driver job that every timed window shares: its start, the --stonewall
 // deadline, the latency histogram, the time series, progress and the interrupt flag.
 void arm_timed(DriverJob& job, PhaseContext& ctx, std::uint64_t t0_ns);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "os/client_stats.hpp"
+#include "os/file_ops.hpp"
 #include "os/item_ops.hpp"
 
 namespace iosweep {
@@ -29,10 +30,18 @@ struct FolderIdentity {
   MountRow mount;
 };
 
+// What a sampler counted of one of its devices around a phase, or why it could not (then the
+// counts are 0), fixed size for one gather.
+struct DeviceSample {
+  DeviceCounters counts;
+  char note[256];
+};
+
 namespace {
 
-// What one active rank sends after a phase: the wire's counters and how many device counters
-// follow (none but on a node's sampler).
+// What one active rank sends after a phase: the wire's counters (or why they could not be
+// taken), the probe's residency, and how many device counters follow (none but on a node's
+// sampler).
 struct Sample {
   std::int32_t sampling;
   std::int32_t node;
@@ -41,6 +50,8 @@ struct Sample {
   char interfaces[64];
   std::uint64_t rx_bytes, tx_bytes;
   double client_read, client_write;
+  double cached_before, cached_after;
+  char wire_note[256];
 };
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -220,7 +231,7 @@ NodeCounters::~NodeCounters() {
   if (samplers_ != MPI_COMM_NULL) MPI_Comm_free(&samplers_);
 }
 
-NodeCounters::Counts NodeCounters::sample() const {
+NodeCounters::Counts NodeCounters::sample(const CacheProbe* probe) const {
   Counts c;
   for (const auto& d : devices_)
     c.devices.push_back(d.device.sample());
@@ -234,43 +245,53 @@ NodeCounters::Counts NodeCounters::sample() const {
       c.client_write += wr;
     }
   }
+  c.cached_bytes = kNaN;
+  if (probe != nullptr) {
+    const fsops::CacheState cs = fsops::cache_state(probe->path, probe->bytes);
+    if (cs.known) c.cached_bytes = static_cast<double>(cs.cached_bytes);
+  }
   return c;
 }
 
-void NodeCounters::before(int drop_level) {
+void NodeCounters::before(int drop_level, const CacheProbe* probe) {
   dropped_ = 0;
   if (!sampling_) return;
   if (drop_level > 0) dropped_ = fsops::drop_kernel_caches(first_dir_, drop_level) == 0 ? 1 : 2;
-  before_ = sample();
+  before_ = sample(probe);
 }
 
-void NodeCounters::after() {
-  if (sampling_) after_ = sample();
+void NodeCounters::after(const CacheProbe* probe) {
+  if (sampling_) after_ = sample(probe);
 }
 
 // Every sampler's device differences on rank 0, in the order of the active ranks; `devices`
 // (rank 0) says how many each active rank sends.
-std::vector<DeviceCounters> NodeCounters::gather_devices(MPI_Comm active,
-                                                         const std::vector<int>& devices) const {
-  std::vector<DeviceCounters> mine;
-  for (std::size_t d = 0; d < after_.devices.size() && sampling_; ++d)
-    mine.push_back(after_.devices[d] - before_.devices[d]);
+std::vector<DeviceSample> NodeCounters::gather_devices(MPI_Comm active,
+                                                       const std::vector<int>& devices) const {
+  std::vector<DeviceSample> mine;
+  for (std::size_t d = 0; d < after_.devices.size() && sampling_; ++d) {
+    const DeviceDelta delta =
+        device_delta(before_.devices[d], after_.devices[d], devices_[d].device.name());
+    DeviceSample& s = mine.emplace_back();
+    s.counts = delta.counts;
+    copy_text(s.note, delta.note);
+  }
   std::vector<int> bytes(devices.size()), displs(devices.size());
   int total = 0;
   for (std::size_t i = 0; i < devices.size(); ++i) {
-    bytes[i] = devices[i] * static_cast<int>(sizeof(DeviceCounters));
+    bytes[i] = devices[i] * static_cast<int>(sizeof(DeviceSample));
     displs[i] = total;
     total += bytes[i];
   }
-  std::vector<DeviceCounters> all(static_cast<std::size_t>(total) / sizeof(DeviceCounters));
-  MPI_Gatherv(mine.data(), static_cast<int>(mine.size() * sizeof(DeviceCounters)), MPI_BYTE,
+  std::vector<DeviceSample> all(static_cast<std::size_t>(total) / sizeof(DeviceSample));
+  MPI_Gatherv(mine.data(), static_cast<int>(mine.size() * sizeof(DeviceSample)), MPI_BYTE,
               all.data(), bytes.data(), displs.data(), MPI_BYTE, 0, active);
   return all;
 }
 
 NodeCounters::Rows NodeCounters::collect(MPI_Comm active) {
   Rows rows;
-  const WireCounters w = after_.wire - before_.wire;
+  const WireDelta w = wire_delta(wire_, before_.wire, after_.wire);
   Sample mine{sampling_ ? 1 : 0,
               node_,
               sampling_ ? static_cast<std::int32_t>(devices_.size()) : 0,
@@ -279,18 +300,23 @@ NodeCounters::Rows NodeCounters::collect(MPI_Comm active) {
               w.rx_bytes,
               w.tx_bytes,
               after_.client_read - before_.client_read,
-              after_.client_write - before_.client_write};
+              after_.client_write - before_.client_write,
+              before_.cached_bytes,
+              after_.cached_bytes,
+              {}};
   copy_text(mine.interfaces, wire_.joined());
+  copy_text(mine.wire_note, w.note);
   const std::vector<Sample> all = gather_at_root(&mine, 1, active);
   std::vector<int> devices(all.size());
   for (std::size_t i = 0; i < all.size(); ++i)
     devices[i] = all[i].devices;
-  const std::vector<DeviceCounters> counts = gather_devices(active, devices);
+  const std::vector<DeviceSample> counts = gather_devices(active, devices);
   std::size_t next = 0;
   for (const auto& a : all) {
     const std::size_t first = next;
     next += static_cast<std::size_t>(a.devices);
     if (!a.sampling) continue;
+    rows.cached[a.node] = {a.cached_before, a.cached_after};
     // Every node dropped its caches (1), or one refused (2), or none was asked (0).
     if (a.dropped == 2 || rows.cache_drop == 2)
       rows.cache_drop = 2;
@@ -299,12 +325,14 @@ NodeCounters::Rows NodeCounters::collect(MPI_Comm active) {
     const auto& known = known_[a.node];
     const std::size_t n = std::min(known.size(), static_cast<std::size_t>(a.devices));
     for (std::size_t d = 0; device_measured_ && d < n; ++d) {
-      const DeviceCounters& c = counts[first + d];
+      const DeviceCounters& c = counts[first + d].counts;
       DeviceRow r{};
       r.node = a.node;
       copy_text(r.device, known[d].name);
       copy_text(r.folders, known[d].folders);
-      r.counted = known[d].counted;
+      // A row whose counters could not be measured is counted nowhere; its note says why.
+      std::memcpy(r.note, counts[first + d].note, sizeof r.note);
+      r.counted = r.note[0] == '\0' ? known[d].counted : 0;
       r.drive = known[d].drive;
       r.read_bytes = c.read_bytes;
       r.write_bytes = c.write_bytes;
@@ -317,7 +345,8 @@ NodeCounters::Rows NodeCounters::collect(MPI_Comm active) {
       WireRow r{};
       r.node = a.node;
       std::memcpy(r.interfaces, a.interfaces, sizeof r.interfaces);
-      r.counted = wire_counted_[a.node];
+      std::memcpy(r.note, a.wire_note, sizeof r.note);
+      r.counted = r.note[0] == '\0' ? wire_counted_[a.node] : 0;
       r.rx_bytes = a.rx_bytes;
       r.tx_bytes = a.tx_bytes;
       r.client_read_bytes = a.client_read;

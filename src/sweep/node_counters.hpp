@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/config.hpp"
@@ -29,6 +30,7 @@
 namespace iosweep {
 
 struct FolderIdentity;  // what each sampler finds at the start, per folder (node_counters.cpp)
+struct DeviceSample;    // what a sampler counted of one device around a phase (node_counters.cpp)
 
 class NodeCounters {
  public:
@@ -49,11 +51,19 @@ class NodeCounters {
   // On rank 0: every node's devices under its folders, in the device table's order.
   std::vector<RunDrive> drives() const;
 
+  // A file whose page-cache residency each sampler measures with the counters: the shared file
+  // of a collective MPI-IO read, which the aggregators read for every rank, on whatever node
+  // they run (nullptr: none).
+  struct CacheProbe {
+    std::string path;
+    std::uint64_t bytes = 0;
+  };
   // Before a phase's barrier (every rank of the point prepared): each node's sampler first
   // drops the kernel caches `drop_level` names (0: none; 2: dentries and inodes; 3: and the
-  // page cache), after syncing the file systems of --dir's folders, then samples the counters.
-  void before(int drop_level = 0);
-  void after();
+  // page cache), after syncing the file systems of --dir's folders, then samples the counters
+  // (and the probe's residency).
+  void before(int drop_level = 0, const CacheProbe* probe = nullptr);
+  void after(const CacheProbe* probe = nullptr);
   // Collective over the active ranks of a point (the samplers of every node in use are among
   // them: a node's lowest rank is always its first to be active). On rank 0: one device row
   // per (node sampled, device), `counted` and `drive` decided, with the folders on it as a bit
@@ -64,6 +74,8 @@ class NodeCounters {
     std::vector<DeviceRow> devices;
     std::vector<std::uint64_t> device_folders;
     std::vector<WireRow> wire;
+    // Per node sampled: the probe's resident bytes before and after (NaN without a probe).
+    std::map<int, std::pair<double, double>> cached;
     std::uint8_t cache_drop = 0;
   };
   Rows collect(MPI_Comm active);
@@ -82,15 +94,16 @@ class NodeCounters {
     std::uint8_t counted = 0;
   };
   struct Counts {
-    std::vector<DeviceCounters> devices;  // index = devices_
-    WireCounters wire;
+    std::vector<DeviceCounters> devices;       // index = devices_
+    std::vector<WireCounters> wire;            // index = wire_.interfaces
     double client_read = 0, client_write = 0;  // NaN without client counters
+    double cached_bytes = 0;                   // the probe's resident bytes; NaN without one
   };
   std::vector<BlockDevice> resolve(const Workload& work);
-  Counts sample() const;
+  Counts sample(const CacheProbe* probe) const;
   void settle_on_rank0(const std::vector<FolderIdentity>& all, const Workload& work);
   void settle_devices(const std::vector<FolderIdentity>& all, const Workload& work);
-  std::vector<DeviceCounters> gather_devices(MPI_Comm active, const std::vector<int>& nodes) const;
+  std::vector<DeviceSample> gather_devices(MPI_Comm active, const std::vector<int>& nodes) const;
 
   std::vector<LocalDevice> devices_;
   std::string first_dir_;                // what a cache drop syncs first

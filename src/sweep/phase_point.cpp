@@ -8,6 +8,7 @@
 #include "sweep/phase_point.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "core/clock.hpp"
 #include "core/errors.hpp"
@@ -102,8 +103,17 @@ bool PhasePoint::prepare_untimed() {
     ctx_.read_valid_bytes = theirs;
   }
   if (!gate_.checkpoint(guarded([&] { phase_->prepare(ctx_); }))) return false;
+  sample_.data_bytes = ctx_.progress_total;
   t_prepared_ns_ = now_ns();
   return true;
+}
+
+// A collective read's shared file, whose residency every node's sampler measures around the
+// window (the aggregators read it for every rank, on whatever node they run); else none.
+std::optional<NodeCounters::CacheProbe> PhasePoint::cache_probe() const {
+  if (!run_.cfg.io.collective || desc_.writes()) return std::nullopt;
+  return NodeCounters::CacheProbe{run_.files.path(ctx_.read_position),
+                                  file_bytes_of(ctx_, run_.cfg.work.file_size)};
 }
 
 // Timed: the device counters before, the barrier, the phase's own window (open to close), and
@@ -116,7 +126,9 @@ bool PhasePoint::run_window() {
                               ctx_.progress_total, phase_->progress_record(run_.cfg.work));
     ctx_.progress_bytes = run_.progress.counter();
   }
-  run_.counters.before(phase_->caches_to_drop(run_.cfg.work, run_.cfg.io));
+  const std::optional<NodeCounters::CacheProbe> probe = cache_probe();
+  run_.counters.before(phase_->caches_to_drop(run_.cfg.work, run_.cfg.io),
+                       probe ? &*probe : nullptr);
   MPI_Barrier(slot_.comm);
   pre_window_ns_ = now_ns() - t_prepared_ns_;
   std::string run_error;
@@ -130,7 +142,7 @@ bool PhasePoint::run_window() {
   sample_.folder = phase_->data_files() ? folder_of_file(run_, sample_.file) : 0;
   if (!gate_.checkpoint(run_error)) return false;
   t_closed_ns_ = now_ns();
-  run_.counters.after();
+  run_.counters.after(probe ? &*probe : nullptr);
   return true;
 }
 
@@ -149,11 +161,20 @@ PointInput PhasePoint::point_input(NodeCounters::Rows counted, unsigned engine_d
   in.devices = std::move(counted.devices);
   in.device_folders = std::move(counted.device_folders);
   in.wire = std::move(counted.wire);
+  in.node_cached = std::move(counted.cached);
+  in.collective = run_.cfg.io.collective;
+  in.direct = run_.cfg.io.direct;
+  in.shared_file_bytes = static_cast<double>(file_bytes_of(ctx_, run_.cfg.work.file_size));
+  in.full_bytes = static_cast<std::uint64_t>(slot_.k) * run_.cfg.work.file_size;
   in.phase = desc_.id;
   in.engine = run_.cfg.io.engine;
   in.ranks = slot_.k;
   in.point_depth = point_.per_rank.depth;
   in.iodepth = std::min(point_.per_rank.depth, engine_depth);
+  if (in.iodepth < in.point_depth)
+    in.notes.push_back("depth " + std::to_string(in.iodepth) + ", not " +
+                       std::to_string(in.point_depth) +
+                       ": the phase had no more records to keep in flight");
   in.nodes = run_.place.full.nodes_used(slot_.k);
   in.repetition = slot_.rep;
   in.bin_s = run_.cfg.work.timeseries_bin_s;
@@ -161,6 +182,7 @@ PointInput PhasePoint::point_input(NodeCounters::Rows counted, unsigned engine_d
   in.device_measured = run_.counters.device_measured();
   in.wire_measured = run_.counters.wire_measured();
   in.writes = desc_.writes();
+  in.creates = desc_.creates();
   in.metadata = desc_.metadata();
   in.lookup = desc_.lookup();
   for (auto& d : in.devices) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,7 @@ class PhasePoint {
   bool finish_untimed();
   bool record();
   PointInput point_input(NodeCounters::Rows counted, unsigned engine_depth) const;
+  std::optional<NodeCounters::CacheProbe> cache_probe() const;
   std::string guarded(const std::function<void()>& step) const;
 
   const RunShared& run_;

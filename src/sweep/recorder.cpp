@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "model/engine_desc.hpp"
+#include "output/notes.hpp"
 
 namespace iosweep {
 namespace {
@@ -75,6 +76,7 @@ std::string PointRecorder::flush() {
 
 std::string PointRecorder::write(const PhaseRow&, PointResult& p, const LatencyHistogram& latency) {
   renumber(p, next_point_++);
+  store_notes(p);
   try {
     writers_.append_point(p, latency);
   } catch (const std::exception& e) {

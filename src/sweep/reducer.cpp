@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <map>
+#include <tuple>
 
 namespace iosweep {
 namespace {
@@ -35,6 +38,46 @@ double safe_div(double a, double b) {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// Collective MPI-IO reads: aggregator ranks read for every rank, on their own nodes, so a
+// rank's residency of its region says nothing of where its bytes came from. Each node's sampler
+// measured the shared file's residency before and after the window: what no node had to bring
+// into its page cache during the read came from one (an upper bound: pages read and dropped again
+// before the end count as cached). cached_fraction_max is the most of the file one node held
+// before. With O_DIRECT nothing is brought into a cache and nothing can be told: NaN.
+void reduce_collective_cache(const PointInput& in, PointResult& out) {
+  SummaryRow& s = out.summary;
+  for (auto& r : out.ranks)
+    r.cached_fraction = kNaN;
+  s.cached_fraction_mean = s.cached_fraction_max = kNaN;
+  double brought = 0, most = 0;
+  bool known = !in.direct && !in.node_cached.empty() && s.bytes > 0 && in.shared_file_bytes > 0;
+  for (const auto& [node, ba] : in.node_cached) {
+    known = known && !std::isnan(ba.first) && !std::isnan(ba.second);
+    brought += std::max(0.0, ba.second - ba.first);
+    most = std::max(most, ba.first);
+  }
+  if (!known) {
+    out.notes.emplace_back(in.direct
+                               ? "cached unknown: collective O_DIRECT reads fill no page cache "
+                                 "to tell the aggregators' hits by"
+                               : "cached unknown: the aggregators' nodes could not be measured");
+    return;
+  }
+  s.cached_fraction_mean = std::clamp(1.0 - brought / static_cast<double>(s.bytes), 0.0, 1.0);
+  s.cached_fraction_max = std::min(1.0, most / in.shared_file_bytes);
+}
+
+// "wire not measured: node 1: interface eth9 was gone after the phase (...)" for the first row
+// whose counters could not be measured, or empty: one such row leaves the sum unknown.
+template <class Row>
+std::string first_note(const std::vector<Row>& rows, const char* what) {
+  for (const Row& r : rows)
+    if (r.note[0] != '\0')
+      return std::string(what) + " not measured: node " + std::to_string(r.node) + ": " +
+             std::string(r.note, strnlen(r.note, sizeof r.note));
+  return {};
+}
+
 // Device counters, page-cache residency and unflushed bytes: what says where the bytes came
 // from. Fractions are NaN where nothing was measured, never 0.
 void reduce_provenance(const PointInput& in, PointResult& out) {
@@ -43,7 +86,9 @@ void reduce_provenance(const PointInput& in, PointResult& out) {
   s.filter_vs_seq_read = kNaN;
   s.filter_vs_ship = kNaN;
   s.device_read_bytes = s.device_write_bytes = s.device_fraction = kNaN;
-  if (in.device_measured) {
+  const std::string device_lost = first_note(in.devices, "device");
+  if (!device_lost.empty()) out.notes.push_back(device_lost);
+  if (in.device_measured && device_lost.empty()) {
     double rd = 0, wr = 0;
     for (const auto& d : in.devices)
       if (d.counted) {
@@ -59,7 +104,17 @@ void reduce_provenance(const PointInput& in, PointResult& out) {
   for (auto& d : out.devices)
     d.point = in.point;
   s.wire_rx_bytes = s.wire_tx_bytes = s.wire_fraction = kNaN;
-  if (in.wire_measured) {
+  const std::string wire_lost = first_note(in.wire, "wire");
+  if (!wire_lost.empty()) out.notes.push_back(wire_lost);
+  // Collective MPI-IO on several nodes ships the aggregators' bytes between them over MPI, which
+  // may cross the very interfaces the storage's bytes cross: the counters cannot tell the two
+  // apart, so they say nothing of the storage (the wire table keeps what they counted).
+  const bool mpi_on_wire = in.collective && in.nodes > 1;
+  if (in.wire_measured && wire_lost.empty() && mpi_on_wire)
+    out.notes.emplace_back(
+        "wire unverified: collective MPI-IO ships the aggregators' bytes between nodes over MPI, "
+        "which the storage interfaces may carry too");
+  if (in.wire_measured && wire_lost.empty() && !mpi_on_wire) {
     double rx = 0, tx = 0;
     for (const auto& w : in.wire)
       if (w.counted) {
@@ -91,6 +146,7 @@ void reduce_provenance(const PointInput& in, PointResult& out) {
   s.cached_fraction_mean = cached_n > 0 ? cached_sum / cached_n : kNaN;
   s.cached_fraction_max = cached_max;
   s.unflushed_fraction = any_unflushed && written > 0 ? unflushed / written : kNaN;
+  if (in.collective && !in.writes) reduce_collective_cache(in, out);
 }
 
 // A metadata row: what the point was to make, whether the caches were dropped, and the device's
@@ -252,8 +308,10 @@ void identify(const PointInput& in, SummaryRow& s) {
   s.engine = in.engine;
   s.ranks = static_cast<std::uint32_t>(in.ranks);
   s.iodepth = in.iodepth;
+  // What ran: ranks x the depth the phase kept (a phase of fewer records than the point's depth
+  // keeps fewer; the point's own depth is in the run's point_iodepths).
   s.streams = static_cast<std::uint32_t>(
-      std::min<std::uint64_t>(static_cast<std::uint64_t>(in.ranks) * in.point_depth,
+      std::min<std::uint64_t>(static_cast<std::uint64_t>(in.ranks) * in.iodepth,
                               std::numeric_limits<std::uint32_t>::max()));
   s.nodes = static_cast<std::uint32_t>(in.nodes);
   s.repetition = static_cast<std::uint32_t>(in.repetition);
@@ -345,7 +403,14 @@ void reduce_first_done(const PointInput& in, SummaryRow& s) {
   s.iozone_children_Bps = s.first_done_Bps;
 }
 
+// No operation completed (a phase stonewalled before its first record, or nothing to read): no
+// latency was measured, and 0 ns would read as one.
 void reduce_latency(const LatencyHistogram& h, SummaryRow& s) {
+  if (s.ops == 0) {
+    s.lat_mean_ns = s.lat_p50_ns = s.lat_p90_ns = s.lat_p99_ns = s.lat_p999_ns = s.lat_p9999_ns =
+        s.lat_max_ns = kNaN;
+    return;
+  }
   s.lat_mean_ns = h.mean_ns();
   s.lat_p50_ns = h.percentile_ns(0.50);
   s.lat_p90_ns = h.percentile_ns(0.90);
@@ -369,6 +434,10 @@ void reduce_nodes(const PointInput& in, PointResult& out) {
   for (auto& [id, row] : nodes) {
     row.bandwidth_Bps = safe_div(static_cast<double>(row.bytes), row.seconds);
     row.iops = safe_div(static_cast<double>(row.ops), row.seconds);
+    row.cached_before_bytes = row.cached_after_bytes = kNaN;
+    if (const auto it = in.node_cached.find(id);
+        in.collective && !in.writes && it != in.node_cached.end())
+      std::tie(row.cached_before_bytes, row.cached_after_bytes) = it->second;
     out.nodes.push_back(row);
   }
 }
@@ -408,10 +477,40 @@ void reduce_series(const PointInput& in, PointResult& out) {
                           .lat_max_ns = in.merged_latency[b].max_ns});
 }
 
+// What the row moved when it is not what a whole file holds, and a window too short for its
+// figure (kShortWindowS).
+void note_what_ran(const PointInput& in, PointResult& out) {
+  const SummaryRow& s = out.summary;
+  std::uint64_t data = 0;
+  for (const auto& r : in.samples)
+    data += r.data_bytes;
+  if (!in.creates && !in.metadata && in.full_bytes > 0 && data < in.full_bytes)
+    out.notes.push_back(data == 0 ? std::string("the files held no data: the write before this "
+                                                "phase stopped at its first record")
+                                  : "the files held " + std::to_string(data) + " of " +
+                                        std::to_string(in.full_bytes) +
+                                        " bytes: the write before this phase stopped early");
+  if (s.ops == 0) {
+    out.notes.emplace_back("no operation completed: no figure but the window");
+    return;
+  }
+  char b[96];
+  if (s.wall_s < kShortWindowS) {
+    std::snprintf(b, sizeof b, "short window: %.1f ms (< %.0f ms)", s.wall_s * 1e3,
+                  kShortWindowS * 1e3);
+    out.notes.emplace_back(b);
+  } else if (s.lat_max_ns > kShortWindowOpShare * s.wall_s * 1e9) {
+    std::snprintf(b, sizeof b, "short window: one operation took %.0f%% of it",
+                  100.0 * s.lat_max_ns / (s.wall_s * 1e9));
+    out.notes.emplace_back(b);
+  }
+}
+
 }  // namespace
 
 PointResult reduce_point(const PointInput& in) {
   PointResult out;
+  out.notes = in.notes;
   identify(in, out.summary);
   sum_samples(in, out);
   reduce_provenance(in, out);
@@ -422,6 +521,7 @@ PointResult reduce_point(const PointInput& in) {
   reduce_latency(in.latency, out.summary);
   reduce_nodes(in, out);
   reduce_series(in, out);
+  note_what_ran(in, out);
   return out;
 }
 

@@ -13,6 +13,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "core/histogram.hpp"
@@ -54,11 +57,27 @@ struct PointInput {
   std::vector<WireRow> wire;     // one per node sampled, `counted` already decided
   bool wire_measured = false;    // false: no storage interface sampled (NaN in the summary)
   bool writes = false;           // the phase's direction, for device_fraction
+  bool creates = false;          // the phase makes its files (their data is all it writes)
   bool metadata = false;         // a metadata phase: per-operation provenance, no fractions
   bool lookup = false;           // md-stat, md-read: the device's reads are what counts
   std::uint8_t cache_drop = 0;   // 0 not asked, 1 every node dropped its caches, 2 refused
   double overhead_s = 0;         // rank 0's time outside the windows and its preparation
+  std::uint64_t full_bytes = 0;  // what the ranks would move were their files whole
+  // Collective MPI-IO: the bytes of the shared file, whether O_DIRECT, and each node's resident
+  // bytes of it before and after a read (aggregators read for every rank on their own nodes).
+  bool collective = false;
+  bool direct = false;
+  double shared_file_bytes = 0;
+  std::map<int, std::pair<double, double>> node_cached;
+  std::vector<std::string> notes;  // what the point knows of itself (a depth it could not keep)
 };
+
+// A window shorter than this, or one operation taking more than kShortWindowOpShare of it, is
+// too short for its figure to be stable: a scheduler time slice (a few ms), the barrier's exit
+// skew between ranks, one device flush or one slow request moves it by several percent. The row
+// says so in its notes (results/README.md, "Notes").
+inline constexpr double kShortWindowS = 0.1;
+inline constexpr double kShortWindowOpShare = 0.1;
 
 PointResult reduce_point(const PointInput& in);
 

@@ -14,6 +14,9 @@ sigset_t handled_set() {
   sigaddset(&s, SIGINT);
   sigaddset(&s, SIGTERM);
   sigaddset(&s, SIGHUP);
+  // A write to a closed pipe fails with EPIPE instead of killing the process where it stands;
+  // the console writer then sends the process a SIGPIPE of its own, which the watcher takes.
+  sigaddset(&s, SIGPIPE);
   sigaddset(&s, SIGUSR2);  // internal: wakes the watcher when the run ends normally
   return s;
 }

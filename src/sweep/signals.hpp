@@ -1,8 +1,10 @@
-// Interrupts: SIGINT, SIGTERM and SIGHUP are blocked in every thread (before MPI starts its
-// own threads) and taken by one watcher thread with sigwait(). On a signal the watcher stops
-// new I/O, removes this rank's files, lets rank 0 mark the run aborted in the results file,
-// and exits with 128 + the signal number (130 for SIGINT, 143 for SIGTERM). Nothing of this
-// runs in a signal handler, so it may take locks and call HDF5.
+// Interrupts: SIGINT, SIGTERM, SIGHUP and SIGPIPE are blocked in every thread (before MPI
+// starts its own threads) and taken by one watcher thread with sigwait(). On a signal the
+// watcher stops new I/O, removes this rank's files, lets rank 0 mark the run aborted in the
+// results file, and exits with 128 + the signal number (130 for SIGINT, 143 for SIGTERM, 141 for
+// SIGPIPE). Nothing of this runs in a signal handler, so it may take locks and call HDF5. A
+// write to a closed pipe raises SIGPIPE in the writing thread, where it stays blocked (the write
+// fails with EPIPE): whoever sees that sends the process a SIGPIPE of its own, for the watcher.
 #pragma once
 
 #include <atomic>

@@ -2,6 +2,9 @@
 // its failures. One phase of one point, step by step, is a PhasePoint (sweep/phase_point.cpp).
 #include "sweep/run_sweep.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -204,7 +207,9 @@ std::string SweepRunner::write_rank_usage() {
 // Rank 0's writers, all of them before the signal watcher starts (it reads the list).
 void SweepRunner::make_writers() {
   if (!rank0_) return;
-  writers_.add(std::make_unique<ConsoleWriter>(stdout));
+  // The table's reader went away (`iosweep run | head`): the run ends as on SIGPIPE, through
+  // the watcher's cleanup (files removed, the run marked aborted), not where the write failed.
+  writers_.add(std::make_unique<ConsoleWriter>(stdout, [] { ::kill(::getpid(), SIGPIPE); }));
   if (cfg_.report.iozone_format) writers_.add(std::make_unique<IozoneWriter>(stdout));
   writers_.add(std::make_unique<Hdf5Writer>(cfg_.report.output));
 }
@@ -282,7 +287,10 @@ std::string SweepRunner::lost_ranks() const {
 // otherwise, and removing large files can take that long), then every rank removes its files.
 void SweepRunner::watch_signals() {
   watcher_ = std::make_unique<SignalWatcher>([this](int sig) {
-    const char* name = sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP";
+    const char* name = sig == SIGINT    ? "SIGINT"
+                       : sig == SIGTERM ? "SIGTERM"
+                       : sig == SIGPIPE ? "SIGPIPE (the standard output was closed)"
+                                        : "SIGHUP";
     if (rank0_) {
       // A rank that died first (killed, its node lost) makes the launcher stop the others with
       // SIGTERM: the status names the lost rank, not the signal that followed.

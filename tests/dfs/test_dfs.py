@@ -366,6 +366,56 @@ def test_mpiio(bed, voldir, tmp_path, collective):
     assert fc["matches"][0] == fc["expected_matches"][0] > 0
 
 
+@pytest.mark.parametrize("cache", ["keep", "drop"])
+def test_collective_mpiio_with_one_aggregator_says_the_truth(bed, voldir, tmp_path, cache):
+    """Collective MPI-IO with one aggregator (cb_nodes=1, which OMPIO honours) on 3 ranks of 2
+    nodes: the aggregator reads and writes for every rank and ships the bytes over MPI, on the
+    same eth0 as the storage traffic. With --cache keep its node read the file it had written
+    from its page cache (its eth0 received far less than the read's bytes): the row says cached,
+    not the mean of the ranks' own nodes; with --cache drop its node brought every byte in. The
+    wire cannot tell MPI's bytes from the storage's: the row says so, with no wire figure."""
+    out = tmp_path / "r.h5"
+    before = bed.wire_all()
+    p = bed.mpirun(
+        3,
+        ["run", "--dir", voldir, "--file-size", "8MiB", "--seq-record", "1MiB", "--ranks", "3"]
+        + ["--engine", "mpiio", "--file-layout", "shared", "--mpiio-collective"]
+        + ["--mpiio-hint", "cb_nodes=1", "--cache", cache, "--phases", "seq-write,seq-read"]
+        + ["--output", out],
+    )
+    after = bed.wire_all()
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "collective MPI-IO: every request is one collective call" in p.stdout
+    attrs, s, r, rm, hosts, status, phases = summary(out)
+    assert status == "complete"
+    for name in ("seq_write", "seq_read"):
+        built = hdf5.text(attrs[f"engine_detail.{name}"])
+        assert "read_at_all/write_at_all" in built and "MPI_COMM_SELF" not in built, built
+        assert "cb_nodes=1" in built
+    read = rows_of(s, phases, "seq_read")[0]
+    assert read["bytes"] == 24 * MiB and read["nodes"] == 2
+    with h5py.File(out, "r") as f:
+        nodes = latest_run(f)["nodes"][()]
+    mine = nodes[nodes["point"] == read["point"]]
+    held = [int(n["cached_before_bytes"]) for n in mine]
+    brought = sum(int(n["cached_after_bytes"] - n["cached_before_bytes"]) for n in mine)
+    notes = hdf5.text(read["notes"])
+    assert "wire unverified: collective MPI-IO" in notes, notes
+    assert read["wire_fraction"] != read["wire_fraction"]  # NaN: MPI shares the interface
+    rx = {n: after[n][0] - before[n][0] for n in bed.nodes}
+    if cache == "keep":
+        # One node held the whole file it had written and read it from there: nothing crossed
+        # for the read beyond the MPI traffic of the write (one region of 8 MiB came in).
+        assert max(held) >= 0.9 * 24 * MiB and brought < MiB, (held, brought)
+        assert read["cached_fraction_mean"] >= 0.95, notes
+        assert re.search(r"seq-read .*cached 1\d\d%", p.stdout), p.stdout
+        assert min(rx.values()) < 24 * MiB, rx  # the aggregator's node received no 24 MiB read
+    else:
+        assert max(held) < MiB and brought >= 0.9 * 24 * MiB, (held, brought)
+        assert read["cached_fraction_mean"] <= 0.05, notes
+        assert max(rx.values()) >= 24 * MiB, rx  # the aggregator's node read every byte
+
+
 def bricks_written(bed):
     """Bytes the bricks' block devices have written since boot (/sys/block/loopN/stat)."""
     total = 0

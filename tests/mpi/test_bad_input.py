@@ -31,6 +31,8 @@ def env(tmp_path_factory):
     (tmp_path / "keep3.toml").write_text("keep = 3\n")
     (tmp_path / "array.toml").write_text('file-size = ["1m", "2m"]\n')
     (tmp_path / "broken.toml").write_text('label = "never closed\n')
+    for name in ("phases", "ranks", "wire-interface", "fsync"):  # an empty list of each kind
+        (tmp_path / f"empty-{name}.toml").write_text(f"{name} = []\n")
     (tmp_path / "huge.toml").write_text("# padding\n" * 200000)  # 2 MB: more than a preset may be
     (tmp_path / "folder.h5").mkdir()
     os.symlink(tmp_path / "nowhere" / "r.h5", tmp_path / "dangling.h5")
@@ -198,6 +200,16 @@ CASES = [
     ("wire-interface-auto-in-a-list", ["--wire-interface", "auto,eth0"], "--wire-interface"),
     ("preset-array-for-one-value", ["--config", "{tmp}/array.toml"], "--file-size"),
     ("preset-not-toml", ["--config", "{tmp}/broken.toml"], "--config"),
+    # An empty list from a preset is an empty value, as on the command line (the unit suite
+    # holds every list option to it, from presets and stored runs).
+    ("preset-empty-phases", ["--config", "{tmp}/empty-phases.toml"], "--phases"),
+    ("preset-empty-ranks", ["--config", "{tmp}/empty-ranks.toml"], "--ranks"),
+    (
+        "preset-empty-wire-interface",
+        ["--config", "{tmp}/empty-wire-interface.toml"],
+        "--wire-interface",
+    ),
+    ("preset-empty-fsync", ["--config", "{tmp}/empty-fsync.toml"], "--fsync"),
     # The metadata phases.
     ("md-on-mpiio", ["--engine", "mpiio", "--phases", "md-create"], "--engine"),
     (

@@ -178,6 +178,11 @@ def test_every_row_records_the_depth_its_engine_ran(workdir, tmp_path, engine, d
             built = g.attrs[f"engine_detail.{name}"]
             assert built.split(" ")[0].startswith(engine) and f" depth {depth}:" in built, built
             assert row["iodepth"] == depth and row["streams"] == 2 * depth, (name, built)
+            # The stored detail says what the engine did, never two things at once.
+            if layout == "collective":
+                assert "read_at_all/write_at_all" in built and "MPI_COMM_SELF" not in built, built
+            elif engine == "mpiio":
+                assert "MPI_COMM_SELF" in built and "collective" not in built, built
 
 
 def test_a_depth_beyond_the_records_takes_buffers_for_the_records_only(workdir, tmp_path):
@@ -203,8 +208,56 @@ def test_a_depth_beyond_the_records_takes_buffers_for_the_records_only(workdir, 
             if name in records:
                 assert row["iodepth"] == records[name], name
                 assert f"depth {records[name]}:" in g.attrs[f"engine_detail.{name}"]
-            # The row's streams stay the point's: 1 rank x 4096.
-            assert row["streams"] == 4096
+            # The row's streams are what ran (1 rank x its depth), its notes say why not 4096.
+            assert row["streams"] == row["iodepth"]
+            if row["iodepth"] < 4096:
+                assert f"depth {row['iodepth']}, not 4096" in row["notes"].decode(), name
+        assert list(g.attrs["point_iodepths"]) == [4096]  # what the point asked
         # Buffers for the records only: far below 4096 records of 1 MiB per phase.
         assert max(s["private_max_bytes"]) < 256 * 2**20, max(s["private_max_bytes"])
     assert "filter-count" in p.stdout
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        # (id, --dir length in bytes, OMPI_MCA_sharedfp, exit status)
+        ("long-dir-sharedfp-left-to-iosweep", 200, None, 0),
+        ("at-lockedfile-limit", 190, "lockedfile", 0),
+        ("beyond-lockedfile-limit", 191, "lockedfile", 2),
+    ],
+    ids=lambda c: c[0],
+)
+def test_mpiio_with_a_long_dir(tmp_path, case):
+    """Open MPI's sharedfp lockedfile writes FILE.locktest.RANK into a 256-byte buffer (abort:
+    buffer overflow detected) and leaves files beside FILE: iosweep keeps it out unless the user
+    selects it, and then refuses a --dir whose file names would not fit, in one line."""
+    _, length, sharedfp, status = case
+    d = tmp_path / "d"
+    d = d.parent / ("d" * (length - len(str(tmp_path)) - 1))
+    d.mkdir()
+    assert len(str(d)) == length
+    out = tmp_path / "r.h5"
+    env = {"OMPI_MCA_sharedfp": sharedfp} if sharedfp else {}
+    p = run_sweep(
+        2,
+        dir=d,
+        file_size="1MiB",
+        engine="mpiio",
+        phases="seq-write,seq-read",
+        ranks=2,
+        output=out,
+        env=env,
+    )
+    assert p.returncode == status, p.stdout + p.stderr
+    assert "buffer overflow detected" not in p.stderr
+    if status == 2:
+        lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
+        assert len(lines) == 1 and lines[0].startswith("iosweep: --dir: 191 bytes"), p.stderr
+        assert "at most 237" in lines[0] and "(a --dir of 190 bytes)" in lines[0], lines[0]
+        assert not out.exists()
+    else:
+        with h5py.File(out, "r") as f:
+            assert latest_run(f).attrs["status"] == 1
+    if sharedfp is None:
+        assert dir_listing(d) == [], "nothing of Open MPI's shared file pointers beside the files"

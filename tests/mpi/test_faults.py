@@ -9,6 +9,7 @@ import time
 
 import h5py
 from iosweep_tools.results import file as rfile
+from iosweep_tools.results.hdf5 import text
 import pytest
 
 from conftest import (
@@ -18,6 +19,7 @@ from conftest import (
     mpi_env,
     mpiexec_argv,
     run_ids,
+    run_iosweep,
     run_sweep,
     this_host,
 )
@@ -108,6 +110,58 @@ def test_a_collective_write_that_fills_the_file_system_is_enospc_on_every_rank(
     assert sorted(set(failed)) == ["0", "1"], p.stderr
     assert "ENODATA" not in p.stderr
     assert os.listdir(small_tmpfs) == [], "the run's files must be removed"
+
+
+@pytest.fixture
+def thin_disk(tmp_path):
+    """An ext4 on a loop device whose 256 MiB backing file lies sparse on a 24 MiB tmpfs (a thin
+    volume promising more than it has): writes land in the page cache and fail only when they
+    are written back, so the fsync fails after every write succeeded."""
+    if os.geteuid() != 0:
+        pytest.skip("a loop device needs root")
+    base = mounted_tmpfs(tmp_path / "thin", "24m")
+    mnt = tmp_path / "fs"
+    mnt.mkdir()
+    with open(base / "disk", "wb") as f:
+        f.truncate(256 << 20)
+    loop = subprocess.run(
+        ["losetup", "-f", "--show", str(base / "disk")], capture_output=True, text=True
+    )
+    if loop.returncode != 0:
+        subprocess.run(["umount", "-l", str(base)])
+        pytest.skip("no loop device here")
+    dev = loop.stdout.strip()
+    try:
+        lazy = "lazy_itable_init=1,lazy_journal_init=1"
+        subprocess.run(["mkfs.ext4", "-q", "-E", lazy, dev], check=True)
+        subprocess.run(["mount", dev, str(mnt)], check=True)
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)])
+        subprocess.run(["losetup", "-d", dev])
+        subprocess.run(["umount", "-l", str(base)])
+
+
+@pytest.mark.parametrize("engine", ["posix", "mpiio"])
+def test_an_fsync_error_says_what_was_written_not_an_offset(thin_disk, tmp_path, engine):
+    p = run_sweep(
+        2,
+        dir=thin_disk,
+        file_size="32MiB",
+        phases="seq-write",
+        fsync=True,
+        ranks=2,
+        engine=engine,
+        output=tmp_path / "r.h5",
+    )
+    assert p.returncode == 1, p.stdout + p.stderr
+    failed = re.findall(
+        r"rank (\d) \(host [^)]+\): fsync of (\S+) failed: [^;]*\(errno \d+, \w+\); "
+        r"33554432 bytes written since its open, none of them synced",
+        p.stderr,
+    )
+    assert failed, p.stderr
+    assert " at offset " not in p.stderr, "a call on the whole file has no offset to name"
 
 
 # ------------------------------------------------------------------------- signals and kills
@@ -412,3 +466,164 @@ def test_results_file_removed_during_a_run_is_not_recreated(tmp_path, workdir):
     earlier_run(workdir, out)  # and a later run starts a proper file there
     with h5py.File(out, "r") as f:
         assert f.attrs["schema"] == "iosweep.results" and len(run_ids(f)) == 1
+
+
+# ------------------------------------------------------------------- every lock wait ends
+
+_FLOCK = "hhxxxxqqixxxx"  # struct flock on Linux x86-64 and aarch64 (the Python package's)
+
+
+def hold_lock(path, exclusive):
+    """A descriptor of `path` holding iosweep's OFD lock, as a run (exclusive) or a reader
+    (shared) that was stopped while it held it would; closing it releases the lock."""
+    import fcntl
+    import struct
+
+    fd = os.open(path, os.O_RDWR)
+    kind = fcntl.F_WRLCK if exclusive else fcntl.F_RDLCK
+    fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack(_FLOCK, kind, os.SEEK_SET, 0, 0, 0))
+    return fd
+
+
+def appending_run(out, work):
+    return iosweep_argv(dir=work, file_size="1MiB", phases="seq-write", output=out)
+
+
+LOCK_CASES = [
+    # (id, who holds the lock, the command, its exit status, what its one line says)
+    ("show-behind-a-writer", True, lambda out, work: ["show", out], 2, "show:"),
+    (
+        "rerun-behind-a-writer",
+        True,
+        lambda out, work: iosweep_argv(rerun=out, dir=work, file_size="1MiB"),
+        2,
+        "--rerun:",
+    ),
+    ("run-check-behind-a-writer", True, appending_run, 2, "--output:"),
+    # The run's checks only read (shared, granted); its first append waits for the reader.
+    ("run-append-behind-a-reader", False, appending_run, 1, "starting the results"),
+]
+
+
+@pytest.mark.parametrize("case", LOCK_CASES, ids=[c[0] for c in LOCK_CASES])
+def test_every_lock_wait_ends_with_one_line_naming_the_holder(tmp_path, workdir, case):
+    _, exclusive, argv, status, says = case
+    out = tmp_path / "r.h5"
+    earlier_run(workdir, out)
+    before = out.read_bytes()
+    fd = hold_lock(out, exclusive)
+    try:
+        t0 = time.monotonic()
+        p = run_iosweep(1, argv(out, workdir), timeout=60, env={"IOSWEEP_LOCK_WAIT_S": "1"})
+        waited = time.monotonic() - t0
+    finally:
+        os.close(fd)
+    assert p.returncode == status, p.stdout + p.stderr
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
+    assert len(lines) == 1, p.stderr
+    assert says in lines[0] and str(out) in lines[0], lines[0]
+    # The holder is named: this test's own process, which holds the lock.
+    assert f"pid {os.getpid()} (" in lines[0] and "waited 1 s" in lines[0], lines[0]
+    assert waited < 30
+    assert out.read_bytes() == before, "a run that could not get the lock wrote nothing"
+    assert os.listdir(workdir) == []
+
+
+# --------------------------------------------------------------- a closed standard output
+
+
+def test_a_closed_standard_output_ends_the_run_through_its_cleanup(tmp_path, workdir):
+    """`iosweep run ... | head` without mpirun: when the table's reader goes, the run ends as
+    SIGPIPE would end it, but through its cleanup: files removed, the run marked aborted."""
+    out = tmp_path / "r.h5"
+    args = iosweep_argv(
+        dir=workdir, file_size="1MiB", phases="seq-write", repetitions=2000, output=out, quiet=False
+    )
+    p = start(args, n=1, mpirun=False)
+    assert p.stdout.readline().startswith("iosweep run ")  # the banner: the run is under way
+    wait_for(points_in(out, 1, 1), what="a point in the results file")
+    p.stdout.close()
+    err = p.stderr.read()
+    p.wait(timeout=60)
+    assert p.returncode == 128 + signal.SIGPIPE, err
+    assert "SIGPIPE (the standard output was closed)" in err
+    assert os.listdir(workdir) == []
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        assert g.attrs["status"] == 2 and "SIGPIPE" in g.attrs["status_message"]
+
+
+# ------------------------------------------------------- counters that vanish during a run
+
+
+def ip(*args):
+    return subprocess.run(["ip", *args], capture_output=True, text=True)
+
+
+@pytest.fixture
+def veth():
+    """A veth pair of this test's own (its first end is the interface the run samples), removed
+    afterwards whatever it was renamed to; skips without root or veth."""
+    if os.geteuid() != 0:
+        pytest.skip("making a network interface needs root")
+    a, b, c = (f"iosw{os.getpid() % 100000}{x}" for x in "abc")
+    if ip("link", "add", a, "type", "veth", "peer", "name", b).returncode != 0:
+        pytest.skip("this kernel makes no veth interfaces")
+    yield a, b, c
+    for name in (a, c):
+        ip("link", "del", name)
+
+
+def wire_rows(out):
+    """(summary notes, wire_fraction, wire table notes) of the latest run, read as scripts do."""
+    try:
+        with rfile.open_results(out) as f:
+            g = latest_run(f)
+            s, w = g["summary"][()], g["wire"][()]
+            notes = [text(n) for n in s["notes"]]
+            return notes, list(s["wire_fraction"]), [text(n) for n in w["note"]]
+    except (rfile.ResultsError, KeyError):
+        return [], [], []
+
+
+VANISH_CASES = [
+    # (id, what is done to the sampled interface, what the rows then say)
+    ("deleted", lambda a, b, c: ip("link", "del", a), "was gone"),
+    (
+        "renamed",
+        lambda a, b, c: (ip("link", "set", a, "down"), ip("link", "set", a, "name", c)),
+        "was gone",
+    ),
+    # An interface replaced by another of its name, or counters that went back, inside one
+    # window: the unit suite (Counters.*) holds wire_delta and device_delta to them.
+]
+
+
+@pytest.mark.parametrize("case", VANISH_CASES, ids=[c[0] for c in VANISH_CASES])
+def test_a_vanished_interface_is_never_a_measured_zero(tmp_path, workdir, veth, case):
+    _, act, says = case
+    a, b, c = veth
+    out = tmp_path / "r.h5"
+    args = iosweep_argv(
+        dir=workdir, file_size="1MiB", phases="seq-write", repetitions=2000, output=out
+    )
+    p = start(args + ["--wire-interface", a], n=1, mpirun=False)
+    wait_for(points_in(out, 1, 2), what="points sampled on the interface")
+    first = len(wire_rows(out)[0])
+
+    def said():
+        notes, fractions, table = wire_rows(out)
+        hit = [i for i, n in enumerate(notes[first:], first) if says in n]
+        return hit and (notes, fractions, table, hit[0])
+
+    act(a, b, c)
+    notes, fractions, table, i = wait_for(said, what=f"a row saying '{says}'")
+    p.terminate()
+    p.communicate(timeout=60)
+    assert all(n == "" for n in table[:first]) and not any(
+        "wire not measured" in n for n in notes[:first]
+    )
+    assert f"wire not measured: node 0: interface {a} " in notes[i], notes[i]
+    assert fractions[i] != fractions[i]  # NaN, never 0
+    assert says in table[i]
+    assert os.listdir(workdir) == []

@@ -16,6 +16,7 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // A row with the four figures the notes read; NaN where not measured.
 SummaryRow row(double cached, double unflushed, double device, double wire) {
   SummaryRow s{};
+  s.bytes = 1 << 20;
   s.cached_fraction_mean = cached;
   s.unflushed_fraction = unflushed;
   s.device_fraction = device;
@@ -36,6 +37,10 @@ TEST(Notes, BlankOnlyWhenTheBytesWereCountedAndNothingApplies) {
   EXPECT_EQ(provenance_notes(row(kNaN, kNaN, kNaN, kNaN)), "unverified");  // tmpfs
   // A measured but small figure is no reason for a note; an unmeasured one leaves none either.
   EXPECT_EQ(provenance_notes(row(0.01, kNaN, kNaN, kNaN)), "unverified");
+  // A row that moved nothing has no bytes to trace (its own note says nothing moved).
+  SummaryRow none = row(kNaN, kNaN, kNaN, kNaN);
+  none.bytes = 0;
+  EXPECT_EQ(provenance_notes(none), "");
 }
 
 TEST(Notes, CachedAndUnflushedFromFivePercent) {

@@ -4,6 +4,7 @@
 // results/README.md documents.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
@@ -253,4 +254,29 @@ TEST(OptionTable, DefaultsAreStatedOnlyInTheTable) {
       EXPECT_TRUE(keys_of(r.cfg.config_toml).contains(row.name)) << row.name;
     }
   }
+}
+
+// An empty list is refused from every source as the command line refuses an empty value: one
+// row per list option, each source in turn (a preset given with --config, a stored run read by
+// --rerun). Without it `phases = []` ran nothing and recorded a complete run, `ranks = []`
+// became the default sweep.
+TEST(OptionTable, AnEmptyListIsRefusedFromEverySource) {
+  const std::string preset = ::testing::TempDir() + "iosweep-empty-list.toml";
+  int lists = 0;
+  for (const OptionRow& row : option_table()) {
+    if (row.form != OptionForm::list) continue;
+    ++lists;
+    const std::string toml = std::string(row.name) + " = []\n";
+    const std::string want = std::string("--") + row.name + ": empty value";
+    std::ofstream(preset) << toml;
+    const CliResult from_preset = parse({"run", "--dir", "/d", "--config", preset});
+    EXPECT_EQ(from_preset.action, CliResult::Action::usage_error) << row.name;
+    EXPECT_EQ(from_preset.text.find(want), 0u) << from_preset.text;
+    const std::string dir = std::string(row.name) == "dir" ? "" : "dir = \"/d\"\n";
+    const CliResult from_run = parse({"run", "--rerun", "r.h5"}, store(dir + toml));
+    EXPECT_EQ(from_run.action, CliResult::Action::usage_error) << row.name;
+    EXPECT_EQ(from_run.text.find(want), 0u) << from_run.text;
+  }
+  EXPECT_GE(lists, 3);  // --phases, --ranks, --wire-interface at least
+  std::remove(preset.c_str());
 }

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "output/notes.hpp"
 #include "sweep/reducer.hpp"
@@ -87,6 +89,130 @@ TEST(Reducer, LatencyPercentilesComeFromTheMergedHistogram) {
   EXPECT_NEAR(r.summary.lat_p50_ns, 50000, 500);
   EXPECT_NEAR(r.summary.lat_p99_ns, 99000, 990);
   EXPECT_NEAR(r.summary.lat_mean_ns, 50500, 1);
+}
+
+namespace {
+
+bool has_note(const PointResult& r, const std::string& part) {
+  for (const auto& n : r.notes)
+    if (n.find(part) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+// A row says when its window is too short for its figure: under 100 ms, or one operation taking
+// more than a tenth of it; a longer window of small operations says nothing.
+TEST(Reducer, AShortWindowIsNoted) {
+  PointInput in;
+  in.samples = {sample(0, 0, 64 << 20, 0.040)};
+  in.samples[0].latency_max_ns = 1'000'000;
+  EXPECT_TRUE(has_note(reduce_point(in), "short window: 40.0 ms (< 100 ms)"));
+  in.samples[0].elapsed_s = 0.5;
+  EXPECT_TRUE(reduce_point(in).notes.empty());
+  in.samples[0].latency_max_ns = 100'000'000;  // one request took 20% of the window
+  EXPECT_TRUE(has_note(reduce_point(in), "short window: one operation took 20% of it"));
+}
+
+// Nothing completed: no latency was measured (NaN, never 0 ns), and the row says so; a phase
+// that does not make its files says when they held less than whole files.
+TEST(Reducer, ARowThatMovedNothingSaysSoAndHasNoLatency) {
+  PointInput in;
+  in.full_bytes = 2 << 20;
+  in.samples = {sample(0, 0, 0, 0.001)};
+  const auto r = reduce_point(in);
+  EXPECT_TRUE(std::isnan(r.summary.lat_p50_ns) && std::isnan(r.summary.lat_max_ns));
+  EXPECT_TRUE(std::isnan(r.summary.lat_mean_ns) && std::isnan(r.summary.lat_p9999_ns));
+  EXPECT_TRUE(has_note(r, "no operation completed"));
+  EXPECT_TRUE(has_note(r, "the files held no data"));
+  in.samples = {sample(0, 0, 1 << 20, 1.0)};
+  in.samples[0].data_bytes = 1 << 20;
+  EXPECT_TRUE(has_note(reduce_point(in), "the files held 1048576 of 2097152 bytes"));
+  in.creates = true;  // seq-write makes its files: their data is what it writes
+  EXPECT_FALSE(has_note(reduce_point(in), "the files held"));
+}
+
+// Streams are what ran: ranks x the depth the phase kept, not the point's.
+TEST(Reducer, StreamsAreWhatRan) {
+  PointInput in;
+  in.ranks = 2;
+  in.point_depth = 32;
+  in.iodepth = 16;
+  in.samples = {sample(0, 0, 16 << 20, 1.0), sample(1, 0, 16 << 20, 1.0)};
+  const auto r = reduce_point(in);
+  EXPECT_EQ(r.summary.streams, 32u);
+  EXPECT_EQ(r.summary.iodepth, 16u);
+}
+
+// Collective MPI-IO reads: the aggregators read for every rank on their own nodes. What no node
+// had to bring into its page cache came from one; the ranks' own residency is NaN.
+TEST(Reducer, ACollectiveReadIsJudgedOnTheAggregatorsNodes) {
+  PointInput in;
+  in.ranks = 21;
+  in.nodes = 2;
+  in.collective = true;
+  in.shared_file_bytes = 21.0 * (1 << 20);
+  for (int r = 0; r < 21; ++r)
+    in.samples.push_back(sample(r, r == 0 ? 0 : 1, 1 << 20, 1.0));
+  in.samples[0].cached_fraction = 1.0;  // a rank's own view: its node holds the file
+  for (int r = 1; r < 21; ++r)
+    in.samples[static_cast<std::size_t>(r)].cached_fraction = 0.0;
+  // node 0 (the aggregator's) held the whole file and read it from its cache; node 1 nothing.
+  in.node_cached = {{0, {in.shared_file_bytes, in.shared_file_bytes}}, {1, {0.0, 0.0}}};
+  auto r = reduce_point(in);
+  EXPECT_DOUBLE_EQ(r.summary.cached_fraction_mean, 1.0);  // not 1/21
+  EXPECT_DOUBLE_EQ(r.summary.cached_fraction_max, 1.0);
+  EXPECT_TRUE(std::isnan(r.ranks[0].cached_fraction));
+  EXPECT_EQ(r.nodes.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.nodes[0].cached_before_bytes, in.shared_file_bytes);
+  // After a drop: the aggregator's node brought every byte in.
+  in.node_cached = {{0, {0.0, in.shared_file_bytes}}, {1, {0.0, 0.0}}};
+  r = reduce_point(in);
+  EXPECT_DOUBLE_EQ(r.summary.cached_fraction_mean, 0.0);
+  // O_DIRECT fills no cache to tell by: unknown, and said so.
+  in.direct = true;
+  r = reduce_point(in);
+  EXPECT_TRUE(std::isnan(r.summary.cached_fraction_mean));
+  EXPECT_TRUE(has_note(r, "cached unknown"));
+}
+
+// On several nodes MPI's traffic may cross the storage interfaces: the wire says nothing then.
+TEST(Reducer, CollectiveWireOnSeveralNodesIsUnverified) {
+  PointInput in;
+  in.ranks = 2;
+  in.nodes = 2;
+  in.collective = true;
+  in.wire_measured = true;
+  in.samples = {sample(0, 0, 1 << 20, 1.0), sample(1, 1, 1 << 20, 1.0)};
+  WireRow w{};
+  w.counted = 1;
+  w.rx_bytes = 3 << 20;
+  in.wire = {w};
+  auto r = reduce_point(in);
+  EXPECT_TRUE(std::isnan(r.summary.wire_fraction));
+  EXPECT_TRUE(has_note(r, "wire unverified: collective MPI-IO"));
+  in.nodes = 1;  // one node: MPI stays in shared memory, the wire counts storage only
+  r = reduce_point(in);
+  EXPECT_DOUBLE_EQ(r.summary.wire_fraction, 1.5);
+}
+
+// A counter that could not be measured makes the point's sum NaN with its reason, never 0.
+TEST(Reducer, AnUnmeasuredCounterIsNaNWithItsReason) {
+  PointInput in;
+  in.wire_measured = in.device_measured = true;
+  in.samples = {sample(0, 0, 1 << 20, 1.0)};
+  WireRow w{};
+  w.node = 3;
+  std::snprintf(w.note, sizeof w.note, "interface eth9 was gone after the phase");
+  DeviceRow d{};
+  d.counted = 1;
+  d.read_bytes = 1 << 20;
+  in.wire = {w};
+  in.devices = {d};
+  const auto r = reduce_point(in);
+  EXPECT_TRUE(std::isnan(r.summary.wire_rx_bytes) && std::isnan(r.summary.wire_fraction));
+  EXPECT_TRUE(has_note(r, "wire not measured: node 3: interface eth9 was gone"));
+  EXPECT_DOUBLE_EQ(r.summary.device_read_bytes, 1 << 20);
 }
 
 // A metadata row: every rank's operations over the slowest rank's window (mdtest's and IO500's
