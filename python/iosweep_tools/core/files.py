@@ -41,7 +41,7 @@ PSEUDO_FS = {
 }
 
 
-def _pseudo(path):
+def pseudo_fs(path):
     """The pseudo file system `path` (an existing folder) is on, or None."""
     real = os.path.realpath(path)
     for top in ("/proc", "/sys", "/dev"):
@@ -68,7 +68,7 @@ def work_folder(option, path):
     if not path:
         raise Stop(f"{option}: is empty; expected a folder")
     _stat(option, path, stat.S_ISDIR, "a folder")
-    kind = _pseudo(path)
+    kind = pseudo_fs(path)
     if kind:
         raise Stop(f"{option}: {shown(path)} is on {kind}, a pseudo file system, not storage")
     if not os.access(path, os.W_OK | os.X_OK):
@@ -90,7 +90,7 @@ def _folder_of(option, path, folder):
     if not os.path.isdir(folder):
         why = "does not exist" if not os.path.lexists(folder) else "is not a folder"
         raise Stop(f"{option}: {shown(path)}: folder {shown(folder)} {why}")
-    kind = _pseudo(folder)
+    kind = pseudo_fs(folder)
     if kind:
         raise Stop(f"{option}: {shown(path)} is on {kind}, a pseudo file system, not storage")
     if not os.access(folder, os.W_OK | os.X_OK):
