@@ -2,8 +2,10 @@
 
     files = bad_files.make(tmp, good)   # {name: path}
 """
+import fcntl
 import os
 import shutil
+import struct
 
 import h5py
 import numpy as np
@@ -54,6 +56,18 @@ def _empty_index(f, g):
     f.create_dataset("run_index", shape=(0,), dtype=dt, maxshape=(None,), chunks=True)
 
 
+HELD = []  # descriptors of files locked for the test process's lifetime
+
+
+def hold_write_lock(path):
+    """Takes iosweep's writer lock (an exclusive OFD lock, src/output/file_lock.hpp) on `path`
+    and keeps it while the tests run: as a run stopped half way through an append holds it."""
+    fd = os.open(path, os.O_RDWR)
+    fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhxxxxqqixxxx", fcntl.F_WRLCK, 0, 0, 0, 0))
+    HELD.append(fd)
+    return path
+
+
 def make(tmp, good):
     """Files under `tmp` that are not usable results, each a different way."""
     out = {}
@@ -74,4 +88,7 @@ def make(tmp, good):
     out["text-ranks"] = _copy(good, tmp / "text-ranks.h5", _text_ranks)
     out["no-summary"] = _copy(good, tmp / "no-summary.h5", lambda f, g: g.__delitem__("summary"))
     out["no-runs"] = _copy(good, tmp / "no-runs.h5", lambda f, g: f.__delitem__("runs"))
+    out["locked"] = tmp / "locked.h5"
+    shutil.copy(good, out["locked"])
+    hold_write_lock(out["locked"])
     return out

@@ -2,6 +2,7 @@
 exactly one line on stderr starting with `<script>: ` and naming the argument, no traceback,
 nothing created, changed or removed (conftest.snapshot), and no input read forever (a FIFO,
 /dev/zero: every case has a deadline)."""
+import os
 import subprocess
 
 import h5py
@@ -11,9 +12,11 @@ import bad_files
 from conftest import SOURCE_DIR, run_ids, run_iosweep, snapshot
 
 SCRIPTS = SOURCE_DIR / "scripts"
+LOCKED = "{side}: '{{locked}}' is locked by pid " + str(os.getpid()) + " (python3); waited 0.5 s"
 FIX = SOURCE_DIR / "tests" / "fixtures"
 BROKEN = ("text", "missing", "folder", "fifo", "dev-zero", "other-schema", "float-index")
-BROKEN += ("empty-index", "bad-phase", "text-ranks", "no-summary", "no-runs")
+BROKEN += ("empty-index", "bad-phase", "text-ranks", "no-summary", "no-runs", "locked")
+LOCK_WAIT_S = "0.5"  # IOSWEEP_LOCK_WAIT_S of every row: a locked file is waited for this long
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +55,11 @@ def refused(script, args, names, env):
     tmp, good, ids, files = env
     before = snapshot(tmp)
     p = subprocess.run(
-        [str(SCRIPTS / script), *expand(args, *env)], capture_output=True, text=True, timeout=60
+        [str(SCRIPTS / script), *expand(args, *env)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, IOSWEEP_LOCK_WAIT_S=LOCK_WAIT_S),
     )
     assert p.returncode == 2, p.stdout + p.stderr
     lines = p.stderr.splitlines()
@@ -102,6 +109,12 @@ COMPARE = (
     + [
         (f"B-{b}", ["{good}", "{" + b + "}"], "{" + b + "}")
         for b in ("fifo", "dev-zero", "float-index", "empty-index", "bad-phase", "no-runs")
+    ]
+    + [
+        # A file whose writer lock a stopped run holds: one bounded wait, the figure it waited,
+        # who holds it, and never "expected IOzone or IOR output" for B.
+        ("A-locked-says-so", ["{locked}", "{good}"], LOCKED.format(side="A")),
+        ("B-locked-says-so", ["{good}", "{locked}:{A}"], LOCKED.format(side="B")),
     ]
 )
 

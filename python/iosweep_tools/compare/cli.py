@@ -47,7 +47,7 @@ from iosweep_tools.core import command
 from iosweep_tools.core.cmdline import doc_parser, number, split_run, value
 from iosweep_tools.core.errors import Stop
 from iosweep_tools.core.files import output_file, write_output
-from iosweep_tools.results.file import NoSuchRun, ResultsError, is_results
+from iosweep_tools.results.file import NoSuchRun, ResultsError, looks_like_results
 from iosweep_tools.results.reader import read
 
 RUN_ONLY = ("--fail-below", "--resamples", "--seed")
@@ -86,11 +86,13 @@ def parser():
 
 
 def run_against_run(args):
-    """True when both positional arguments are iosweep results files (with or without a
-    :RUN_ID suffix)."""
+    """True when both positional arguments are HDF5 files (with or without a :RUN_ID suffix),
+    told by their first bytes alone: each is then read once, under one bounded wait for its
+    lock, and refused in one line if it is not an iosweep results file (a file held by a stopped
+    run is never taken for another tool's output)."""
     if len(args.outputs) != 1:
         return False
-    return all(is_results(split_run(a)[0]) for a in (args.results, args.outputs[0]))
+    return all(looks_like_results(split_run(a)[0]) for a in (args.results, args.outputs[0]))
 
 
 def main(argv=None):
