@@ -83,6 +83,7 @@ COMPARE = (
             ["{good}", FIX / "ior/01-posix-seq16m.txt", "--fail-below", "1"],
             "--fail-below",
         ),
+        ("allow-partial-alone", ["{good}", "{good}:{A}", "--allow-partial"], "--allow-partial"),
         ("resamples-few", ["{good}", "{good}:{A}", "--resamples", "5"], "--resamples"),
         ("resamples-huge", ["{good}", "{good}:{A}", "--resamples", "1000000000"], "--resamples"),
         ("seed-text", ["{good}", "{good}:{A}", "--seed", "x"], "--seed"),

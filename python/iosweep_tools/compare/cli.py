@@ -3,16 +3,18 @@ run against another.
 
     scripts/iosweep-compare results/iosweep.h5 iozone-t*.txt ior-sweep.txt [--run ID]
         [--csv out.csv] [--loose]
-    scripts/iosweep-compare A.h5[:RUN_ID] B.h5[:RUN_ID] [--fail-below R] [--csv out.csv]
-        [--loose] [--resamples N] [--seed S]
+    scripts/iosweep-compare A.h5[:RUN_ID] B.h5[:RUN_ID] [--fail-below R [--allow-partial]]
+        [--csv out.csv] [--loose] [--resamples N] [--seed S]
 
 Run against run (both arguments iosweep results files; a `:RUN_ID` suffix shaped
 YYYYMMDDTHHMMSS.mmmZ-xxxxxxxx names the run, the latest otherwise): every (phase, point) both
 runs measured with the same settings, B / A of the mean headline figure with a bootstrap 95%
 interval over repetitions, and a verdict (faster, slower, within noise). Settings that differ
-are listed and their rows not compared unless --loose. --fail-below R exits with 1 when a
-compared row's whole interval lies below R (0 otherwise): a regression gate
-(python/iosweep_tools/compare/runs.py says how the interval is made).
+are listed and their rows not compared unless --loose. --fail-below R is a regression gate
+(python/iosweep_tools/compare/runs.py says how the interval is made): it exits with 1 when a
+compared row's whole interval lies below R, when no row was compared, and when the comparison
+left out anything the runs hold (a row not compared, and why; a point only one run measured; a
+run that is not complete), each named; --allow-partial passes on the rows compared alone.
 
 Rows are matched by (phase, threads, record size): every source's figure for a phase and a
 thread count is shown beside iosweep's with its record size, file size (the file one thread or
@@ -50,7 +52,7 @@ from iosweep_tools.core.files import output_file, write_output
 from iosweep_tools.results.file import NoSuchRun, ResultsError, looks_like_results
 from iosweep_tools.results.reader import read
 
-RUN_ONLY = ("--fail-below", "--resamples", "--seed")
+RUN_ONLY = ("--fail-below", "--allow-partial", "--resamples", "--seed")
 
 
 def parser():
@@ -75,6 +77,13 @@ def parser():
         "--fail-below",
         metavar="R",
         help="run against run: exit with 1 when a compared row's 95%% interval lies below R",
+    )
+    ap.add_argument(
+        "--allow-partial",
+        action="store_const",
+        const=True,
+        help="with --fail-below: pass when no compared row lies below R although some rows, points"
+        " or a whole run's end were left out (named all the same)",
     )
     ap.add_argument(
         "--resamples",
@@ -143,13 +152,15 @@ def _tools(args):
 
 def _runs(args):
     """One run against another (compare.runs): the text, the CSV and the gate. Exit status 0,
-    or 1 when --fail-below R is given and a compared row's whole interval lies below R."""
+    or 1 when --fail-below R is given and the gate fails (runs_text.gate_text)."""
     if args.run is not None:
         raise Stop("--run: with two results files, name each run as FILE:RUN_ID")
     resamples, seed = runs.bootstrap_options(args.resamples, args.seed)
     gate = None
     if args.fail_below is not None:
         gate = value("--fail-below", args.fail_below, number(0, math.inf, above=True))
+    elif args.allow_partial:
+        raise Stop("--allow-partial: only with --fail-below (it says what the gate may pass)")
     (pa, ra), (pb, rb) = split_run(args.results), split_run(args.outputs[0])
     if args.csv:
         output_file("--csv", args.csv, suffixes={"csv"}, inputs=(pa, pb))
@@ -164,6 +175,6 @@ def _runs(args):
         print(f"written: {args.csv}")
     if gate is None:
         return 0
-    text, failed = runs_text.gate_text(cmp, gate)
+    text, failed = runs_text.gate_text(cmp, gate, allow_partial=bool(args.allow_partial))
     print(text, end="")
     return 1 if failed else 0
