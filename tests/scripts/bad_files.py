@@ -56,6 +56,16 @@ def _empty_index(f, g):
     f.create_dataset("run_index", shape=(0,), dtype=dt, maxshape=(None,), chunks=True)
 
 
+def _version(v):
+    def change(f, g):
+        if v is None:
+            del f.attrs["schema_version"]
+        else:
+            f.attrs["schema_version"] = np.int64(v)
+
+    return change
+
+
 HELD = []  # descriptors of files locked for the test process's lifetime
 
 
@@ -88,6 +98,8 @@ def make(tmp, good):
     out["text-ranks"] = _copy(good, tmp / "text-ranks.h5", _text_ranks)
     out["no-summary"] = _copy(good, tmp / "no-summary.h5", lambda f, g: g.__delitem__("summary"))
     out["no-runs"] = _copy(good, tmp / "no-runs.h5", lambda f, g: f.__delitem__("runs"))
+    for v in (2, 0, None):  # newer than these scripts, none iosweep writes, missing
+        out[f"schema-v{v}"] = _copy(good, tmp / f"schema-v{v}.h5", _version(v))
     out["locked"] = tmp / "locked.h5"
     shutil.copy(good, out["locked"])
     hold_write_lock(out["locked"])

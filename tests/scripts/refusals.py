@@ -93,6 +93,12 @@ CORRUPT = {
     "world-size-text": lambda f: _last(f).attrs.__setitem__("world_size", "many"),
     "phase-table-garbled": lambda f: _last(f).attrs.__setitem__("phase_table", "rand_read = 7\n"),
     "schema-an-array": lambda f: f.attrs.__setitem__("schema", np.array([1, 2, 3])),
+    # The schema's version: newer than these scripts, none iosweep writes, missing (the binary
+    # refuses each: one rule for every reader).
+    "schema-version-2": lambda f: f.attrs.__setitem__("schema_version", np.int64(2)),
+    "schema-version-0": lambda f: f.attrs.__setitem__("schema_version", np.int64(0)),
+    "schema-version-missing": lambda f: f.attrs.__delitem__("schema_version"),
+    "schema-version-text": lambda f: f.attrs.__setitem__("schema_version", "1"),
     "run-a-dataset": lambda f: _run_dataset(f),
 }
 

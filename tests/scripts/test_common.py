@@ -296,6 +296,18 @@ def test_a_file_a_writer_holds_is_refused_in_one_line_after_the_wait(run_file):
         assert len(f["run_index"]) >= 1
 
 
+def test_the_scripts_read_the_schema_version_the_binary_writes(run_file):
+    """One rule for every reader: the scripts read the versions the binary reads (1 to its
+    kSchemaVersion), the version a real run's file carries among them."""
+    header = (SOURCE_DIR / "src" / "model" / "schema.hpp").read_text()
+    assert int(re.search(r"kSchemaVersion = (\d+);", header).group(1)) == rfile.SCHEMA_VERSION
+    with h5py.File(run_file[0], "r") as f:
+        assert f.attrs["schema_version"] == rfile.SCHEMA_VERSION
+    assert rfile.version_problem(rfile.SCHEMA_VERSION) == ""
+    for v in (None, 0, -1, rfile.SCHEMA_VERSION + 1, 1.0, "1", True):
+        assert rfile.version_problem(v), v
+
+
 def test_a_locked_file_is_waited_for_once_and_for_the_time_said(run_file, tmp_path, monkeypatch):
     """iosweep-compare with A or B held by a writer: one wait of IOSWEEP_LOCK_WAIT_S (the
     variable the binary reads) per file, the figure it waited in the line, and B never taken for

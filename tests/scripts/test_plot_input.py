@@ -46,6 +46,10 @@ CASES = [
     ("world-size-text", "world-size-text", [], "results: "),
     ("phase-table-garbled", "phase-table-garbled", [], "results: "),
     ("schema-an-array", "schema-an-array", [], "results: "),
+    ("schema-version-2", "schema-version-2", [], "results: "),
+    ("schema-version-0", "schema-version-0", [], "results: "),
+    ("schema-version-missing", "schema-version-missing", [], "results: "),
+    ("schema-version-text", "schema-version-text", [], "results: "),
     # missing groups and attributes
     ("summary-missing", "summary-missing", [], "results: "),
     ("world-size-missing", "world-size-missing", [], "results: "),

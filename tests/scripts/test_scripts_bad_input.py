@@ -16,6 +16,7 @@ LOCKED = "{side}: '{{locked}}' is locked by pid " + str(os.getpid()) + " (python
 FIX = SOURCE_DIR / "tests" / "fixtures"
 BROKEN = ("text", "missing", "folder", "fifo", "dev-zero", "other-schema", "float-index")
 BROKEN += ("empty-index", "bad-phase", "text-ranks", "no-summary", "no-runs", "locked")
+BROKEN += ("schema-v2", "schema-v0", "schema-vNone")
 LOCK_WAIT_S = "0.5"  # IOSWEEP_LOCK_WAIT_S of every row: a locked file is waited for this long
 
 
@@ -116,6 +117,9 @@ COMPARE = (
         # who holds it, and never "expected IOzone or IOR output" for B.
         ("A-locked-says-so", ["{locked}", "{good}"], LOCKED.format(side="A")),
         ("B-locked-says-so", ["{good}", "{locked}:{A}"], LOCKED.format(side="B")),
+        # The schema's version as the binary judges it.
+        ("B-schema-v2", ["{good}", "{schema-v2}"], "has results schema version 2, newer than"),
+        ("B-schema-v0", ["{good}", "{schema-v0}"], "version 0, which no iosweep writes"),
     ]
 )
 

@@ -23,6 +23,10 @@ import warnings
 from iosweep_tools.results.hdf5 import text
 
 SCHEMA = "iosweep.results"
+# The schema version of the files these scripts read, the binary's kSchemaVersion
+# (src/model/schema.hpp): a file of a newer version, or of none, is refused as the binary
+# refuses it (src/output/run_record.cpp).
+SCHEMA_VERSION = 1
 LOCK_WAIT_ENV = "IOSWEEP_LOCK_WAIT_S"  # the binary reads the same variable (output/file_lock)
 DEFAULT_LOCK_WAIT_S = 60.0
 MAX_RUNS = 1 << 20  # rows of a run_index: a corrupted one may claim any number
@@ -100,7 +104,34 @@ def open_results(path, lock_wait_s=None):
     if schema != SCHEMA:
         f.close()
         raise ResultsError(f"{shown} is not an iosweep results file (no iosweep schema attribute)")
+    why = version_problem(f.attrs.get("schema_version"))
+    if why:
+        f.close()
+        raise ResultsError(f"{shown} {why}")
     return f
+
+
+def version_problem(v):
+    """Why a file whose schema_version attribute is `v` (None: it has none) is not read, or ''.
+    Every reader, the binary's too, reads versions 1 to SCHEMA_VERSION: a newer file may hold
+    what these scripts would misread, and no iosweep wrote a file without a version or of
+    version 0."""
+    import numpy as np
+
+    if v is None:
+        return "has no schema_version attribute: not a results file iosweep wrote"
+    if isinstance(v, np.ndarray) and v.shape == ():
+        v = v[()]
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        return f"has a schema_version that is not a whole number ({str(v)[:40]!r})"
+    if v > SCHEMA_VERSION:
+        return (
+            f"has results schema version {int(v)}, newer than these scripts' {SCHEMA_VERSION};"
+            " read it with the scripts of the iosweep that wrote it"
+        )
+    if v < 1:
+        return f"has results schema version {int(v)}, which no iosweep writes (the first is 1)"
+    return ""
 
 
 def _open_locked(path, shown, lock_fd):
