@@ -86,6 +86,11 @@ CORRUPT = {
     "phase-outside-enum": lambda f: _set(_last(f), "summary", "phase", 0, 99),
     "ranks-of-floats": lambda f: _retyped(_last(f), "summary", "ranks", "f8"),
     "iops-infinite": lambda f: _set(_last(f), "summary", "iops", 0, np.inf),
+    # Figures no command names, formatted all the same: NaN (not measured) is one, inf and a
+    # negative number are not (the report stopped with OverflowError on inf).
+    "optional-figure-inf": lambda f: _set(_last(f), "summary", "cached_fraction_mean", 0, np.inf),
+    "optional-figure-negative": lambda f: _set(_last(f), "summary", "lat_p99_ns", 0, -5.0),
+    "figure-attribute-inf": lambda f: _last(f).attrs.__setitem__("rated_bw_Bps", np.inf),
     "summary-missing": lambda f: _last(f).__delitem__("summary"),
     "summary-empty": lambda f: _last(f)["summary"].resize((0,)),
     "summary-claims-2^40-rows": lambda f: _huge(_last(f)),

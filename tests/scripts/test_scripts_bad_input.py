@@ -3,9 +3,11 @@ exactly one line on stderr starting with `<script>: ` and naming the argument, n
 nothing created, changed or removed (conftest.snapshot), and no input read forever (a FIFO,
 /dev/zero: every case has a deadline)."""
 import os
+import shutil
 import subprocess
 
 import h5py
+import numpy as np
 import pytest
 
 import bad_files
@@ -16,7 +18,9 @@ LOCKED = "{side}: '{{locked}}' is locked by pid " + str(os.getpid()) + " (python
 FIX = SOURCE_DIR / "tests" / "fixtures"
 BROKEN = ("text", "missing", "folder", "fifo", "dev-zero", "other-schema", "float-index")
 BROKEN += ("empty-index", "bad-phase", "text-ranks", "no-summary", "no-runs", "locked")
-BROKEN += ("schema-v2", "schema-v0", "schema-vNone")
+BROKEN += ("schema-v2", "schema-v0", "schema-vNone", "figure-inf", "figure-negative")
+BROKEN += ("attribute-inf",)
+TOOLS = ("ior-inf", "ior-nan", "ior-negative")  # other tools' outputs with such a figure
 LOCK_WAIT_S = "0.5"  # IOSWEEP_LOCK_WAIT_S of every row: a locked file is waited for this long
 
 
@@ -120,8 +124,14 @@ COMPARE = (
         # The schema's version as the binary judges it.
         ("B-schema-v2", ["{good}", "{schema-v2}"], "has results schema version 2, newer than"),
         ("B-schema-v0", ["{good}", "{schema-v0}"], "version 0, which no iosweep writes"),
+        ("B-figure-inf", ["{good}", "{figure-inf}"], "cached_fraction_mean: row 0 holds inf"),
     ]
 )
+
+COMPARE += [
+    (f"output-{t}", ["{good}", "{" + t + "}"], "{" + t + "}: line 40: expected a finite figure")
+    for t in TOOLS
+]
 
 LOAD = [
     ("csv-missing-parent", ["{good}", "--csv", "{tmp}/no/such/dir"], "--csv"),
@@ -135,6 +145,9 @@ LOAD = [
     ("run-not-in-file", ["{good}", "--run", "20990101T000000.000Z-deadbeef"], "--run"),
     ("unknown-option", ["{good}", "--bogus"], "--bogus"),
     ("two-files", ["{good}", "{good}"], "unrecognized arguments"),
+    # A table an export cannot hold whole: refused, where a report shows the rest and says why.
+    ("csv-table-set-aside", ["{nodes-inf}", "--csv", "{tmp}/t"], "nodes field seconds: row 0"),
+    ("json-table-set-aside", ["{nodes-inf}", "--json", "{tmp}/t.json"], "nothing exported"),
 ] + [(f"input-{b}", ["{" + b + "}", "--json", "{tmp}/r.json"], "{" + b + "}") for b in BROKEN]
 
 REPORT = [
@@ -176,6 +189,10 @@ REPORT = [
     ),
     ("seed-negative", ["{good}", "-o", "{tmp}/r.html", "--seed=-3"], "--seed"),
 ] + [(f"input-{b}", ["{" + b + "}", "-o", "{tmp}/r.html"], "{" + b + "}") for b in BROKEN]
+REPORT += [
+    (f"baseline-{t}", ["{good}", "-o", "{tmp}/r.html", "--baseline", "{" + t + "}"], "--baseline")
+    for t in TOOLS
+]
 
 
 @pytest.mark.parametrize("case", COMPARE, ids=[c[0] for c in COMPARE])
@@ -223,3 +240,52 @@ def test_good_input_is_accepted_by_all_three(env, tmp_path):
             [str(SCRIPTS / cmd[0]), *map(str, cmd[1:])], capture_output=True, text=True, timeout=120
         )
         assert p.returncode == 0, p.stderr
+
+
+REQUIRED_FIGURES = {"wall_s", "bandwidth_Bps", "iops", "timeseries_bin_s"}
+
+
+def test_figures_not_measured_are_shown_and_a_table_set_aside_is_named(env, tmp_path):
+    """The counterpart of the figure rows: NaN (what iosweep could not measure) in every figure
+    no command requires, of every table and attribute, is read by all four commands; a report
+    of a file whose nodes table holds inf shows the rest and names what it set aside."""
+    tmp, good, ids, files = env
+    nan = tmp_path / "nan.h5"
+    shutil.copy(good, nan)
+    with h5py.File(nan, "r+") as f:
+        for g in f["runs"].values():
+            for ds in g.values():
+                if isinstance(ds, h5py.Dataset) and ds.dtype.names:
+                    a = ds[()]
+                    for fld in a.dtype.names:
+                        if a.dtype[fld].kind == "f" and fld not in REQUIRED_FIGURES:
+                            a[fld] = np.nan
+                    ds[...] = a
+            for k, v in g.attrs.items():
+                if isinstance(v, np.floating) and k not in REQUIRED_FIGURES:
+                    g.attrs[k] = np.float64(np.nan)
+    out = tmp_path / "out"
+    ok = [
+        ["iosweep-compare", nan, good],
+        ["iosweep-compare", good, FIX / "ior/01-posix-seq16m.txt"],
+        ["iosweep-load", nan, "--csv", out, "--json", tmp_path / "r.json"],
+        ["iosweep-report", nan, "-o", tmp_path / "r.html"],
+        ["iosweep-plot", nan, "-o", tmp_path / "r.png", "--baselines-dir", ""],
+    ]
+    for cmd in ok:
+        p = subprocess.run(
+            [str(SCRIPTS / cmd[0]), *map(str, cmd[1:])], capture_output=True, text=True, timeout=120
+        )
+        assert p.returncode == 0 and p.stderr == "", (cmd[0], p.stderr)
+    assert 'tables set aside</td><td class="t">none<' in (tmp_path / "r.html").read_text()
+    p = subprocess.run(
+        [str(SCRIPTS / "iosweep-report"), str(files["nodes-inf"]), "-o", str(tmp_path / "i.html")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    assert (
+        "nodes: field seconds: row 0 holds inf, not a finite number of at least 0, or NaN"
+        in (tmp_path / "i.html").read_text()
+    )

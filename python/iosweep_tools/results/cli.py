@@ -52,6 +52,9 @@ def _main(argv):
     except ResultsError as e:
         raise Stop(str(e)) from None
     if args.csv is not None or args.json is not None:
+        for run in checked:  # an export holds every table whole, or is not written
+            for name, why in run.problems.items():
+                raise Stop(f"'{args.results}' run {run.id}: {name} {why}; nothing exported")
         _export(args, checked)
     else:
         _print_runs(checked)

@@ -22,12 +22,13 @@ starts with its run_id, so one file holds the rows of every run exported.
   all ranks of the bin (see results.timeseries): sum bytes over rank >= 0 or rank == -1, not
   both.
 - CSV: floats are written so that they read back exactly (Python's repr): NaN (not measured) as
-  `nan`, infinities as `inf` / `-inf`; an empty cell is a field the row's run does not have;
-  lists (run attributes such as points) as JSON text.
+  `nan` (a figure is never infinite or negative: the reader refuses such a file, naming the
+  value); an empty cell is a field the row's run does not have; lists (run attributes such as
+  points) as JSON text.
 - JSON: {"format": "iosweep-export", "version": 1, "source": FILE, "runs": [{"run_id",
   "attributes", "hosts", "tables": {NAME: {"columns": [...], "rows": [[...], ...]}}}]}. JSON has
-  no NaN: NaN is null; infinities are the strings "Infinity" and "-Infinity". Integers are
-  exact (uint64 above 2^53 too, which JavaScript readers would round).
+  no NaN: NaN is null. Integers are exact (uint64 above 2^53 too, which JavaScript readers
+  would round).
 """
 import csv
 import io
