@@ -12,7 +12,7 @@ import pytest
 
 from iosweep_tools.results import hdf5
 from iosweep_tools.results import export
-from conftest import SOURCE_DIR, make_results, run_ids
+from conftest import SOURCE_DIR, latest_run, make_results, run_ids
 
 LOAD = SOURCE_DIR / "scripts" / "iosweep-load"
 TABLES = (
@@ -166,3 +166,37 @@ def test_column_names_follow_the_documented_convention():
     assert c("bandwidth_Bps", "bytes/s") == "bandwidth_Bps" and c("iops", "ops/s") == "iops"
     assert c("bytes", "bytes") == "bytes" and c("point", "1") == "point"
     assert c("matches", "rows") == "matches (rows)" and c("seconds", "s") == "seconds (s)"
+
+
+# Labels a spreadsheet would take for a formula, and what the CSV holds for them (OWASP: a single
+# quote before a cell that begins with =, +, -, @, a tab or a carriage return; a quote before one
+# that begins with a quote, so that one leading quote removed always gives the text back).
+FORMULAS = {
+    '=HYPERLINK("http://x","y")': '\'=HYPERLINK("http://x","y")',
+    "-2+3": "'-2+3",
+    "@SUM(A1)": "'@SUM(A1)",
+    "'quoted": "''quoted",
+    "-5": "-5",  # a number as written: a spreadsheet makes it -5, never a formula
+}
+
+
+def test_text_a_spreadsheet_would_run_stays_text_and_numbers_stay_numbers(tmp_path):
+    work = tmp_path / "w"
+    work.mkdir()
+    out = tmp_path / "r.h5"
+    for label in FORMULAS:
+        make_results(1, work, out, "1m", "1m", "--phases", "seq-write", f"--label={label}")
+    p = load(out, "--csv", tmp_path / "csv", "--json", tmp_path / "r.json")
+    assert p.returncode == 0, p.stderr
+    runs = list(csv.DictReader(open(tmp_path / "csv" / "runs.csv")))
+    assert [r["label"] for r in runs] == list(FORMULAS.values())
+    assert [r["label"].removeprefix("'") if r["label"].startswith("'") else r["label"]
+            for r in runs] == list(FORMULAS)  # fmt: skip
+    doc = json.loads((tmp_path / "r.json").read_text())  # JSON holds the text as it is
+    assert [r["attributes"]["label"] for r in doc["runs"]] == list(FORMULAS)
+    # Negative numbers stay numbers: the merged rows of the time series (rank -1), where the
+    # file has them.
+    with h5py.File(out, "r") as f:
+        merged = (latest_run(f)["timeseries"]["rank"] < 0).any()
+    ranks = {r["rank"] for r in csv.DictReader(open(tmp_path / "csv" / "timeseries.csv"))}
+    assert ("-1" in ranks) == bool(merged) and not any(r.startswith("'") for r in ranks)

@@ -219,6 +219,25 @@ def test_a_gate_that_left_rows_out_is_not_a_pass(runs, case):
         assert line.format(B=rid) in out, (line, p.stdout)
 
 
+def test_the_csv_keeps_text_a_spreadsheet_would_run_text(runs, tmp_path):
+    """A setting that differs only in the configuration is listed as its option
+    (--wire-interface), which a spreadsheet would take for a formula: the CSV holds it after a
+    single quote, the numbers as they are."""
+    _, a, b, _, _ = runs
+
+    def wire(f, g):
+        config = str(g.attrs["config"])
+        assert 'wire-interface=["auto"]' in config
+        g.attrs["config"] = config.replace('wire-interface=["auto"]', 'wire-interface=["lo"]')
+
+    other = _copy_changed(b, tmp_path / "b.h5", wire)
+    p = compare(a, other, "--csv", tmp_path / "t.csv")
+    assert p.returncode == 0, p.stderr
+    rows = list(csv.DictReader(open(tmp_path / "t.csv")))
+    assert rows and all(r["differs"] == "'--wire-interface" for r in rows)
+    assert all(float(r["mean_a"]) > 0 for r in rows)
+
+
 def test_one_repetition_makes_the_interval_degenerate_and_says_so(runs):
     _, a, _, _, d = runs
     p = compare(a, d)

@@ -64,7 +64,12 @@ def parser():
         help="IOzone or IOR output files (recognised by content), or B.h5[:RUN_ID]",
     )
     ap.add_argument("--run", help="run id (default: the run appended last)")
-    ap.add_argument("--csv", help="also write the table to this CSV file (.csv)")
+    ap.add_argument(
+        "--csv",
+        help="also write the table to this CSV file (.csv; a text cell beginning with =, +, -, @"
+        " or a quote gets a single quote before it, so that a spreadsheet keeps it text: the"
+        " match column's = is written '=)",
+    )
     ap.add_argument(
         "--loose",
         action="store_true",

@@ -9,7 +9,7 @@ import csv
 import io
 
 from iosweep_tools.compare.runs import below, display_value
-from iosweep_tools.core.text import size_text
+from iosweep_tools.core.text import csv_text_cell, size_text
 
 CSV_KEYS = [
     "phase",
@@ -89,7 +89,7 @@ def csv_text(cmp):
     w = csv.DictWriter(buf, fieldnames=CSV_KEYS, lineterminator="\n")
     w.writeheader()
     for row in csv_rows(cmp):
-        w.writerow(row)
+        w.writerow({k: csv_text_cell(v) if isinstance(v, str) else v for k, v in row.items()})
     return buf.getvalue()
 
 

@@ -21,6 +21,10 @@ starts with its run_id, so one file holds the rows of every run exported.
 - timeseries is exported as stored: in files that have them, rows with rank -1 are the merge of
   all ranks of the bin (see results.timeseries): sum bytes over rank >= 0 or rank == -1, not
   both.
+- CSV: a text cell that begins with =, +, -, @, a tab, a carriage return or a single quote gets a
+  single quote before it, so that a spreadsheet shows it as text and never runs it as a formula
+  (OWASP's advice on CSV injection): remove one leading quote from a text cell to get the
+  stored text back. Numbers are written as numbers (a negative one stays a number).
 - CSV: floats are written so that they read back exactly (Python's repr): NaN (not measured) as
   `nan` (a figure is never infinite or negative: the reader refuses such a file, naming the
   value); an empty cell is a field the row's run does not have; lists (run attributes such as
@@ -39,6 +43,7 @@ import os
 import numpy as np
 
 from iosweep_tools.core.files import write_whole
+from iosweep_tools.core.text import csv_text_cell
 
 TABLES = ("rank_map", "summary", "ranks", "nodes", "device", "timeseries", "rank_usage")
 TABLES += ("wire", "mounts")
@@ -143,15 +148,19 @@ def tables(runs):
 
 
 def csv_cell(v):
+    """A value as a CSV cell: numbers as they read back, text as a spreadsheet keeps it text
+    (core.text.csv_text_cell)."""
     if v is None:
         return ""
     if isinstance(v, bool):
         return str(int(v))
     if isinstance(v, float):
         return repr(v)
+    if isinstance(v, int):
+        return str(v)
     if isinstance(v, (list, dict)):
-        return json.dumps(v, allow_nan=False, default=str)
-    return str(v)
+        return csv_text_cell(json.dumps(v, allow_nan=False, default=str))
+    return csv_text_cell(v)
 
 
 def write_csv(runs, folder):
@@ -162,7 +171,7 @@ def write_csv(runs, folder):
     for name, cols, rows in tables(runs):
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerow(cols)
+        w.writerow([csv_text_cell(c) for c in cols])
         for row in rows:
             w.writerow([csv_cell(v) for v in row])
         path = os.path.join(folder, f"{name}.csv")
