@@ -81,6 +81,12 @@ CASES = [
     ("image-extension-pgf", "good", ["-o", "{tmp}/p.pgf"], "--output: "),
     ("image-no-extension", "good", ["-o", "{tmp}/p"], "--output: "),
     ("image-is-a-folder", "good", ["-o", "{tmp}/a-folder"], "--output: "),
+    (
+        "images-one-file",
+        "good",
+        ["-o", "{tmp}/out/p.png", "--latency-over-time", "{tmp}/out/p.png"],
+        "--latency-over-time: the same file as --output",
+    ),
     # numbers
     ("width-nan", "good", ["--width", "nan"], "--width: 'nan' is not a positive number"),
     ("width-inf", "good", ["--width", "inf"], "--width: 'inf' is not a positive number"),
