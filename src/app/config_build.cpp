@@ -83,6 +83,7 @@ void strided_blocks_hold_whole_records(const Config& c) {
   // A pattern that would change nothing is refused rather than ignored.
   if (!w.shared()) refuse("--shared-pattern: arranges one shared file; add --file-layout shared");
   for (auto id : w.phases) {
+    if (phase_desc(id).record == RecordKind::none) continue;  // no records (metadata)
     const std::uint64_t rec = w.record_bytes(phase_desc(id).record);
     if (rec > w.seq_record || w.seq_record % rec != 0)
       refuse(std::string("--shared-pattern: strided blocks are --seq-record (") +
@@ -109,6 +110,13 @@ void reused_files_are_not_remade(const Config& c) {
              phase_desc(id).name + " out of --phases");
 }
 
+void one_way_to_count_items(const Config& c) {
+  if (c.work.md.items != 0 && c.work.md.items_total != 0)
+    refuse(
+        "--md-items and --md-items-total: give one or the other; --md-items-total divides its "
+        "items over each point's ranks");
+}
+
 void wearout_needs_a_stonewall(const Config& c) {
   if (c.work.stonewall_wearout && c.work.stonewall_s <= 0)
     refuse("--stonewall-wearout: needs --stonewall SECONDS");
@@ -127,6 +135,7 @@ const Relation kRelations[] = {
     {.what = "shared folder", .check = &shared_file_in_one_folder},
     {.what = "reuse", .check = &reused_files_are_not_remade},
     {.what = "wearout", .check = &wearout_needs_a_stonewall},
+    {.what = "md-items", .check = &one_way_to_count_items},
     {.what = "engine", .check = &engine_takes_its_options},
 };
 
@@ -137,6 +146,8 @@ void settle_derived(Config& c) {
   // the scan reads in --seq-record units as seq-read does.
   if (c.work.scan_record == 0)
     c.work.scan_record = c.io.direct ? c.work.seq_record : kCachedScanRecordBytes;
+  // Neither --md-items nor --md-items-total: the default number of items per rank.
+  if (c.work.md.items == 0 && c.work.md.items_total == 0) c.work.md.items = kDefaultMdItems;
 }
 
 }  // namespace

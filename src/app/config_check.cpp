@@ -16,6 +16,7 @@
 #include "core/units.hpp"
 #include "engines/engine_table.hpp"
 #include "model/limits.hpp"
+#include "model/md_plan.hpp"
 #include "mpi/messages.hpp"
 #include "os/file_ops.hpp"
 #include "os/wire.hpp"
@@ -163,8 +164,7 @@ std::string memory_check(const Config& cfg, const LocalPlace& place,
   for (std::size_t i = 0; i < points.size(); ++i)
     for (auto id : cfg.work.phases) {
       const PhaseRow& row = phase_row(id);
-      const std::uint64_t b =
-          row.make(row.desc())->buffer_bytes(cfg.work, cfg.io, points[i].per_rank);
+      const std::uint64_t b = row.make(row.desc())->buffer_bytes(cfg.work, cfg.io, points[i]);
       const std::uint64_t n = b * static_cast<std::uint64_t>(active_here[i]);
       if (n > need) {
         need = n;
@@ -175,6 +175,12 @@ std::string memory_check(const Config& cfg, const LocalPlace& place,
     }
   const std::uint64_t avail = mem_available_bytes();
   if (largest == nullptr || avail == 0 || need <= avail) return {};
+  if (largest->metadata())
+    return "--md-items: " + std::string(largest->name) + " at " + std::to_string(at->ranks) +
+           " rank(s) needs " + mib(per_rank) + " per rank for its names and buffers, " + mib(need) +
+           " for the " + std::to_string(active_here[static_cast<std::size_t>(at - points.data())]) +
+           " active rank(s) of this machine, but only " + mib(avail) +
+           " are available (MemAvailable); make fewer items";
   const std::uint64_t record = cfg.work.record_bytes(largest->record);
   const char* rec_opt = record_option(largest->record);
   const bool by_streams = !cfg.sweep.streams.empty();
@@ -209,8 +215,12 @@ std::string space_check(const Config& cfg, const LocalPlace& place, int max_k, i
   }
   std::vector<Row> all(rank == 0 ? static_cast<std::size_t>(size) : 0);
   MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
-  // An engine that moves no data leaves its files empty: nothing to check.
-  if (rank != 0 || cfg.force || !cfg.work.reuse_run.empty() ||
+  // An engine that moves no data leaves its files empty, and a run of metadata phases alone
+  // makes none: nothing to check.
+  bool data_files = false;
+  for (auto id : cfg.work.phases)
+    data_files = data_files || !phase_desc(id).metadata();
+  if (rank != 0 || cfg.force || !cfg.work.reuse_run.empty() || !data_files ||
       !engine_desc(cfg.io.engine).moves_data)
     return {};
   struct Need {
@@ -237,12 +247,56 @@ std::string space_check(const Config& cfg, const LocalPlace& place, int max_k, i
   return {};
 }
 
+bool has_metadata(const Workload& w) {
+  for (auto id : w.phases)
+    if (phase_desc(id).metadata()) return true;
+  return false;
+}
+
+// Every point's metadata layout fits (the same arithmetic on every rank: no agreement needed).
+std::string md_points_check(const Config& cfg, const std::vector<SweepPoint>& points) {
+  if (!has_metadata(cfg.work)) return {};
+  MdPoint plan;
+  for (const SweepPoint& pt : points)
+    if (auto why = plan_md_point(cfg.work.md, pt.ranks, pt.per_rank.depth, plan); !why.empty())
+      return why;
+  return {};
+}
+
+// The inodes and bytes the metadata phases' largest point makes, against what the file system
+// of --dir has free (on rank 0's node; --force skips it as it skips the free-space check).
+std::string md_space_check(const Config& cfg, const std::vector<SweepPoint>& points) {
+  const MdSpec& md = cfg.work.md;
+  if (!has_metadata(cfg.work) || cfg.force || !engine_desc(cfg.io.engine).moves_data) return {};
+  struct statvfs v {};
+  const std::string& dir = cfg.work.dirs.front();  // the metadata phases' folder
+  if (::statvfs(dir.c_str(), &v) != 0) return {};
+  std::uint64_t inodes = 0, bytes = 0;
+  MdPoint plan;
+  for (const SweepPoint& pt : points) {
+    if (!plan_md_point(md, pt.ranks, pt.per_rank.depth, plan).empty()) continue;
+    inodes = std::max(inodes, plan.items() + plan.folders() + 2);
+    bytes = std::max(bytes, plan.items() * ((md.write_bytes + 4095) / 4096 * 4096));
+  }
+  const std::uint64_t free_inodes = v.f_favail, free_bytes = v.f_bavail * v.f_frsize;
+  if (v.f_files > 0 && inodes > free_inodes)
+    return "--md-items: the largest point makes " + std::to_string(inodes) +
+           " files and folders in '" + printable(dir) + "' but its file system has " +
+           std::to_string(free_inodes) + " free inodes; make fewer items or use --force";
+  if (bytes > free_bytes)
+    return "--md-write-bytes: the largest point writes " + format_size(bytes) +
+           " into its items in '" + printable(dir) + "' but only " + format_size(free_bytes) +
+           " are free; write less or use --force";
+  return {};
+}
+
 }  // namespace
 
 std::string validate_run(Config& cfg, const MpiSession& mpi, const LocalPlace& place,
                          std::vector<SweepPoint>& points, std::string& engine_detail) {
   if (auto why = resolve_points(cfg.sweep, cfg.io.iodepth, mpi.size(), points); !why.empty())
     return why;
+  if (auto why = md_points_check(cfg, points); !why.empty()) return why;
   const int max_k = points.empty() ? 0 : points.back().ranks;  // ranks never decrease
   if (auto why = agree(local_checks(
           cfg, place, mpi.host(), points.empty() ? 0 : points.front().ranks, max_k, engine_detail));
@@ -260,7 +314,9 @@ std::string validate_run(Config& cfg, const MpiSession& mpi, const LocalPlace& p
   std::uint64_t align = cfg.work.direct_alignment;
   MPI_Allreduce(&cfg.work.direct_alignment, &align, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
   cfg.work.direct_alignment = align;
-  return agree(space_check(cfg, place, max_k, mpi.rank(), mpi.size()));
+  if (auto why = agree(space_check(cfg, place, max_k, mpi.rank(), mpi.size())); !why.empty())
+    return why;
+  return agree(mpi.rank() == 0 ? md_space_check(cfg, points) : std::string());
 }
 
 }  // namespace iosweep

@@ -53,13 +53,18 @@ std::string joined_dirs(const Workload& w) {
 
 std::vector<PhaseId> phases_of(const OptionValue& v) {
   std::vector<bool> want(256, false);
-  if (v.unset())  // the default: every phase but the opt-in ones (ship-count)
+  if (v.unset())  // the default: every phase but the opt-in ones (ship-count, metadata)
     for (const auto& d : phase_descs())
       want[d.id] = !d.opt_in();
   for (const auto& name : v.list()) {
+    if (name == "md") {  // every metadata phase
+      for (const auto& d : phase_descs())
+        want[d.id] = want[d.id] || d.metadata();
+      continue;
+    }
     const PhaseDesc* d = find_phase_desc(name);
     if (d == nullptr)
-      v.refuse("unknown phase '" + printable(name) + "'; choose from " + phase_names());
+      v.refuse("unknown phase '" + printable(name) + "'; choose from " + phase_names() + ", or md");
     want[d->id] = true;
   }
   // A control phase runs whenever the phase it is the baseline of runs.
@@ -91,6 +96,13 @@ std::vector<PhaseId> fsync_phases_of(const OptionValue& v) {
     out.push_back(d->id);
   }
   return out;
+}
+
+std::uint64_t item_bytes_of(const OptionValue& v) {
+  if (v.text() == "0") return 0;
+  const std::uint64_t b = v.size();
+  if (b > kMaxMdItemBytes) v.refuse("must be at most " + format_size(kMaxMdItemBytes));
+  return b;
 }
 
 std::vector<int> rank_counts_of(const OptionValue& v) {

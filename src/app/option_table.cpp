@@ -13,7 +13,9 @@ namespace iosweep {
 namespace {
 
 std::string phases_help() {
-  return "Subset of " + phase_names() + "; always run in that order (default: all but ship-count)";
+  return "Subset of " + phase_names() +
+         "; always run in that order; md names the metadata phases (" + metadata_phase_names() +
+         ") (default: all but ship-count and the metadata phases)";
 }
 std::string engines_help() {
   std::string s = "I/O engine:";
@@ -219,6 +221,88 @@ const OptionRow kOptions[] = {
          [](const Config& c, R a) {
            a.text("collector", c.work.collector == Collector::rank0 ? "rank0" : "next-node");
          }},
+    {.name = "md-items",
+     .metavar = "N",
+     .help = "Metadata phases: items each active rank makes (mdtest -n), split over its streams "
+             "(default 1024, unless --md-items-total is given)",
+     .setting = "md-items",
+     .set = [](V v, Config& c) { c.work.md.items = v.unset() ? 0 : v.count(1, kMaxMdItems); },
+     .record = [](const Config& c, R a) { a.u64("md_items", c.work.md.items); }},
+    {.name = "md-items-total",
+     .metavar = "N",
+     .help = "Metadata phases: N items at every point, divided over its active ranks (the first N "
+             "mod ranks one more), as the PixStor study divides 2^21 files over its threads; "
+             "instead of --md-items",
+     .setting = "md-items",
+     .set = [](V v, Config& c) { c.work.md.items_total = v.unset() ? 0 : v.count(1, kMaxMdItems); },
+     .record = [](const Config& c, R a) { a.u64("md_items_total", c.work.md.items_total); }},
+    {.name = "md-items-per-folder",
+     .metavar = "N",
+     .help = "Metadata phases: at most N of a stream's items in one folder (mdtest -I); 0 spreads "
+             "them evenly over the folders that hold items",
+     .fallback = "0",
+     .set = [](V v, Config& c) { c.work.md.per_folder = v.count(0, kMaxMdItems); },
+     .record = [](const Config& c, R a) { a.u64("md_items_per_folder", c.work.md.per_folder); }},
+    {.name = "md-depth",
+     .metavar = "N",
+     .help = "Metadata phases: levels of folders below each tree's top folder (mdtest -z)",
+     .fallback = "0",
+     .set = [](V v,
+               Config& c) { c.work.md.depth = static_cast<unsigned>(v.count(0, kMaxMdDepth)); },
+     .record = [](const Config& c, R a) { a.integer("md_depth", c.work.md.depth); }},
+    {.name = "md-branch",
+     .metavar = "N|auto",
+     .help = "Metadata phases: children per folder (mdtest -b); auto: the fewest that give every "
+             "item a folder at --md-items-per-folder, point by point (1 without it)",
+     .fallback = "auto",
+     .set =
+         [](V v, Config& c) {
+           c.work.md.branch = v.text() == "auto" ? 0 : v.count(1, kMaxMdFolders);
+         },
+     .record = [](const Config& c, R a) { a.u64("md_branch", c.work.md.branch); }},
+    {.name = "md-layout",
+     .metavar = "LAYOUT",
+     .help = "Metadata phases: private (a tree per stream, as mdtest -u: IO500's easy) or shared "
+             "(one tree for every rank, made by the first: IO500's hard)",
+     .fallback = "private",
+     .set =
+         [](V v, Config& c) {
+           c.work.md.shared = v.choice<bool>({{"private", false}, {"shared", true}});
+         },
+     .record = [](const Config& c,
+                  R a) { a.text("md_layout", c.work.md.shared ? "shared" : "private"); }},
+    {.name = "md-files",
+     .metavar = "WHERE",
+     .help = "Metadata phases: leaf (items only in the leaf folders, mdtest -L) or all (in every "
+             "folder of the tree, its top included)",
+     .fallback = "leaf",
+     .set =
+         [](V v, Config& c) {
+           c.work.md.leaf_only = v.choice<bool>({{"leaf", true}, {"all", false}});
+         },
+     .record = [](const Config& c,
+                  R a) { a.text("md_files", c.work.md.leaf_only ? "leaf" : "all"); }},
+    {.name = "md-write-bytes",
+     .metavar = "SIZE",
+     .help = "Metadata phases: bytes md-create writes into each item (mdtest -w); 0: empty items",
+     .fallback = "0",
+     .set = [](V v, Config& c) { c.work.md.write_bytes = item_bytes_of(v); },
+     .record = [](const Config& c, R a) { a.u64("md_write_bytes", c.work.md.write_bytes); }},
+    {.name = "md-read-bytes",
+     .metavar = "SIZE",
+     .help = "Metadata phases: bytes md-read reads from each item (mdtest -e); at most "
+             "--md-write-bytes",
+     .fallback = "0",
+     .set = [](V v, Config& c) { c.work.md.read_bytes = item_bytes_of(v); },
+     .record = [](const Config& c, R a) { a.u64("md_read_bytes", c.work.md.read_bytes); }},
+    {.name = "md-fsync",
+     .metavar = "",
+     .help = "Metadata phases: md-create fsyncs each item before closing it, inside the window "
+             "(mdtest -y)",
+     .fallback = "false",
+     .form = OptionForm::flag,
+     .set = [](V v, Config& c) { c.work.md.fsync = v.flag(); },
+     .record = [](const Config& c, R a) { a.flag("md_fsync", c.work.md.fsync); }},
     {.name = "rated-bw",
      .metavar = "RATE[,RATE]",
      .help = "Rated bandwidth of each rank's device, e.g. 5.2GB/s (bytes, decimal), 3GiB/s "

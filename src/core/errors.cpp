@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 namespace iosweep {
 
@@ -121,5 +122,19 @@ IoError::IoError(const std::string& op, const std::string& path, std::uint64_t o
       path_(path),
       offset_(offset),
       err_(err) {}
+
+IoError::IoError(const std::string& message, std::string op, std::string path, int err)
+    : std::runtime_error(message),
+      op_(std::move(op)),
+      path_(std::move(path)),
+      offset_(0),
+      err_(err) {}
+
+IoError IoError::on_item(const std::string& op, const std::string& path, int err,
+                         const std::string& detail) {
+  return {op + " of " + printable(path) + " failed: " + describe_errno(err) +
+              (detail.empty() ? "" : "; " + detail),
+          op, path, err};
+}
 
 }  // namespace iosweep

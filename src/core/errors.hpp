@@ -32,12 +32,16 @@ class IoError : public std::runtime_error {
   // positive errno value.
   IoError(const std::string& op, const std::string& path, std::uint64_t offset, int err,
           const std::string& detail = {});
+  // A failure on a named item or folder, where no offset applies ("create of PATH failed: ...").
+  static IoError on_item(const std::string& op, const std::string& path, int err,
+                         const std::string& detail = {});
   const std::string& op() const { return op_; }
   const std::string& path() const { return path_; }
   std::uint64_t offset() const { return offset_; }
   int err() const { return err_; }
 
  private:
+  IoError(const std::string& message, std::string op, std::string path, int err);
   std::string op_;
   std::string path_;
   std::uint64_t offset_;

@@ -8,6 +8,14 @@
 // continue short transfers and retry EINTR/EAGAIN themselves; open/close/sync failures and
 // failures to submit throw IoError. An engine is built once per phase and rank
 // (engines/engine_table.hpp) from the engine options of the run (model/config.hpp).
+//
+// Metadata requests (the md-* phases) go through the same submit and reap: each names one item
+// or folder relative to a folder the engine opened (OpenMode::folder), never following a
+// symbolic link at the item itself, and is one operation as mdtest counts them: a create is
+// open(O_CREAT | O_EXCL) + write of `length` bytes + fsync when `sync` + close; a read is open
+// + read of `length` bytes + close. Its completion's result is the bytes written or read (0 for
+// the others) or -errno, and `step` says which call of the sequence failed. Only engines whose
+// description takes metadata (kTakesMetadata) are given them.
 #pragma once
 
 #include <cstddef>
@@ -15,28 +23,52 @@
 #include <span>
 #include <string>
 
+#include "os/item_ops.hpp"
+
 namespace iosweep {
 
-enum class IoOp : std::uint8_t { read, write };
+enum class IoOp : std::uint8_t {
+  read,
+  write,
+  // Metadata: on the item `name` below the folder `file`.
+  mkdir,      // mkdirat; never takes an existing name
+  create,     // openat(O_CREAT | O_EXCL | O_WRONLY), write `length` bytes, fsync if `sync`, close
+  stat,       // statx / fstatat without following a symbolic link
+  read_item,  // openat(O_RDONLY | O_NOFOLLOW), read `length` bytes, close
+  unlink,     // unlinkat
+  rmdir,      // unlinkat(AT_REMOVEDIR)
+};
+
+inline bool metadata_op(IoOp op) {
+  return op != IoOp::read && op != IoOp::write;
+}
 
 struct IoRequest {
-  int file = -1;  // handle returned by Engine::open
+  int file = -1;  // handle returned by Engine::open (a folder's for metadata requests)
   IoOp op = IoOp::read;
   std::uint64_t offset = 0;
   std::size_t length = 0;
   std::byte* buf = nullptr;
   std::uint64_t tag = 0;
+  const char* name = nullptr;  // metadata: the item, relative to the folder (NUL-terminated)
+  bool sync = false;           // create: fsync before the close
 };
+
+// Which call of a metadata request's sequence failed (open or the one call, write or read,
+// fsync, close).
+using MdStep = fsops::ItemStep;
 
 struct IoCompletion {
   std::uint64_t tag = 0;
-  std::int64_t result = 0;  // bytes transferred, or -errno
-  std::uint64_t done = 0;   // on error: bytes transferred before it (the error's offset)
+  std::int64_t result = 0;      // bytes transferred, or -errno
+  std::uint64_t done = 0;       // on error: bytes transferred before it (the error's offset)
+  MdStep step = MdStep::first;  // metadata, on error: the call that failed
 };
 
 struct OpenMode {
   bool write = false;
   bool create = false;  // O_CREAT | O_EXCL: never takes over an existing file
+  bool folder = false;  // a folder (O_DIRECTORY), for metadata requests below it
 };
 
 class Engine {

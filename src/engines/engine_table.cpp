@@ -27,8 +27,14 @@ std::unique_ptr<Engine> make(const EngineOptions& o, EngineUse, MPI_Comm) {
 // kept it level (docs/performance.md).
 std::unique_ptr<Engine> make_posix(const EngineOptions& o, EngineUse use, MPI_Comm) {
   if (use == EngineUse::overlap) return std::make_unique<ReadaheadEngine>(o, 2);
-  return std::make_unique<PosixEngine>(o);
+  return std::make_unique<PosixEngine>(o, use == EngineUse::metadata);
 }
+
+#if IOSWEEP_HAVE_URING
+std::unique_ptr<Engine> make_uring(const EngineOptions& o, EngineUse use, MPI_Comm) {
+  return std::make_unique<UringEngine>(o, use == EngineUse::metadata);
+}
+#endif
 
 #if IOSWEEP_HAVE_MPIIO
 std::unique_ptr<Engine> make_mpiio(const EngineOptions& o, EngineUse, MPI_Comm group) {
@@ -44,10 +50,7 @@ std::string null_check(const Workload& work, const EngineOptions&) {
 const EngineRow kEngines[] = {
     {.id = kPosixEngine, .check = nullptr, .probe = nullptr, .make = &make_posix},
 #if IOSWEEP_HAVE_URING
-    {.id = kUringEngine,
-     .check = nullptr,
-     .probe = &UringEngine::probe,
-     .make = &make<UringEngine>},
+    {.id = kUringEngine, .check = nullptr, .probe = &UringEngine::probe, .make = &make_uring},
 #else
     {.id = kUringEngine, .check = nullptr, .probe = nullptr, .make = nullptr},
 #endif
@@ -77,6 +80,12 @@ const EngineRow& engine_row(EngineId id) {
 std::string check_engine_options(const Workload& work, const EngineOptions& io) {
   const EngineDesc& e = engine_desc(io.engine);
   const std::string name = e.name;
+  if (!(e.takes & kTakesMetadata))
+    for (PhaseId p : work.phases)
+      if (phase_desc(p).metadata())
+        return "--engine: the " + name + " engine does not make, stat or remove files by name, " +
+               "so it cannot run " + phase_desc(p).name + "; use --engine " +
+               engines_taking(kTakesMetadata);
   if (io.iodepth != 1 && !(e.takes & kTakesDepth))
     return "--iodepth: the " + name + " engine is synchronous (depth 1); for depth " +
            std::to_string(io.iodepth) + " use --engine " + engines_taking(kTakesDepth);
@@ -108,6 +117,10 @@ std::unique_ptr<Engine> make_engine(const EngineOptions& io, EngineUse use, MPI_
   if (e.make == nullptr)
     throw UsageError(std::string("--engine: ") + e.desc().name +
                      " is not compiled into this build (have: " + compiled_engines() + ")");
+  if (use == EngineUse::metadata && !(e.desc().takes & kTakesMetadata))
+    throw UsageError(std::string("--engine: the ") + e.desc().name +
+                     " engine does not run the metadata phases; use --engine " +
+                     engines_taking(kTakesMetadata));
   return e.make(io, use, group);
 }
 

@@ -20,9 +20,10 @@
 
 namespace iosweep {
 
-// What the engine is for: the timed read/write phases, or reads overlapped with the caller's
-// computing (filter-count), where a synchronous engine gets read-ahead threads.
-enum class EngineUse { io, overlap };
+// What the engine is for: the timed read/write phases, reads overlapped with the caller's
+// computing (filter-count), where a synchronous engine gets read-ahead threads, or metadata
+// requests (the md-* phases; only engines that take metadata are built for them).
+enum class EngineUse { io, overlap, metadata };
 
 // How an engine is checked, probed and built; its description (name, help, the options it
 // takes) is the row of model/engine_desc.cpp with the same id.

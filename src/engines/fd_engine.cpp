@@ -7,6 +7,7 @@
 
 #include "core/errors.hpp"
 #include "os/file_ops.hpp"
+#include "os/item_ops.hpp"
 
 namespace iosweep {
 
@@ -16,7 +17,8 @@ FdEngine::~FdEngine() {
 }
 
 int FdEngine::open(const std::string& p, OpenMode mode) {
-  const int f = fsops::open_for_io(p, mode.write, mode.create, direct_);
+  const int f =
+      mode.folder ? fsops::open_folder(p) : fsops::open_for_io(p, mode.write, mode.create, direct_);
   std::size_t slot = 0;
   while (slot < fds_.size() && fds_[slot] >= 0)
     ++slot;

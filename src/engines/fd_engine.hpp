@@ -1,7 +1,8 @@
 // The part every descriptor-based engine (posix, io_uring, null) shares: its open files, handle
 // -> descriptor and path, opened the one way iosweep opens files for I/O (O_NOFOLLOW always,
-// O_CREAT | O_EXCL to create, O_DIRECT on request), closed and fsynced with errors that name the
-// file. Handles are small integers; a closed handle's slot is reused by the next open.
+// O_CREAT | O_EXCL to create, O_DIRECT on request; a folder for metadata requests with
+// O_DIRECTORY), closed and fsynced with errors that name the file. Handles are small integers;
+// a closed handle's slot is reused by the next open.
 #pragma once
 
 #include <string>

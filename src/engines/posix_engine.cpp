@@ -7,7 +7,36 @@
 
 namespace iosweep {
 
+IoCompletion PosixEngine::execute_item(const IoRequest& r) const {
+  const int dir = fd(r.file);
+  fsops::ItemResult x{-EINVAL, fsops::ItemStep::first};
+  switch (r.op) {
+    case IoOp::mkdir:
+      x = fsops::make_folder(dir, r.name);
+      break;
+    case IoOp::create:
+      x = fsops::create_item(dir, r.name, r.buf, r.length, r.sync);
+      break;
+    case IoOp::stat:
+      x = fsops::stat_item(dir, r.name);
+      break;
+    case IoOp::read_item:
+      x = fsops::read_item(dir, r.name, r.buf, r.length);
+      break;
+    case IoOp::unlink:
+      x = fsops::remove_item(dir, r.name);
+      break;
+    case IoOp::rmdir:
+      x = fsops::remove_folder(dir, r.name);
+      break;
+    default:
+      break;
+  }
+  return {r.tag, x.result, 0, x.step};
+}
+
 IoCompletion PosixEngine::execute(const IoRequest& r) const {
+  if (metadata_op(r.op)) return execute_item(r);
   const int f = fd(r.file);
   std::size_t done = 0;
   while (done < r.length) {

@@ -1,4 +1,5 @@
-// The reference engine: pread/pwrite at queue depth 1, each request completed inside submit().
+// The reference engine: pread/pwrite at queue depth 1, each request completed inside submit();
+// metadata requests as the system calls mdtest makes (os/item_ops.hpp).
 #pragma once
 
 #include <deque>
@@ -11,10 +12,15 @@ namespace iosweep {
 
 class PosixEngine final : public FdEngine {
  public:
-  explicit PosixEngine(const EngineOptions& options) : FdEngine(options.direct) {}
+  // `metadata`: built for metadata requests (it says so in its detail; it runs both).
+  explicit PosixEngine(const EngineOptions& options, bool metadata = false)
+      : FdEngine(options.direct), metadata_(metadata) {}
   const char* name() const override { return "posix"; }
   unsigned depth() const override { return 1; }
-  std::string detail() const override { return "pread/pwrite"; }
+  std::string detail() const override {
+    return metadata_ ? "mkdirat, openat+write(+fsync)+close, fstatat, openat+read+close, unlinkat"
+                     : "pread/pwrite";
+  }
   void submit(std::span<const IoRequest> requests) override;
   std::size_t reap(std::span<IoCompletion> out, std::size_t min) override;
 
@@ -23,6 +29,9 @@ class PosixEngine final : public FdEngine {
   IoCompletion execute(const IoRequest& r) const;
 
  private:
+  IoCompletion execute_item(const IoRequest& r) const;
+
+  bool metadata_;
   std::deque<IoCompletion> done_;
 };
 

@@ -64,6 +64,20 @@ std::string refusal(int rc) {
 
 constexpr unsigned kRegisteredFiles = 64;
 
+// A metadata completion's user data: this bit, the step of its chain, the slot.
+constexpr std::uint64_t kMdData = 1ull << 63;
+
+std::uint64_t md_data(unsigned slot, MdStep step) {
+  return kMdData | (static_cast<std::uint64_t>(step) << 32) | slot;
+}
+
+// The submission entries of a metadata request: one call, or open, write or read, fsync, close.
+unsigned chain_steps(const IoRequest& r) {
+  if (r.op == IoOp::create) return 2 + (r.length > 0 ? 1 : 0) + (r.sync ? 1 : 0);
+  if (r.op == IoOp::read_item) return 2 + (r.length > 0 ? 1 : 0);
+  return 1;
+}
+
 std::string flags_detail(unsigned flags, const std::vector<std::string>& dropped) {
   std::string d = "setup flags:";
   if (flags & IORING_SETUP_SQPOLL) d += " SQPOLL";
@@ -91,15 +105,27 @@ std::string UringEngine::probe(const EngineOptions& options, std::string& detail
   return {};
 }
 
-UringEngine::UringEngine(const EngineOptions& options)
+UringEngine::UringEngine(const EngineOptions& options, bool metadata)
     : FdEngine(options.direct),
       batch_(options.iodepth_batch == 0 ? 1 : options.iodepth_batch),
-      slots_(options.iodepth == 0 ? 1 : options.iodepth) {
-  const unsigned entries = depth() < 4 ? 4 : depth();
+      slots_(options.iodepth == 0 ? 1 : options.iodepth),
+      metadata_(metadata) {
+  // A metadata request takes up to four submission entries (open, write, fsync, close).
+  const unsigned wanted = depth() * (metadata ? 4 : 1);
+  const unsigned entries = wanted < 4 ? 4 : wanted;
   if (const int rc = setup_ring(ring_, options, entries, setup_flags_, dropped_flags_); rc != 0)
     throw UsageError(refusal(rc));
   cqes_.resize(std::size_t{entries} * 2);
-  files_registered_ = io_uring_register_files_sparse(&ring_, kRegisteredFiles) == 0;
+  // Metadata requests open into direct descriptors: one slot of the table per request.
+  files_registered_ =
+      io_uring_register_files_sparse(&ring_, kRegisteredFiles + (metadata ? depth() : 0)) == 0;
+  if (metadata && !files_registered_) {
+    io_uring_queue_exit(&ring_);
+    throw UsageError(
+        "--engine uring: this kernel refused the registered file table that linked "
+        "open/read/close chains need; use --engine posix for the metadata phases");
+  }
+  md_.resize(metadata ? depth() : 0);
   io_uring_register_ring_fd(&ring_);  // optional: saves a file lookup per enter
 }
 
@@ -112,6 +138,8 @@ std::string UringEngine::detail() const {
   d += files_registered_ ? "; registered files" : "; plain files";
   d += buffers_registered_ ? "; fixed buffers" : "";
   d += "; submit batch " + std::to_string(batch_);
+  if (metadata_)
+    d += "; metadata: mkdirat, linked openat/write/fsync/close_direct, statx, unlinkat";
   return d;
 }
 
@@ -195,11 +223,98 @@ void UringEngine::queue(unsigned slot) {
   ++unsubmitted_;
 }
 
+void UringEngine::queue_md(unsigned slot) {
+  const IoRequest& r = slots_[slot].req;
+  MdFlight& f = md_.at(slot);
+  f.steps = chain_steps(r);
+  f.seen = 0;
+  f.bytes = f.error = 0;
+  f.step = MdStep::first;
+  // A chain goes to the kernel whole: never cut by a submission between its entries.
+  if (io_uring_sq_space_left(&ring_) < f.steps) {
+    if (const int rc = io_uring_submit(&ring_); rc >= 0) unsubmitted_ = 0;
+    if (io_uring_sq_space_left(&ring_) < f.steps)
+      throw IoError("io_uring_enter", path(r.file), 0, EBUSY, "submission queue full");
+  }
+  const int dir = fd(r.file);
+  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  io_uring_sqe_set_data64(sqe, md_data(slot, MdStep::first));
+  ++unsubmitted_;
+  switch (r.op) {
+    case IoOp::mkdir:
+      return io_uring_prep_mkdirat(sqe, dir, r.name, 0755);
+    case IoOp::stat:
+      return io_uring_prep_statx(sqe, dir, r.name, AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, &f.stx);
+    case IoOp::unlink:
+      return io_uring_prep_unlinkat(sqe, dir, r.name, 0);
+    case IoOp::rmdir:
+      return io_uring_prep_unlinkat(sqe, dir, r.name, AT_REMOVEDIR);
+    default:
+      break;
+  }
+  // create or read_item. Direct descriptors take no O_CLOEXEC (they are not in the fd table).
+  const bool create = r.op == IoOp::create;
+  const unsigned index = kRegisteredFiles + slot;
+  io_uring_prep_openat_direct(
+      sqe, dir, r.name, create ? O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW : O_RDONLY | O_NOFOLLOW,
+      0644, index);
+  io_uring_sqe_set_data64(sqe, md_data(slot, MdStep::first));
+  sqe->flags |= IOSQE_IO_LINK;
+  auto next = [&](MdStep step) {
+    io_uring_sqe* e = io_uring_get_sqe(&ring_);
+    io_uring_sqe_set_data64(e, md_data(slot, step));
+    ++unsubmitted_;
+    return e;
+  };
+  if (r.length > 0) {
+    io_uring_sqe* e = next(MdStep::data);
+    const auto len = static_cast<unsigned>(r.length);
+    if (create)
+      io_uring_prep_write(e, static_cast<int>(index), r.buf, len, 0);
+    else
+      io_uring_prep_read(e, static_cast<int>(index), r.buf, len, 0);
+    e->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
+  }
+  if (create && r.sync) {
+    io_uring_sqe* e = next(MdStep::sync);
+    io_uring_prep_fsync(e, static_cast<int>(index), 0);
+    e->flags |= IOSQE_FIXED_FILE | IOSQE_IO_HARDLINK;
+  }
+  io_uring_prep_close_direct(next(MdStep::close), index);
+}
+
+bool UringEngine::reap_md(std::uint64_t data, int res, IoCompletion& out) {
+  const auto slot = static_cast<unsigned>(data & 0xffffffffu);
+  const auto step = static_cast<MdStep>((data >> 32) & 0xffu);
+  MdFlight& f = md_.at(slot);
+  ++f.seen;
+  // -ECANCELED follows a failure earlier in the chain, which is the one reported.
+  if (res < 0 && res != -ECANCELED && f.error == 0) {
+    f.error = res;
+    f.step = step;
+  } else if (res >= 0 && step == MdStep::data) {
+    f.bytes = res;
+  }
+  if (f.seen < f.steps) return false;
+  // The first call refused for a moment: nothing was made or opened, so the request again.
+  if (f.step == MdStep::first && (f.error == -EAGAIN || f.error == -EINTR)) {
+    queue_md(slot);
+    return false;
+  }
+  out = {slots_[slot].req.tag, f.error != 0 ? f.error : f.bytes, 0, f.step};
+  slots_.give_back(slot);
+  return true;
+}
+
 void UringEngine::submit(std::span<const IoRequest> requests) {
   // The last request stays queued: the reap() that follows submits it and waits in one call.
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const IoRequest& r = requests[i];
-    queue(slots_.take(r, path(r.file)));
+    const unsigned slot = slots_.take(r, path(r.file));
+    if (metadata_op(r.op))
+      queue_md(slot);
+    else
+      queue(slot);
     if (unsubmitted_ >= batch_ && i + 1 < requests.size()) {
       const int rc = io_uring_submit(&ring_);
       if (rc < 0 && rc != -EAGAIN && rc != -EBUSY && rc != -EINTR)
@@ -226,8 +341,13 @@ std::size_t UringEngine::reap(std::span<IoCompletion> out, std::size_t min) {
     const unsigned max = static_cast<unsigned>(std::min(cqes_.size(), out.size() - n_out));
     const unsigned got = io_uring_peek_batch_cqe(&ring_, cqes_.data(), max);
     for (unsigned i = 0; i < got; ++i) {
-      const auto slot = static_cast<unsigned>(io_uring_cqe_get_data64(cqes_[i]));
+      const std::uint64_t data = io_uring_cqe_get_data64(cqes_[i]);
       const int res = cqes_[i]->res;
+      if (data & kMdData) {
+        if (reap_md(data, res, out[n_out])) ++n_out;
+        continue;
+      }
+      const auto slot = static_cast<unsigned>(data);
       Slots::Slot& s = slots_[slot];
       if (res == -EAGAIN || res == -EINTR) {
         queue(slot);

@@ -32,6 +32,21 @@ enum class Collector { next_node, rank0 };
 enum class FileLayout { per_rank, shared };
 enum class SharedPattern { segmented, strided };
 
+// The metadata phases' items and folders (mdtest's options; model/md_plan.hpp makes a point's
+// layout from them).
+struct MdSpec {
+  std::uint64_t items = 0;        // per rank (--md-items, mdtest -n)
+  std::uint64_t items_total = 0;  // --md-items-total: divided over a point's ranks; 0: off
+  std::uint64_t per_folder = 0;   // a stream's items per folder (-I); 0: spread evenly
+  unsigned depth = 0;             // levels below each tree's top folder (-z)
+  std::uint64_t branch = 0;       // children per folder (-b); 0: auto (what per_folder needs)
+  bool shared = false;            // one tree for every rank (no -u), else one per stream
+  bool leaf_only = true;          // items only in the leaf folders (-L)
+  std::uint64_t write_bytes = 0;  // written into each item as it is created (-w)
+  std::uint64_t read_bytes = 0;   // read from each item by md-read (-e)
+  bool fsync = false;             // each item fsynced before its close (-y)
+};
+
 // What an engine is built from.
 struct EngineOptions {
   EngineId engine = kPosixEngine;
@@ -84,6 +99,7 @@ struct Workload {
   bool shared() const { return layout == FileLayout::shared; }
   bool verify = false;
   std::string reuse_run;  // read the kept files of an earlier run
+  MdSpec md;
 
   bool fsyncs(PhaseId p) const {
     for (PhaseId f : fsync_phases)
@@ -91,7 +107,10 @@ struct Workload {
     return false;
   }
   std::uint64_t record_bytes(RecordKind k) const {
-    return k == RecordKind::seq ? seq_record : k == RecordKind::rand ? rand_record : scan_record;
+    return k == RecordKind::seq    ? seq_record
+           : k == RecordKind::rand ? rand_record
+           : k == RecordKind::scan ? scan_record
+                                   : 0;
   }
 };
 

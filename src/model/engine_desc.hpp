@@ -23,6 +23,7 @@ enum EngineTakes : unsigned {
   kTakesHints = 1u << 2,       // --mpiio-hint
   kTakesDirect = 1u << 3,      // --direct
   kTakesCollective = 1u << 4,  // --mpiio-collective
+  kTakesMetadata = 1u << 5,    // the metadata phases (md-*: folders and items by name)
 };
 
 struct EngineDesc {

@@ -27,4 +27,12 @@ inline constexpr double kMaxDurationS = 4611686018.427387904;
 // while it is still in L2. With --direct, auto is --seq-record.
 inline constexpr std::uint64_t kCachedScanRecordBytes = 1ull << 20;
 
+// The metadata phases: items per rank when neither --md-items nor --md-items-total is given,
+// and the bounds of their options (a tree's folders are counted per stream).
+inline constexpr std::uint64_t kDefaultMdItems = 1024;
+inline constexpr std::uint64_t kMaxMdItems = 1ull << 40;
+inline constexpr unsigned kMaxMdDepth = 32;
+inline constexpr std::uint64_t kMaxMdFolders = 1ull << 26;
+inline constexpr std::uint64_t kMaxMdItemBytes = 1ull << 30;  // --md-write-bytes, --md-read-bytes
+
 }  // namespace iosweep

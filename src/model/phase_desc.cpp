@@ -60,6 +60,50 @@ const PhaseDesc kPhases[] = {
      .record = RecordKind::scan,
      .help = "reads as filter-count but ships every record over MPI to a collector, which "
              "counts (only when --phases names it)"},
+    // The metadata phases (mdtest's), after the data phases, only when --phases names them
+    // (or md): the folder tree, then the items in it, stat, read, remove, then the tree again.
+    {.id = kMdMkdir,
+     .name = "md-mkdir",
+     .enum_name = "md_mkdir",
+     .iozone_label = nullptr,
+     .flags = kPhaseMetadata | kPhaseOptIn,
+     .record = RecordKind::none,
+     .help = "makes each stream's folder tree (mdtest's tree creation)"},
+    {.id = kMdCreate,
+     .name = "md-create",
+     .enum_name = "md_create",
+     .iozone_label = nullptr,
+     .flags = kPhaseMetadata | kPhaseOptIn,
+     .record = RecordKind::none,
+     .help = "creates each item, writing --md-write-bytes and fsyncing it with --md-fsync"},
+    {.id = kMdStat,
+     .name = "md-stat",
+     .enum_name = "md_stat",
+     .iozone_label = nullptr,
+     .flags = kPhaseMetadata | kPhaseOptIn | kPhaseLookup,
+     .record = RecordKind::none,
+     .help = "stats each item (another node's, when the point spans nodes)"},
+    {.id = kMdRead,
+     .name = "md-read",
+     .enum_name = "md_read",
+     .iozone_label = nullptr,
+     .flags = kPhaseMetadata | kPhaseOptIn | kPhaseLookup,
+     .record = RecordKind::none,
+     .help = "opens each item, reads --md-read-bytes, closes it (another node's, as md-stat)"},
+    {.id = kMdRemove,
+     .name = "md-remove",
+     .enum_name = "md_remove",
+     .iozone_label = nullptr,
+     .flags = kPhaseMetadata | kPhaseOptIn,
+     .record = RecordKind::none,
+     .help = "removes each item"},
+    {.id = kMdRmdir,
+     .name = "md-rmdir",
+     .enum_name = "md_rmdir",
+     .iozone_label = nullptr,
+     .flags = kPhaseMetadata | kPhaseOptIn,
+     .record = RecordKind::none,
+     .help = "removes each stream's folder tree (mdtest's tree removal)"},
 };
 
 }  // namespace
@@ -87,6 +131,13 @@ std::string phase_names() {
   return s;
 }
 
+std::string metadata_phase_names() {
+  std::string s;
+  for (const auto& d : kPhases)
+    if (d.metadata()) s += (s.empty() ? "" : ", ") + std::string(d.name);
+  return s;
+}
+
 std::string phase_list(std::span<const PhaseId> ids) {
   std::string s;
   for (const PhaseId id : ids)
@@ -97,7 +148,8 @@ std::string phase_list(std::span<const PhaseId> ids) {
 const char* record_option(RecordKind k) {
   return k == RecordKind::seq    ? "--seq-record"
          : k == RecordKind::rand ? "--rand-record"
-                                 : "--scan-record";
+         : k == RecordKind::scan ? "--scan-record"
+                                 : "";
 }
 
 }  // namespace iosweep

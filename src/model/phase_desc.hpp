@@ -24,6 +24,12 @@ enum : PhaseId {
   kFilterCount = 4,
   kScanOnly = 5,
   kShipCount = 6,
+  kMdMkdir = 7,
+  kMdCreate = 8,
+  kMdStat = 9,
+  kMdRead = 10,
+  kMdRemove = 11,
+  kMdRmdir = 12,
 };
 inline constexpr PhaseId kNoPhase = 0xFF;
 
@@ -35,10 +41,14 @@ enum PhaseFlag : unsigned {
   kPhaseControl = 1u << 4,  // a measurement control: stored, shown only with --show-controls
   kPhaseOptIn = 1u << 5,    // runs only when --phases names it (not in the default set)
   kPhaseShips = 1u << 6,    // moves the data it reads over MPI to be counted elsewhere
+  // A metadata phase: operations on named files and folders (mdtest's), counted in operations
+  // per second; it never touches the ranks' data files.
+  kPhaseMetadata = 1u << 7,
+  kPhaseLookup = 1u << 8,  // looks existing items up without changing them (stat, read)
 };
 
-// Which record size option a phase reads.
-enum class RecordKind : std::uint8_t { seq, rand, scan };
+// Which record size option a phase reads; none for the metadata phases.
+enum class RecordKind : std::uint8_t { seq, rand, scan, none };
 
 struct PhaseDesc {
   PhaseId id;
@@ -46,7 +56,7 @@ struct PhaseDesc {
   const char* enum_name;     // results-file spelling (the HDF5 enum member)
   const char* iozone_label;  // "initial writers" ...; nullptr: no IOzone counterpart
   unsigned flags;            // PhaseFlag bits
-  RecordKind record;         // --seq-record, --rand-record or --scan-record
+  RecordKind record;         // --seq-record, --rand-record, --scan-record, or none
   const char* help;          // one line for --help
   // A control phase: the phase it is the baseline of. It runs whenever that phase runs, just
   // before it, and just after it on odd repetitions. kNoPhase for the others.
@@ -59,6 +69,8 @@ struct PhaseDesc {
   bool control() const { return (flags & kPhaseControl) != 0; }
   bool opt_in() const { return (flags & kPhaseOptIn) != 0; }
   bool ships() const { return (flags & kPhaseShips) != 0; }
+  bool metadata() const { return (flags & kPhaseMetadata) != 0; }
+  bool lookup() const { return (flags & kPhaseLookup) != 0; }
 };
 
 // Every phase, in the order phases run.
@@ -69,9 +81,11 @@ const PhaseDesc& phase_desc(PhaseId id);
 const PhaseDesc* find_phase_desc(std::string_view name);
 // "seq-write, seq-read, ...": every phase, in table order.
 std::string phase_names();
+// The metadata phases, in table order (what --phases md names).
+std::string metadata_phase_names();
 // "seq-write,rand-write": the command-line names of `ids`, comma-separated.
 std::string phase_list(std::span<const PhaseId> ids);
-// The record option a kind of record comes from ("--seq-record").
+// The record option a kind of record comes from ("--seq-record"; "" for none).
 const char* record_option(RecordKind k);
 
 // Whether one of `a` and `b` is the other's control.

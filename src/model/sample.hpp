@@ -57,6 +57,12 @@ struct RankSample {
   double cpu_s = 0;                  // CPU time, all its threads, during the timed window
   std::uint64_t rss_peak_bytes = 0;  // peak resident memory so far (shared pages included)
   std::uint64_t private_bytes = 0;   // memory of its own at the end of the window
+
+  // Metadata phases: what this rank was to make at the point (its items, the folders of its
+  // trees) and its trees' branch; `file` is the position whose items it touched.
+  std::uint64_t md_items = 0;
+  std::uint64_t md_folders = 0;
+  std::uint64_t md_branch = 0;
 };
 static_assert(std::is_trivially_copyable_v<RankSample>);
 

@@ -114,7 +114,8 @@ const FieldDesc kSummary[] = {
      .reduction = "bytes the block device holding --dir wrote during the phase, summed as "
                   "device_read_bytes"},
     {FIELD(SummaryRow, device_fraction), .type = FieldType::f64, .unit = "1",
-     .reduction = "device bytes in the phase's direction / bytes; NaN without a block device"},
+     .reduction = "device bytes in the phase's direction / bytes; NaN without a block device or "
+                  "for a metadata phase"},
     {FIELD(SummaryRow, cached_fraction_mean), .type = FieldType::f64, .unit = "1",
      .reduction = "reading phases: mean over ranks of the fraction of the bytes to read that were "
                   "in the page cache when the phase started; NaN for writing phases"},
@@ -163,7 +164,7 @@ const FieldDesc kSummary[] = {
      .reduction = "bytes the storage interfaces sent during the phase, summed as wire_rx_bytes"},
     {FIELD(SummaryRow, wire_fraction), .type = FieldType::f64, .unit = "1",
      .reduction = "wire bytes in the phase's direction (received for reads, sent for writes) / "
-                  "bytes; NaN where no interface was sampled"},
+                  "bytes; NaN where no interface was sampled or for a metadata phase"},
     {FIELD(SummaryRow, drives), .type = FieldType::u32, .unit = "drives",
      .reduction = "drives the point's files were on: distinct block devices (each once per "
                   "kernel) under the folders of its active ranks' files; 0 without device "
@@ -180,6 +181,36 @@ const FieldDesc kSummary[] = {
     {FIELD(SummaryRow, drive_fraction_min), .type = FieldType::f64, .unit = "1",
      .reduction = "min over drives of the device's bytes in the phase's direction / its ranks' "
                   "bytes (the device table's drive_fraction); NaN without device counters"},
+    {FIELD(SummaryRow, rank_iops_min), .type = FieldType::f64, .unit = "ops/s",
+     .reduction = "min over ranks of ops_i / elapsed_i"},
+    {FIELD(SummaryRow, rank_iops_max), .type = FieldType::f64, .unit = "ops/s",
+     .reduction = "max over ranks of ops_i / elapsed_i"},
+    {FIELD(SummaryRow, rank_iops_mean), .type = FieldType::f64, .unit = "ops/s",
+     .reduction = "mean over ranks of ops_i / elapsed_i"},
+    {FIELD(SummaryRow, rank_iops_std), .type = FieldType::f64, .unit = "ops/s",
+     .reduction = "population standard deviation over ranks of ops_i / elapsed_i"},
+    {FIELD(SummaryRow, md_items), .type = FieldType::u64, .unit = "items",
+     .reduction = "metadata phases: the items every active rank was to make at this point "
+                  "(--md-items x ranks, or --md-items-total; mdtest's -n x tasks); 0 otherwise"},
+    {FIELD(SummaryRow, md_folders), .type = FieldType::u64, .unit = "folders",
+     .reduction = "metadata phases: the folders of this point's trees, every stream's (or the one "
+                  "shared tree), top folders included (mdtest's tree); 0 otherwise"},
+    {FIELD(SummaryRow, md_branch), .type = FieldType::u32, .unit = "1",
+     .reduction = "metadata phases: children per folder of this point's trees (--md-branch, or "
+                  "the smallest that gives every item a folder at --md-items-per-folder); 0 "
+                  "otherwise"},
+    {FIELD(SummaryRow, md_cache_drop), .type = FieldType::u8, .unit = "1",
+     .reduction = "md-stat and md-read: 1 when every node's dentry, inode and page caches were "
+                  "dropped right before the phase (--cache drop), 2 when a node's kernel refused "
+                  "it, 0 when not dropped (--cache keep, other phases)"},
+    {FIELD(SummaryRow, md_device_bytes_per_op), .type = FieldType::f64, .unit = "bytes/op",
+     .reduction = "metadata phases: bytes the block device holding --dir read (md-stat, md-read) "
+                  "or read and wrote (the others) during the phase / ops; NaN without a block "
+                  "device or for a data phase"},
+    {FIELD(SummaryRow, md_wire_bytes_per_op), .type = FieldType::f64, .unit = "bytes/op",
+     .reduction = "metadata phases: the smallest over nodes of a node's wire bytes (received + "
+                  "sent) during the phase / the ops its ranks completed; NaN where no interface "
+                  "was sampled or for a data phase"},
 };
 
 const FieldDesc kWire[] = {
@@ -354,6 +385,9 @@ const FieldDesc kNodes[] = {
      .reduction = "max elapsed over the node's ranks"},
     {FIELD(NodeRow, bandwidth_Bps), .type = FieldType::f64, .unit = "bytes/s",
      .reduction = "bytes / seconds"},
+    {FIELD(NodeRow, ops), .type = FieldType::u64, .unit = "ops",
+     .reduction = "sum over the node's ranks"},
+    {FIELD(NodeRow, iops), .type = FieldType::f64, .unit = "ops/s", .reduction = "ops / seconds"},
 };
 
 const FieldDesc kTimeSeries[] = {

@@ -130,6 +130,18 @@ struct SummaryRow {
   std::int32_t drive_slowest;  // the device table's `drive` id
   std::int32_t drive_fastest;
   double drive_fraction_min;
+  // Operations per second of each rank (ops_i / elapsed_i): the spread of the headline.
+  double rank_iops_min;
+  double rank_iops_max;
+  double rank_iops_mean;
+  double rank_iops_std;
+  // The metadata phases (0 or NaN for the data phases: see the field table).
+  std::uint64_t md_items;
+  std::uint64_t md_folders;
+  std::uint32_t md_branch;
+  std::uint8_t md_cache_drop;  // 0 not dropped, 1 dropped on every node, 2 refused
+  double md_device_bytes_per_op;
+  double md_wire_bytes_per_op;
 };
 
 // One row per (point, active rank): the raw per-rank sample.
@@ -205,6 +217,8 @@ struct NodeRow {
   std::uint64_t bytes;
   double seconds;
   double bandwidth_Bps;
+  std::uint64_t ops;
+  double iops;
 };
 
 // One row per (point, node sampled, block device under its folders): the device's counters as

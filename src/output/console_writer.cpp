@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/units.hpp"
 #include "model/engine_desc.hpp"
+#include "model/md_plan.hpp"
 #include "model/phase_desc.hpp"
 #include "output/notes.hpp"
 
@@ -17,6 +18,37 @@ namespace {
 
 double mib(double bps) {
   return bps / kBytesPerMiB;
+}
+
+// "2,1" when the first k positions sit unequally on the nodes they use; empty when equal.
+std::string unequal_per_node(const Topology& topo, int k) {
+  std::map<int, int> per;
+  for (int p = 0; p < k && p < static_cast<int>(topo.order.size()); ++p)
+    ++per[topo.node_at(p)];
+  std::string s;
+  bool unequal = false;
+  for (const auto& [node, n] : per) {
+    unequal = unequal || n != per.begin()->second;
+    s += (s.empty() ? "" : ",") + std::to_string(n);
+  }
+  return unequal ? s : std::string();
+}
+
+// A row's headline: operations per second for metadata and random phases, else MiB/s.
+bool ops_headline(const PhaseDesc& d) {
+  return d.metadata() || d.random();
+}
+
+// 169.4K, 11.2M: rates as the PixStor study prints them.
+std::string compact(double v) {
+  char b[32];
+  if (v >= 1e6)
+    std::snprintf(b, sizeof b, "%.1fM", v / 1e6);
+  else if (v >= 1e3)
+    std::snprintf(b, sizeof b, "%.1fK", v / 1e3);
+  else
+    std::snprintf(b, sizeof b, "%.1f", v);
+  return b;
 }
 
 }  // namespace
@@ -129,6 +161,11 @@ void ConsoleWriter::begin_run(const RunContext& ctx) {
                              : (w.cache == CacheMode::drop ? "dropped before reads" : "kept"),
                fsync.empty() ? "off" : fsync.c_str(),
                filter_kernel_name(resolve_filter_kernel(w.filter_kernel)));
+  for (PhaseId id : w.phases)
+    if (phase_desc(id).metadata()) {
+      std::fprintf(out_, "  metadata: %s\n", describe_md(w.md).c_str());
+      break;
+    }
   if (by_streams())
     std::fprintf(out_,
                  "  streams: each point runs ranks x depth of them; random phases keep depth "
@@ -136,26 +173,70 @@ void ConsoleWriter::begin_run(const RunContext& ctx) {
                  "side\n");
   print_storage(ctx);
   print_placement(ctx);
+  print_unequal(ctx);
   std::fflush(out_);
+}
+
+// IOR issue 40: a point whose active ranks sit unequally on its nodes reads as poor scaling
+// unless it says so.
+void ConsoleWriter::print_unequal(const RunContext& ctx) {
+  std::string list;
+  for (const auto& pt : ctx.points)
+    if (const std::string u = unequal_per_node(ctx.topology, pt.ranks); !u.empty())
+      list += (list.empty() ? "" : ", ") + std::to_string(pt.ranks) + " ranks (" + u + ")";
+  if (!list.empty())
+    std::fprintf(out_, "  unequal active ranks per node at: %s; those rows say ranks/node\n",
+                 list.c_str());
 }
 
 bool ConsoleWriter::by_streams() const {
   return ctx_.cfg != nullptr && !ctx_.cfg->sweep.streams.empty();
 }
 
-void ConsoleWriter::print_header() {
+void ConsoleWriter::print_header(bool metadata) {
+  if (metadata)
+    std::fprintf(out_,
+                 "metadata phases: ops/s = every rank's operations / the slowest rank's window "
+                 "(mdtest's and IO500's rate); rank_min/mean/max in ops/s\n");
   std::fprintf(out_, "%-12s ", "phase");
   if (by_streams()) std::fprintf(out_, "%7s ", "streams");
-  std::fprintf(out_, "%5s %5s %3s %9s %10s %10s %10s %9s %9s %9s %9s %9s  %s\n", "ranks", "nodes",
-               "rep", "wall_s", "MiB/s", "IOPS", "child_MiB/s", "rank_min", "rank_mean", "rank_max",
-               "p50_us", "p99_us", "notes");
+  if (metadata)
+    std::fprintf(out_, "%5s %5s %3s %9s %10s %10s %10s %9s %9s %9s %9s %9s  %s\n", "ranks", "nodes",
+                 "rep", "wall_s", "ops/s", "ops", "MiB/s", "rank_min", "rank_mean", "rank_max",
+                 "p50_us", "p99_us", "notes");
+  else
+    std::fprintf(out_, "%5s %5s %3s %9s %10s %10s %10s %9s %9s %9s %9s %9s  %s\n", "ranks", "nodes",
+                 "rep", "wall_s", "MiB/s", "IOPS", "child_MiB/s", "rank_min", "rank_mean",
+                 "rank_max", "p50_us", "p99_us", "notes");
+}
+
+void ConsoleWriter::print_row(const PointResult& p, const std::string& notes) {
+  const SummaryRow& s = p.summary;
+  const PhaseDesc& phase = phase_desc(s.phase);
+  std::fprintf(out_, "%-12s ", phase.name);
+  if (by_streams()) std::fprintf(out_, "%7u ", s.streams);
+  if (phase.metadata())
+    std::fprintf(out_, "%5u %5u %3u %9.3f %10.0f %10llu %10.1f %9.0f %9.0f %9.0f %9.1f %9.1f  %s\n",
+                 s.ranks, s.nodes, s.repetition, s.wall_s, s.iops,
+                 static_cast<unsigned long long>(s.ops), mib(s.bandwidth_Bps), s.rank_iops_min,
+                 s.rank_iops_mean, s.rank_iops_max, s.lat_p50_ns / 1e3, s.lat_p99_ns / 1e3,
+                 notes.c_str());
+  else
+    std::fprintf(out_, "%5u %5u %3u %9.3f %10.1f %10.0f %10.1f %9.1f %9.1f %9.1f %9.1f %9.1f  %s\n",
+                 s.ranks, s.nodes, s.repetition, s.wall_s, mib(s.bandwidth_Bps), s.iops,
+                 mib(s.children_Bps), mib(s.rank_bw_min_Bps), mib(s.rank_bw_mean_Bps),
+                 mib(s.rank_bw_max_Bps), s.lat_p50_ns / 1e3, s.lat_p99_ns / 1e3, notes.c_str());
 }
 
 void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) {
   const SummaryRow& s = p.summary;
   const PhaseDesc& phase = phase_desc(s.phase);
   if (phase.control() && !ctx_.cfg->report.show_controls) return;
-  if (rows_printed_++ == 0) print_header();
+  const int kind = phase.metadata() ? 1 : 0;
+  if (kind != last_kind_) print_header(kind == 1);
+  last_kind_ = kind;
+  headlines_[s.phase][by_streams() ? s.streams : s.ranks].push_back(
+      ops_headline(phase) ? s.iops : mib(s.bandwidth_Bps));
   std::string notes;
   auto add = [&](const std::string& x) {
     if (!x.empty()) notes += (notes.empty() ? "" : "; ") + x;
@@ -190,17 +271,52 @@ void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) 
   if (s.stonewalled) add("stonewalled");
   if (s.bad_blocks) add(std::to_string(s.bad_blocks) + " bad blocks");
   add(provenance_notes(p));
-  std::fprintf(out_, "%-12s ", phase.name);
-  if (by_streams()) std::fprintf(out_, "%7u ", s.streams);
-  std::fprintf(out_, "%5u %5u %3u %9.3f %10.1f %10.0f %10.1f %9.1f %9.1f %9.1f %9.1f %9.1f  %s\n",
-               s.ranks, s.nodes, s.repetition, s.wall_s, mib(s.bandwidth_Bps), s.iops,
-               mib(s.children_Bps), mib(s.rank_bw_min_Bps), mib(s.rank_bw_mean_Bps),
-               mib(s.rank_bw_max_Bps), s.lat_p50_ns / 1e3, s.lat_p99_ns / 1e3, notes.c_str());
+  if (const std::string u = unequal_per_node(ctx_.topology, static_cast<int>(s.ranks)); !u.empty())
+    add("ranks/node " + u);
+  print_row(p, notes);
   std::fflush(out_);
 }
 
+// Per phase, as the PixStor study presents its series: the best point (peak) and the point of
+// the most ranks or streams (sustained), each the mean of its repetitions.
+void ConsoleWriter::print_peaks() {
+  if (headlines_.empty()) return;
+  const char* axis = by_streams() ? "streams" : "ranks";
+  std::fprintf(out_,
+               "Peak & Sustained (peak: the best point; sustained: the largest point; the mean "
+               "of its repetitions)\n");
+  std::fprintf(out_, "  %-14s %-6s %10s %8s %10s %8s\n", "phase", "unit", "peak", axis, "sustained",
+               axis);
+  for (const PhaseDesc& d : phase_descs()) {
+    const auto it = headlines_.find(d.id);
+    if (it == headlines_.end()) continue;
+    double peak = -1, last = 0;
+    std::uint64_t peak_at = 0, last_at = 0;
+    for (const auto& [at, values] : it->second) {
+      double sum = 0;
+      for (double v : values)
+        sum += v;
+      const double mean = sum / static_cast<double>(values.size());
+      if (mean > peak) peak = mean, peak_at = at;
+      last = mean, last_at = at;
+    }
+    const bool ops = ops_headline(d);
+    auto figure = [&](double v) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.1f", v);
+      return ops ? compact(v) : std::string(b);
+    };
+    std::fprintf(out_, "  %-14s %-6s %10s %8llu %10s %8llu\n", d.name, ops ? "ops/s" : "MiB/s",
+                 figure(peak).c_str(), static_cast<unsigned long long>(peak_at),
+                 figure(last).c_str(), static_cast<unsigned long long>(last_at));
+  }
+}
+
 void ConsoleWriter::end_run(RunStatus status, const std::string& message) {
-  if (status == RunStatus::complete) print_final_math();
+  if (status == RunStatus::complete) {
+    print_peaks();
+    print_final_math();
+  }
   if (status == RunStatus::aborted)
     std::fprintf(out_, "run %s aborted: %s\n", ctx_.run_id.c_str(), message.c_str());
   std::fflush(out_);

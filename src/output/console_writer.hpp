@@ -1,14 +1,19 @@
-// The terminal report on rank 0: the run header, the placement (node -> ranks, and with several
-// folders which ranks use which folder and drive), one table row per point as soon as it is
-// reduced (with a streams column when the run sweeps --streams), and at the end the
-// compute-adjacent "final math" for the largest filter-count point (output/final_math.cpp).
-// Bandwidths are MiB/s (2^20 bytes/s), latencies microseconds.
+// The terminal report on rank 0: the run header, the placement (node -> ranks, with several
+// folders which ranks use which folder and drive, and the points whose active ranks sit
+// unequally on their nodes), one table row per point as soon as it is reduced (with a streams
+// column when the run sweeps --streams; the metadata phases under a header of their own, in
+// operations per second), and at the end a Peak & Sustained table per phase (the PixStor
+// study's: the best point and the largest point) and the compute-adjacent "final math" for the
+// largest filter-count point (output/final_math.cpp). Bandwidths are MiB/s (2^20 bytes/s),
+// latencies microseconds.
 #pragma once
 
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "output/writer.hpp"
 
@@ -23,18 +28,23 @@ class ConsoleWriter final : public ResultWriter {
 
  private:
   bool by_streams() const;  // the run sweeps --streams: the table has a streams column
-  void print_header();
+  void print_header(bool metadata);
   void print_storage(const RunContext& ctx);
   void print_wire(const RunContext& ctx, const std::set<std::string>& by_node);
   void print_placement(const RunContext& ctx);
   void print_drives(const PointResult& p);
+  void print_unequal(const RunContext& ctx);
+  void print_row(const PointResult& p, const std::string& notes);
+  void print_peaks();
   void print_final_math();
   void print_rated(double per_unit_Bps, const char* unit);
   void print_shipped(const SummaryRow& filter);
 
   std::FILE* out_;
   RunContext ctx_;
-  int rows_printed_ = 0;
+  int last_kind_ = -1;  // the rows printed last: 0 data, 1 metadata
+  // Every row's headline, by phase (in table order) and point (its ranks, or streams).
+  std::map<PhaseId, std::map<std::uint64_t, std::vector<double>>> headlines_;
   std::optional<PointResult> last_filter_;
   std::optional<PointResult> last_ship_;
 };

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "model/phase_desc.hpp"
+
 namespace iosweep {
 namespace {
 
@@ -19,6 +21,33 @@ std::string percent(const char* what, double fraction) {
   char b[128];
   std::snprintf(b, sizeof b, "%s %.0f%%", what, std::round(100.0 * fraction));
   return b;
+}
+
+std::string per_op(const char* what, double bytes) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%s %.0f B/op", what, bytes);
+  return b;
+}
+
+std::string metadata_notes(const SummaryRow& s) {
+  const bool lookup = phase_desc(s.phase).lookup();
+  std::string n;
+  auto add = [&](const std::string& x) { n += (n.empty() ? "" : "; ") + x; };
+  if (lookup) add(s.md_cache_drop == 1 ? "dropped" : s.md_cache_drop == 2 ? "not dropped" : "kept");
+  if (!std::isnan(s.md_wire_bytes_per_op)) {
+    const bool cached = s.md_wire_bytes_per_op < kMdWireMinBytesPerOp;
+    add(per_op("wire", s.md_wire_bytes_per_op) + (cached ? " (cached)" : ""));
+  }
+  if (!std::isnan(s.md_device_bytes_per_op)) {
+    const bool under = s.md_device_bytes_per_op < kMdDeviceMinBytesPerOp;
+    add(per_op("device", s.md_device_bytes_per_op) +
+        (under ? (lookup ? " (cached)" : " (unflushed)") : ""));
+    // Not dropped, and the device saw enough: some answers may still have come from the caches.
+    if (lookup && s.md_cache_drop != 1 && !under && std::isnan(s.md_wire_bytes_per_op))
+      add("unverified");
+  }
+  if (std::isnan(s.md_device_bytes_per_op) && std::isnan(s.md_wire_bytes_per_op)) add("unverified");
+  return n;
 }
 
 // A fraction marked for being under `threshold`, in whole percent at most the one below it:
@@ -55,6 +84,7 @@ std::string drive_notes(const PointResult& p) {
 }  // namespace
 
 std::string provenance_notes(const SummaryRow& s) {
+  if (phase_desc(s.phase).metadata()) return metadata_notes(s);
   std::string n;
   auto add = [&](const std::string& x) { n += (n.empty() ? "" : "; ") + x; };
   if (!std::isnan(s.cached_fraction_mean) && s.cached_fraction_mean >= kCachedNote)

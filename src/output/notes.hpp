@@ -7,6 +7,16 @@
 // storage interfaces carried under 90% of them (a read served by a client cache), and
 // `unverified` when neither a device nor an interface counted the phase's bytes. Empty only
 // when the bytes were checked and nothing applies; the figures are in the results file.
+//
+// A metadata row is never blank: it says what the storage counted per operation and what that
+// means. `wire N B/op` is the smallest of the nodes' wire bytes per operation, `cached` below
+// kMdWireMinBytesPerOp (an operation that reached a server crossed at least that); `device N
+// B/op` is the block device's bytes per operation (reads for md-stat and md-read, reads and
+// writes for the others), `cached` for a lookup and `unflushed` for a change below
+// kMdDeviceMinBytesPerOp (no cold inode is smaller on disk); md-stat and md-read say whether the
+// caches were `dropped` first, `kept`, or `not dropped` (the kernel refused), and `unverified`
+// when they were not dropped and the device saw enough: the caches may have answered some of
+// them, and a total cannot say how many. `unverified` alone: nothing counted (tmpfs).
 #pragma once
 
 #include <string>
@@ -15,6 +25,14 @@
 #include "model/schema.hpp"
 
 namespace iosweep {
+
+// Bytes per operation below which an operation did not reach the storage (see above): over the
+// wire a request and its reply each carry an Ethernet, IP and TCP header (54 bytes) before the
+// protocol's own header and the name or handle (a stat to a GlusterFS server measured 560
+// bytes); on a disk, the smallest on-disk inode of the common local file systems (ext2-4's
+// 128-byte inodes; ext4 makes 256, XFS 512).
+inline constexpr double kMdWireMinBytesPerOp = 128;
+inline constexpr double kMdDeviceMinBytesPerOp = 128;
 
 // The notes of the summary alone (no drive notes).
 std::string provenance_notes(const SummaryRow& s);

@@ -58,7 +58,8 @@ EngineNeed FilterCount::engine_need(const Workload& work, const EngineOptions& i
 }
 
 std::uint64_t FilterCount::buffer_bytes(const Workload& work, const EngineOptions& io,
-                                        const RankStreams& per_rank) const {
+                                        const SweepPoint& point) const {
+  const RankStreams& per_rank = point.per_rank;
   const unsigned depth = engine_need(work, io, per_rank).depth;
   return std::max<std::uint64_t>(work.scan_record * depth * 2, creation_buffer_bytes(work, depth));
 }

@@ -116,7 +116,8 @@ EngineNeed IoPhase::engine_need(const Workload& work, const EngineOptions& io,
 }
 
 std::uint64_t IoPhase::buffer_bytes(const Workload& work, const EngineOptions& io,
-                                    const RankStreams& per_rank) const {
+                                    const SweepPoint& point) const {
+  const RankStreams& per_rank = point.per_rank;
   const std::uint64_t record = work.record_bytes(desc().record);
   const unsigned depth = engine_need(work, io, per_rank).depth;
   std::uint64_t own = record * depth * (work.verify ? 2 : 1);

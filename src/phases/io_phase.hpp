@@ -20,7 +20,7 @@ class IoPhase final : public Phase {
   EngineNeed engine_need(const Workload& work, const EngineOptions& io,
                          const RankStreams& per_rank) const override;
   std::uint64_t buffer_bytes(const Workload& work, const EngineOptions& io,
-                             const RankStreams& per_rank) const override;
+                             const SweepPoint& point) const override;
   void prepare(PhaseContext& ctx) override;
   void run(PhaseContext& ctx, RankSample& sample) override;
   void finish(PhaseContext& ctx, RankSample& sample) override;

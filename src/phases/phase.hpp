@@ -18,6 +18,7 @@
 #include "model/sample.hpp"
 #include "phases/file_set.hpp"
 #include "phases/io_driver.hpp"
+#include "phases/md_set.hpp"
 
 namespace iosweep {
 
@@ -37,7 +38,11 @@ struct PhaseContext {
   RankPlace self;
   std::string host;
   FileSet& files;
-  int read_shift = 0;                  // reading phases: position i reads file (i + shift) mod k
+  MdSet* md = nullptr;          // the metadata phases' folders and items
+  std::size_t point_index = 0;  // the point's index in the sweep
+  // Reading phases: position i reads file (i + shift) mod k; metadata lookups (md-stat,
+  // md-read) touch the items of that position.
+  int read_shift = 0;
   int read_position = 0;               // file this rank reads in reading phases
   std::uint64_t read_valid_bytes = 0;  // how much of that file holds data
   Engine* engine = nullptr;            // built for this phase and rank from its EngineNeed
@@ -84,7 +89,23 @@ class Phase {
   // against the memory its node has): the phase's own, or those of writing its file first,
   // whichever is larger.
   virtual std::uint64_t buffer_bytes(const Workload& work, const EngineOptions& io,
-                                     const RankStreams& per_rank) const = 0;
+                                     const SweepPoint& point) const = 0;
+  // Whether the phase reads or writes the ranks' data files: the sweep then makes sure each
+  // rank's own file exists before the phase (unless the phase creates it) and tells every
+  // reader how much of its file holds data.
+  virtual bool data_files() const { return true; }
+  // The kernel caches every node drops right before the phase's barrier (after its
+  // preparation): 0 none, 2 dentries and inodes, 3 those and the page cache
+  // (/proc/sys/vm/drop_caches).
+  virtual int caches_to_drop(const Workload& work, const EngineOptions& io) const {
+    (void)work;
+    (void)io;
+    return 0;
+  }
+  // Progress counts bytes of records of this size (0: bandwidth is shown, not operations).
+  virtual std::uint64_t progress_record(const Workload& work) const {
+    return desc().random() ? work.record_bytes(desc().record) : 0;
+  }
   // Untimed: buffers, file creation when needed, cache dropping (ctx.engine is built).
   virtual void prepare(PhaseContext& ctx) = 0;
   // Timed, from the exit of the active ranks' barrier; fills the rank's sample.

@@ -5,6 +5,7 @@
 
 #include "phases/filter_count.hpp"
 #include "phases/io_phase.hpp"
+#include "phases/md_phase.hpp"
 #include "phases/ship_count.hpp"
 
 namespace iosweep {
@@ -23,6 +24,12 @@ const PhaseRow kPhases[] = {
     {.id = kScanOnly, .make = &make<FilterCount>, .reduce = nullptr},
     {.id = kFilterCount, .make = &make<FilterCount>, .reduce = &FilterCount::reduce},
     {.id = kShipCount, .make = &make<ShipCount>, .reduce = &ShipCount::reduce},
+    {.id = kMdMkdir, .make = &make<MdPhase>, .reduce = nullptr},
+    {.id = kMdCreate, .make = &make<MdPhase>, .reduce = nullptr},
+    {.id = kMdStat, .make = &make<MdPhase>, .reduce = nullptr},
+    {.id = kMdRead, .make = &make<MdPhase>, .reduce = nullptr},
+    {.id = kMdRemove, .make = &make<MdPhase>, .reduce = nullptr},
+    {.id = kMdRmdir, .make = &make<MdPhase>, .reduce = nullptr},
 };
 
 }  // namespace

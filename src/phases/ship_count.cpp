@@ -118,8 +118,8 @@ EngineNeed ShipCount::engine_need(const Workload& work, const EngineOptions& io,
 }
 
 std::uint64_t ShipCount::buffer_bytes(const Workload& work, const EngineOptions& io,
-                                      const RankStreams& per_rank) const {
-  return FilterCount(desc()).buffer_bytes(work, io, per_rank) + kInboxSlots * work.scan_record;
+                                      const SweepPoint& point) const {
+  return FilterCount(desc()).buffer_bytes(work, io, point) + kInboxSlots * work.scan_record;
 }
 
 void ShipCount::prepare(PhaseContext& ctx) {

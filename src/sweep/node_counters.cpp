@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "os/client_stats.hpp"
+#include "os/item_ops.hpp"
 
 namespace iosweep {
 
@@ -36,6 +37,7 @@ struct Sample {
   std::int32_t sampling;
   std::int32_t node;
   std::int32_t devices;
+  std::int32_t dropped;  // the kernel caches before the phase: 0 not asked, 1 dropped, 2 refused
   char interfaces[64];
   std::uint64_t rx_bytes, tx_bytes;
   double client_read, client_write;
@@ -85,6 +87,7 @@ NodeCounters::NodeCounters(const Workload& work, const LocalPlace& place)
     : sampling_(place.self.local_index == 0), node_(place.self.node) {
   MPI_Comm_split(MPI_COMM_WORLD, sampling_ ? 0 : MPI_UNDEFINED, place.self.rank, &samplers_);
   if (!sampling_) return;
+  first_dir_ = work.dirs.front();
   const std::vector<BlockDevice> of_folder = resolve(work);
   std::vector<FolderIdentity> mine(work.dirs.size());
   const std::uint64_t network = network_identity();
@@ -234,8 +237,11 @@ NodeCounters::Counts NodeCounters::sample() const {
   return c;
 }
 
-void NodeCounters::before() {
-  if (sampling_) before_ = sample();
+void NodeCounters::before(int drop_level) {
+  dropped_ = 0;
+  if (!sampling_) return;
+  if (drop_level > 0) dropped_ = fsops::drop_kernel_caches(first_dir_, drop_level) == 0 ? 1 : 2;
+  before_ = sample();
 }
 
 void NodeCounters::after() {
@@ -268,6 +274,7 @@ NodeCounters::Rows NodeCounters::collect(MPI_Comm active) {
   Sample mine{sampling_ ? 1 : 0,
               node_,
               sampling_ ? static_cast<std::int32_t>(devices_.size()) : 0,
+              dropped_,
               {},
               w.rx_bytes,
               w.tx_bytes,
@@ -284,6 +291,11 @@ NodeCounters::Rows NodeCounters::collect(MPI_Comm active) {
     const std::size_t first = next;
     next += static_cast<std::size_t>(a.devices);
     if (!a.sampling) continue;
+    // Every node dropped its caches (1), or one refused (2), or none was asked (0).
+    if (a.dropped == 2 || rows.cache_drop == 2)
+      rows.cache_drop = 2;
+    else if (a.dropped == 1)
+      rows.cache_drop = 1;
     const auto& known = known_[a.node];
     const std::size_t n = std::min(known.size(), static_cast<std::size_t>(a.devices));
     for (std::size_t d = 0; device_measured_ && d < n; ++d) {

@@ -49,17 +49,22 @@ class NodeCounters {
   // On rank 0: every node's devices under its folders, in the device table's order.
   std::vector<RunDrive> drives() const;
 
-  void before();
+  // Before a phase's barrier (every rank of the point prepared): each node's sampler first
+  // drops the kernel caches `drop_level` names (0: none; 2: dentries and inodes; 3: and the
+  // page cache), after syncing the file systems of --dir's folders, then samples the counters.
+  void before(int drop_level = 0);
   void after();
   // Collective over the active ranks of a point (the samplers of every node in use are among
   // them: a node's lowest rank is always its first to be active). On rank 0: one device row
   // per (node sampled, device), `counted` and `drive` decided, with the folders on it as a bit
   // mask (`device_folders`, index = row); one wire row per node sampled; point, phase and
-  // repetition left for the caller.
+  // repetition left for the caller. cache_drop: 0 not asked, 1 every node sampled dropped its
+  // caches, 2 a node's kernel refused.
   struct Rows {
     std::vector<DeviceRow> devices;
     std::vector<std::uint64_t> device_folders;
     std::vector<WireRow> wire;
+    std::uint8_t cache_drop = 0;
   };
   Rows collect(MPI_Comm active);
 
@@ -88,6 +93,8 @@ class NodeCounters {
   std::vector<DeviceCounters> gather_devices(MPI_Comm active, const std::vector<int>& nodes) const;
 
   std::vector<LocalDevice> devices_;
+  std::string first_dir_;                // what a cache drop syncs first
+  int dropped_ = 0;                      // the last before(): 0 not asked, 1 dropped, 2 refused
   std::vector<MountEntry> mounts_here_;  // index = folder
   std::vector<std::string> nfs_mounts_;  // distinct NFS mount points among the folders'
   WireChoice wire_;

@@ -28,8 +28,10 @@ PhaseContext context_for(const RunShared& run, const PhaseDesc& desc, const Phas
   ctx.k = slot.k;
   ctx.streams = run.points[slot.point_index].per_rank;
   ctx.repetition = slot.rep;
-  ctx.read_shift = slot.shift;
-  ctx.read_position = (run.place.self.position + slot.shift) % slot.k;
+  ctx.md = &run.md;
+  ctx.point_index = slot.point_index;
+  ctx.read_shift = desc.metadata() ? slot.md_shift : slot.shift;
+  ctx.read_position = (run.place.self.position + ctx.read_shift) % slot.k;
   ctx.series = TimeSeries(static_cast<std::uint64_t>(work.timeseries_bin_s * 1e9));
   ctx.stop = run.stop;
   ctx.order_seed = slot.order_seed;
@@ -89,13 +91,16 @@ bool PhasePoint::prepare_untimed() {
         ctx_.engine = engine_.get();
       })))
     return false;
-  // Apart: a shared file is made by the point's ranks together, all of them with an engine.
-  if (!desc_.creates() && !gate_.checkpoint(guarded([&] { ensure_own_file(ctx_); }))) return false;
-  const int k = slot_.k, pos = run_.place.self.position;
-  std::uint64_t mine = run_.files.valid_bytes(), theirs = 0;
-  MPI_Sendrecv(&mine, 1, MPI_UINT64_T, (pos - slot_.shift % k + k) % k, 0, &theirs, 1, MPI_UINT64_T,
-               ctx_.read_position, 0, slot_.comm, MPI_STATUS_IGNORE);
-  ctx_.read_valid_bytes = theirs;
+  if (phase_->data_files()) {
+    // Apart: a shared file is made by the point's ranks together, all of them with an engine.
+    if (!desc_.creates() && !gate_.checkpoint(guarded([&] { ensure_own_file(ctx_); })))
+      return false;
+    const int k = slot_.k, pos = run_.place.self.position;
+    std::uint64_t mine = run_.files.valid_bytes(), theirs = 0;
+    MPI_Sendrecv(&mine, 1, MPI_UINT64_T, (pos - slot_.shift % k + k) % k, 0, &theirs, 1,
+                 MPI_UINT64_T, ctx_.read_position, 0, slot_.comm, MPI_STATUS_IGNORE);
+    ctx_.read_valid_bytes = theirs;
+  }
   if (!gate_.checkpoint(guarded([&] { phase_->prepare(ctx_); }))) return false;
   t_prepared_ns_ = now_ns();
   return true;
@@ -108,11 +113,10 @@ bool PhasePoint::run_window() {
   if (rank0) {
     run_.progress.begin_phase(static_cast<int>(slot_.point_index) + 1,
                               static_cast<int>(run_.points.size()), slot_.k, desc_.name,
-                              ctx_.progress_total,
-                              desc_.random() ? run_.cfg.work.record_bytes(desc_.record) : 0);
+                              ctx_.progress_total, phase_->progress_record(run_.cfg.work));
     ctx_.progress_bytes = run_.progress.counter();
   }
-  run_.counters.before();
+  run_.counters.before(phase_->caches_to_drop(run_.cfg.work, run_.cfg.io));
   MPI_Barrier(slot_.comm);
   pre_window_ns_ = now_ns() - t_prepared_ns_;
   std::string run_error;
@@ -122,7 +126,8 @@ bool PhasePoint::run_window() {
     run_error = run_.who + ": " + printable(e.what());
   }
   if (rank0) run_.progress.end_phase();
-  sample_.folder = folder_of_file(run_, sample_.file);
+  // The metadata phases' items sit in the first folder (sweep_runner.cpp).
+  sample_.folder = phase_->data_files() ? folder_of_file(run_, sample_.file) : 0;
   if (!gate_.checkpoint(run_error)) return false;
   t_closed_ns_ = now_ns();
   run_.counters.after();
@@ -140,6 +145,7 @@ bool PhasePoint::finish_untimed() {
 // Rank 0's description of the point for the reduction, beside the gathered samples.
 PointInput PhasePoint::point_input(NodeCounters::Rows counted, unsigned engine_depth) const {
   PointInput in;
+  in.cache_drop = counted.cache_drop;
   in.devices = std::move(counted.devices);
   in.device_folders = std::move(counted.device_folders);
   in.wire = std::move(counted.wire);
@@ -155,6 +161,8 @@ PointInput PhasePoint::point_input(NodeCounters::Rows counted, unsigned engine_d
   in.device_measured = run_.counters.device_measured();
   in.wire_measured = run_.counters.wire_measured();
   in.writes = desc_.writes();
+  in.metadata = desc_.metadata();
+  in.lookup = desc_.lookup();
   for (auto& d : in.devices) {
     d.phase = desc_.id;
     d.repetition = static_cast<std::uint32_t>(slot_.rep);

@@ -37,6 +37,7 @@ struct RunShared {
   const std::vector<SweepPoint>& points;
   const DataSpec& spec;
   FileSet& files;
+  MdSet& md;
   NodeCounters& counters;
   Progress& progress;
   PointRecorder* recorder;        // rank 0 only
@@ -50,6 +51,7 @@ struct PhaseSlot {
   int k = 1;                      // active ranks
   int rep = 0;                    // repetition
   int shift = 0;                  // read shift of this point
+  int md_shift = 0;               // the metadata lookups' (another node's items when there is one)
   MPI_Comm comm = MPI_COMM_NULL;  // the active ranks, ordered by position
   std::uint64_t order_seed = 0;   // this point's and repetition's seed of the record orders
 };

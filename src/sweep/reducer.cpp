@@ -52,7 +52,8 @@ void reduce_provenance(const PointInput& in, PointResult& out) {
       }
     s.device_read_bytes = rd;
     s.device_write_bytes = wr;
-    if (s.bytes > 0) s.device_fraction = (in.writes ? wr : rd) / static_cast<double>(s.bytes);
+    if (s.bytes > 0 && !in.metadata)
+      s.device_fraction = (in.writes ? wr : rd) / static_cast<double>(s.bytes);
   }
   out.devices = in.devices;
   for (auto& d : out.devices)
@@ -67,7 +68,8 @@ void reduce_provenance(const PointInput& in, PointResult& out) {
       }
     s.wire_rx_bytes = rx;
     s.wire_tx_bytes = tx;
-    if (s.bytes > 0) s.wire_fraction = (in.writes ? tx : rx) / static_cast<double>(s.bytes);
+    if (s.bytes > 0 && !in.metadata)
+      s.wire_fraction = (in.writes ? tx : rx) / static_cast<double>(s.bytes);
   }
   out.wire = in.wire;
   for (auto& w : out.wire)
@@ -89,6 +91,38 @@ void reduce_provenance(const PointInput& in, PointResult& out) {
   s.cached_fraction_mean = cached_n > 0 ? cached_sum / cached_n : kNaN;
   s.cached_fraction_max = cached_max;
   s.unflushed_fraction = any_unflushed && written > 0 ? unflushed / written : kNaN;
+}
+
+// A metadata row: what the point was to make, whether the caches were dropped, and the device's
+// and each node's wire bytes per operation (the figures its notes judge: output/notes.cpp).
+void reduce_metadata(const PointInput& in, PointResult& out) {
+  SummaryRow& s = out.summary;
+  s.md_device_bytes_per_op = s.md_wire_bytes_per_op = kNaN;
+  if (!in.metadata) return;
+  for (const auto& r : in.samples) {
+    s.md_items += r.md_items;
+    s.md_folders += r.md_folders;
+    s.md_branch = std::max(s.md_branch, static_cast<std::uint32_t>(r.md_branch));
+  }
+  s.md_cache_drop = in.lookup ? in.cache_drop : 0;
+  if (s.ops == 0) return;
+  const auto ops = static_cast<double>(s.ops);
+  if (in.device_measured)
+    s.md_device_bytes_per_op =
+        (s.device_read_bytes + (in.lookup ? 0.0 : s.device_write_bytes)) / ops;
+  if (!in.wire_measured) return;
+  // Each node's bytes over its own ranks' operations; a node whose namespace another node's
+  // row counted shows in that row (which then holds more bytes per operation, never fewer).
+  std::map<int, std::uint64_t> node_ops;
+  for (const auto& r : in.samples)
+    node_ops[r.node] += r.ops;
+  for (const auto& w : in.wire) {
+    const std::uint64_t n = node_ops[w.node];
+    if (!w.counted || n == 0) continue;
+    const double per = static_cast<double>(w.rx_bytes + w.tx_bytes) / static_cast<double>(n);
+    if (std::isnan(s.md_wire_bytes_per_op) || per < s.md_wire_bytes_per_op)
+      s.md_wire_bytes_per_op = per;
+  }
 }
 
 // Each device row's share of the point: the ranks of its node whose file's folder is on it,
@@ -257,16 +291,17 @@ void sum_samples(const PointInput& in, PointResult& out) {
 // The window figures: wall (the slowest rank), IOR's bandwidth, IOzone's children, the spread
 // over ranks, filter-count's split of the loop.
 void reduce_timing(const PointInput& in, SummaryRow& s) {
-  std::vector<double> rates, times;
+  std::vector<double> rates, op_rates, times;
   double io_wait = 0, compute = 0;
   for (const auto& r : in.samples) {
     rates.push_back(safe_div(static_cast<double>(r.bytes), r.elapsed_s));
+    op_rates.push_back(safe_div(static_cast<double>(r.ops), r.elapsed_s));
     times.push_back(r.elapsed_s);
     io_wait += r.io_wait_s;
     compute += r.compute_s;
   }
   const auto n = static_cast<double>(in.samples.size());
-  const Stats rs = stats_of(rates), ts = stats_of(times);
+  const Stats rs = stats_of(rates), os = stats_of(op_rates), ts = stats_of(times);
   s.wall_s = ts.max;
   s.bandwidth_Bps = safe_div(static_cast<double>(s.bytes), s.wall_s);
   s.iops = safe_div(static_cast<double>(s.ops), s.wall_s);
@@ -276,6 +311,10 @@ void reduce_timing(const PointInput& in, SummaryRow& s) {
   s.rank_bw_max_Bps = rs.max;
   s.rank_bw_mean_Bps = rs.mean;
   s.rank_bw_std_Bps = rs.std;
+  s.rank_iops_min = os.min;
+  s.rank_iops_max = os.max;
+  s.rank_iops_mean = os.mean;
+  s.rank_iops_std = os.std;
   s.rank_time_min_s = ts.min;
   s.rank_time_max_s = ts.max;
   s.rank_time_mean_s = ts.mean;
@@ -324,10 +363,12 @@ void reduce_nodes(const PointInput& in, PointResult& out) {
     row.node = r.node;
     row.ranks += 1;
     row.bytes += r.bytes;
+    row.ops += r.ops;
     row.seconds = std::max(row.seconds, r.elapsed_s);
   }
   for (auto& [id, row] : nodes) {
     row.bandwidth_Bps = safe_div(static_cast<double>(row.bytes), row.seconds);
+    row.iops = safe_div(static_cast<double>(row.ops), row.seconds);
     out.nodes.push_back(row);
   }
 }
@@ -375,6 +416,7 @@ PointResult reduce_point(const PointInput& in) {
   sum_samples(in, out);
   reduce_provenance(in, out);
   reduce_drives(in, out);
+  reduce_metadata(in, out);
   reduce_timing(in, out.summary);
   reduce_first_done(in, out.summary);
   reduce_latency(in.latency, out.summary);

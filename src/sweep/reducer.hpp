@@ -9,7 +9,7 @@
 // exit from the phase barrier. wall = max elapsed; bandwidth = total bytes / wall (IOR); children =
 // sum of bytes_i / elapsed_i (IOzone's "Children see"); first-done and the IOzone-equivalent
 // stonewalled rate count what every rank had moved when the first rank finished, read from the
-// time series.
+// time series. Metadata rows: the same window, operations instead of bytes (sweep/reducer.cpp).
 #pragma once
 
 #include <cstdint>
@@ -54,6 +54,9 @@ struct PointInput {
   std::vector<WireRow> wire;     // one per node sampled, `counted` already decided
   bool wire_measured = false;    // false: no storage interface sampled (NaN in the summary)
   bool writes = false;           // the phase's direction, for device_fraction
+  bool metadata = false;         // a metadata phase: per-operation provenance, no fractions
+  bool lookup = false;           // md-stat, md-read: the device's reads are what counts
+  std::uint8_t cache_drop = 0;   // 0 not asked, 1 every node dropped its caches, 2 refused
   double overhead_s = 0;         // rank 0's time outside the windows and its preparation
 };
 

@@ -53,6 +53,7 @@ int SweepRunner::fail() {
     std::fprintf(stderr, "iosweep: %s%s\n", failure_.c_str(), not_marked.c_str());
   }
   if (files_ && !work_.keep) files_->remove_own();
+  if (md_) md_->remove_all();
   return kExitFailure;
 }
 
@@ -74,6 +75,36 @@ int SweepRunner::shift_for(int k, MPI_Comm comm) {
   }
   MPI_Bcast(&shift, 1, MPI_INT, 0, comm);
   return shift;
+}
+
+// Metadata lookups touch another node's items whenever the point spans nodes (mdtest -N, as
+// --read-shift auto does for data); on one node they follow --read-shift. The placement is
+// known on rank 0, which tells the point's ranks.
+int SweepRunner::md_shift_for(int k, int data_shift, MPI_Comm comm) {
+  int shift = data_shift;
+  if (rank0_ && place_.full.nodes_used(k) > 1) {
+    std::vector<int> nodes;
+    nodes.reserve(static_cast<std::size_t>(k));
+    for (int p = 0; p < k; ++p)
+      nodes.push_back(place_.full.node_at(p));
+    bool all_remote = false;
+    shift = remote_shift(nodes, k, all_remote);
+  }
+  MPI_Bcast(&shift, 1, MPI_INT, 0, comm);
+  return shift;
+}
+
+// After a repetition's phases: the metadata set of the point removed, through the point's gate.
+bool SweepRunner::end_md_set(PointGate& gate, MPI_Comm comm) {
+  std::string why;
+  try {
+    md_->end(comm);
+  } catch (const std::exception& e) {
+    why = who() + ": " + printable(e.what());
+  }
+  if (gate.checkpoint(why)) return true;
+  if (rank0_) failure_ = gate.failure();
+  return false;
 }
 
 // The phases of one repetition: the table's order, except that on odd repetitions a control
@@ -100,6 +131,7 @@ RunShared SweepRunner::shared() {
                    .points = points_,
                    .spec = spec_,
                    .files = *files_,
+                   .md = *md_,
                    .counters = *counters_,
                    .progress = *progress_,
                    .recorder = recorder_.get(),
@@ -124,6 +156,10 @@ bool SweepRunner::run_phase(PointGate& gate, const PhaseRow& row, const PhaseSlo
 bool SweepRunner::run_point(std::size_t point_index, int k, MPI_Comm comm) {
   PointGate gate(comm);
   PhaseSlot slot{.point_index = point_index, .k = k, .shift = shift_for(k, comm), .comm = comm};
+  slot.md_shift = md_shift_for(k, slot.shift, comm);
+  bool metadata = false;
+  for (PhaseId p : work_.phases)
+    metadata = metadata || phase_desc(p).metadata();
   const std::uint64_t key =
       cfg_.sweep.streams.empty() ? static_cast<std::uint64_t>(k) : points_[point_index].streams();
   bool ok = true;
@@ -135,6 +171,7 @@ bool SweepRunner::run_point(std::size_t point_index, int k, MPI_Comm comm) {
     slot.order_seed = order_seed_for(key, rep);
     for (PhaseId phase : order)
       if (!(ok = run_phase(gate, phase_row(phase), slot))) break;
+    if (ok && metadata) ok = end_md_set(gate, comm);
   }
   handoff_ = AlignedBuffer();
   previous_ = nullptr;
@@ -268,7 +305,9 @@ void SweepRunner::watch_signals() {
       std::fflush(stderr);
     }
     if (!work_.keep) files_->remove_own();
+    md_->remove_all();
   });
+  md_->stop_on(watcher_->stop_flag());
 }
 
 // Every point: the active ranks run it; the others sleep in their machine's room until its
@@ -302,6 +341,7 @@ int SweepRunner::run_points() {
 int SweepRunner::finish() {
   progress_.reset();
   if (!work_.keep) files_->remove_own();
+  md_->finish();
   if (failure_ = write_rank_usage(); !failure_.empty()) return fail();
   if (rank0_) {
     try {
@@ -322,6 +362,9 @@ int SweepRunner::run() {
   files_ = std::make_unique<FileSet>(work_.dirs, place_.folder_of_position, run_id_,
                                      work_.reuse_run.empty() ? run_id_ : work_.reuse_run,
                                      place_.self.position, work_.shared());
+  // The metadata phases' folders and items sit in the first folder of --dir.
+  md_ = std::make_unique<MdSet>(work_.dirs.front(), run_id_, place_.self.position, work_.md,
+                                work_.seed);
   note_rank_identities();
   make_writers();
   watch_signals();

@@ -17,6 +17,7 @@
 #include "mpi/waiting.hpp"
 #include "output/writer.hpp"
 #include "phases/file_set.hpp"
+#include "phases/md_set.hpp"
 #include "phases/phase_table.hpp"
 #include "sweep/node_counters.hpp"
 #include "sweep/phase_point.hpp"
@@ -55,6 +56,8 @@ class SweepRunner {
   void note_usage(bool active);
   std::string write_rank_usage();
   int shift_for(int k, MPI_Comm comm);
+  int md_shift_for(int k, int data_shift, MPI_Comm comm);
+  bool end_md_set(PointGate& gate, MPI_Comm comm);
   std::vector<PhaseId> order_for(int rep) const;
   std::uint64_t order_seed_for(std::uint64_t point_key, int rep) const;
   std::string who() const;
@@ -72,7 +75,8 @@ class SweepRunner {
   std::string run_id_;
   DataSpec spec_;
   std::unique_ptr<FileSet> files_;
-  WriterList writers_;  // rank 0: complete before the signal watcher starts
+  std::unique_ptr<MdSet> md_;  // the metadata phases' folders and items
+  WriterList writers_;         // rank 0: complete before the signal watcher starts
   std::unique_ptr<Progress> progress_;
   std::unique_ptr<SignalWatcher> watcher_;
   std::unique_ptr<NodeCounters> counters_;   // device, wire and client counters per node

@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 from conftest import BIN, SOURCE_DIR, iosweep_argv, latest_run, mpi_env
-from iosweep_common import phases, status_of, text
+from iosweep_tools.results.hdf5 import text
+from iosweep_tools.results.names import phases, status_of
 from minicluster import can_emulate, emulated_env
 
 NODES = ["node1", "node2", "node3"]

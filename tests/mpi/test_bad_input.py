@@ -198,6 +198,26 @@ CASES = [
     ("wire-interface-auto-in-a-list", ["--wire-interface", "auto,eth0"], "--wire-interface"),
     ("preset-array-for-one-value", ["--config", "{tmp}/array.toml"], "--file-size"),
     ("preset-not-toml", ["--config", "{tmp}/broken.toml"], "--config"),
+    # The metadata phases.
+    ("md-on-mpiio", ["--engine", "mpiio", "--phases", "md-create"], "--engine"),
+    (
+        "md-items-and-total",
+        ["--phases", "md", "--md-items", "8", "--md-items-total", "64"],
+        "--md-items",
+    ),
+    (
+        "md-read-beyond-the-item",
+        ["--phases", "md-read", "--md-read-bytes", "4k"],
+        "--md-read-bytes",
+    ),
+    (
+        "md-items-need-more-folders",
+        ["--phases", "md-create", "--md-items", "100", "--md-items-per-folder", "10"],
+        "--md-items-per-folder",
+    ),
+    ("md-layout-unknown", ["--phases", "md", "--md-layout", "public"], "--md-layout"),
+    ("md-branch-zero", ["--phases", "md", "--md-branch", "0"], "--md-branch"),
+    ("md-phase-unknown", ["--phases", "md-chmod"], "--phases"),
 ]
 
 
@@ -295,6 +315,13 @@ def test_direct_on_tmpfs_is_refused_where_tmpfs_refuses_it(tmp_path, mounted):
     except OSError:
         pass
     _expect_refusal(tmp_path, ["--dir", d, "--direct"] + GOOD, "--direct", d)
+
+
+def test_not_enough_free_inodes_for_the_metadata_phases(tmp_path, mounted):
+    d = mounted("tmpfs", "size=16m,nr_inodes=100")
+    args = ["--dir", d, "--phases", "md-create", "--md-items", "500"]
+    line = _expect_refusal(tmp_path, args, "--md-items", d)
+    assert "free inodes" in line
 
 
 def test_not_enough_free_space_gives_both_numbers_and_force_overrides(tmp_path, mounted):

@@ -9,7 +9,8 @@ import h5py
 import numpy as np
 
 from conftest import latest_run, run_iosweep, run_sweep, snapshot, this_host
-from iosweep_common import phases, text
+from iosweep_tools.results.hdf5 import text
+from iosweep_tools.results.names import phases
 
 
 def folders_of(tmp_path, n):

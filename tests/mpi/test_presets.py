@@ -82,3 +82,82 @@ def test_preset_matches_the_iozone_command_it_reproduces(preset, workdir, tmp_pa
     run_sweep(
         2, config=preset, dir=workdir, output=tmp_path / "r.h5", dry_run=True, force=True, check=0
     )
+
+
+MDTEST_PRESETS = [p for p in PRESETS if "# mdtest:" in p.read_text()]
+MDTEST_PHASES = {"-C": "md-create", "-T": "md-stat", "-E": "md-read", "-r": "md-remove"}
+
+
+def test_the_metadata_presets_carry_their_mdtest_command():
+    assert {p.stem for p in MDTEST_PRESETS} >= {
+        "pixstor-md-empty",
+        "pixstor-md-4k",
+        "pixstor-md-3k",
+        "io500-mdtest-easy",
+        "io500-mdtest-hard",
+    }
+
+
+def size_bytes(text):
+    """mdtest's and iosweep's sizes in bytes: 4K, 4KiB, 3901."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    t = str(text).upper().removesuffix("IB").removesuffix("B")
+    return int(t[:-1]) * units[t[-1]] if t[-1] in units else int(t)
+
+
+@pytest.mark.parametrize("preset", MDTEST_PRESETS, ids=[p.stem for p in MDTEST_PRESETS])
+def test_md_preset_matches_the_mdtest_command_it_mirrors(preset):
+    """The `# mdtest:` line, option by option, against the preset's own options."""
+    cmd = next(ln for ln in preset.read_text().splitlines() if ln.startswith("# mdtest:"))
+    cmd = cmd.split(":", 1)[1].split()
+    assert cmd[0] == "mdtest"
+    opts = preset_options(preset)
+
+    def arg(flag, default=None):
+        return cmd[cmd.index(flag) + 1] if flag in cmd else default
+
+    assert ("-u" in cmd) == (opts.get("md-layout", "private") == "private")
+    assert ("-y" in cmd) == opts.get("md-fsync", False)
+    depth = arg("-z", "0")
+    assert opts.get("md-depth", "0") == depth
+    if depth != "0":  # at depth 0 the one folder is the leaf
+        assert ("-L" in cmd) == (opts.get("md-files", "leaf") == "leaf")
+    if "-n" in cmd:  # items per task
+        assert opts["md-items"] == arg("-n") and "md-items-total" not in opts
+    else:  # the PixStor series: a total over each point's threads
+        assert "md-items-total" in opts and "md-items" not in opts
+    assert opts.get("md-items-per-folder", "0") == arg("-I", "0")
+    branch = arg("-b", "auto")
+    assert opts.get("md-branch", "auto") == ("auto" if branch.startswith("$") else branch)
+    for flag, key in (("-w", "md-write-bytes"), ("-e", "md-read-bytes")):
+        assert size_bytes(opts.get(key, "0")) == size_bytes(arg(flag, "0"))
+    if "-W" in cmd:
+        assert opts["stonewall"] == arg("-W") + "s" and opts["stonewall-wearout"] is True
+    asked = {MDTEST_PHASES[f] for f in MDTEST_PHASES if f in cmd}
+    if not asked:  # mdtest runs every phase; a read only where it reads bytes
+        asked = {"md-create", "md-stat", "md-remove"} | ({"md-read"} if "-e" in cmd else set())
+    assert set(opts["phases"]) == asked
+
+
+@pytest.mark.parametrize("preset", MDTEST_PRESETS, ids=[p.stem for p in MDTEST_PRESETS])
+def test_md_preset_runs_with_a_few_items(preset, workdir, tmp_path):
+    """Each metadata preset for real on one point of 2 ranks, its millions of items replaced by a
+    few (which finish long before any stonewall it sets); --cache keep spares the machine's
+    caches (test_metadata drops them)."""
+    opts = preset_options(preset)
+    items = {"md_items_total": 64} if "md-items-total" in opts else {"md_items": 16}
+    out = tmp_path / "r.h5"
+    p = run_sweep(
+        2,
+        config=preset,
+        dir=workdir,
+        output=out,
+        quiet=True,
+        ranks=2,
+        cache="keep",
+        **items,
+        check=0,
+    )
+    assert dir_listing(workdir) == []
+    for phase in opts["phases"]:
+        assert sum(ln.startswith(phase + " ") for ln in p.stdout.splitlines()) == 1, phase

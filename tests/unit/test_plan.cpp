@@ -195,3 +195,31 @@ TEST(Plan, DryRunTableAddsUpWhatEachPointMoves) {
             std::string::npos)
       << plan;
 }
+
+TEST(Plan, DryRunOfMetadataPhasesListsEachPointsItemsAndTrees) {
+  Config cfg;
+  cfg.work.dirs = {"/scratch/u1"};
+  cfg.work.file_size = 4 << 20;
+  cfg.work.phases = {kMdCreate, kMdStat};
+  cfg.work.md.items_total = 4096;
+  cfg.work.md.per_folder = 256;
+  cfg.work.md.depth = 1;
+  cfg.report.output = "r.h5";
+  const Topology topo = compute_topology({"h1", "h1", "h2", "h2"}, Placement::spread);
+  std::vector<SweepPoint> points;
+  ASSERT_EQ(resolve_points(sweep(1, 0), 1, 4, points), "");
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  ASSERT_NE(out, nullptr);
+  print_plan(out, cfg, points, topo);
+  std::fclose(out);
+  const std::string plan(text, size);
+  std::free(text);
+  EXPECT_EQ(plan.find("bytes/phase"), std::string::npos) << "no data files in this run";
+  // 4096 items over 1, 2, 4 ranks at 256 per folder: 16, 8, 4 leaves below each tree's top.
+  for (const char* row : {"     1        1         4096       16         17\n",
+                          "     2        2         4096        8         18\n",
+                          "     4        4         4096        4         20\n"})
+    EXPECT_NE(plan.find(row), std::string::npos) << row << plan;
+}
