@@ -146,12 +146,13 @@ def said_lines(text):
     return [ln for ln in lines if ln.strip("-") and not any(n.fullmatch(ln) for n in NOISE)]
 
 
-def first_said(stderr, prefix="iosweep:"):
-    """The line of a child's stderr that says what went wrong: its first `prefix` line, else its
-    first line of said_lines; '' when it said nothing."""
+def first_said(stderr, prefix="iosweep:", most=3):
+    """What a child's stderr says went wrong: its first `prefix` line, else its first `most`
+    lines of said_lines joined by ' | ' (Open MPI explains a job's end over several); '' when
+    it said nothing."""
     lines = said_lines(stderr)
-    said = [ln for ln in lines if ln.startswith(prefix)] or lines
-    return said[0] if said else ""
+    mine = [ln for ln in lines if ln.startswith(prefix)]
+    return mine[0] if mine else " | ".join(lines[:most])
 
 
 def launched(cmd, timeout, what, env=None):
@@ -168,7 +169,7 @@ def launched(cmd, timeout, what, env=None):
 def refused(p):
     """True when the job's iosweep refused its arguments (exit 2 and an `iosweep:` line): nothing
     of the job was made."""
-    return p.returncode == 2 and first_said(p.stderr).startswith("iosweep:")
+    return p.returncode == 2 and any(ln.startswith("iosweep:") for ln in said_lines(p.stderr))
 
 
 def job(cmd, timeout, what, env=None):
