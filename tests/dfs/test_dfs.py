@@ -564,12 +564,9 @@ def restart_bricks(bed):
         # Beyond the free space of /run, where the bricks go (EFBIG from truncate, before).
         (["up", "--brick-size", "1000t"], "dfs-bed: --brick-size: 2 file(s) of 1000 TiB need "
          "2000 TiB in '/run' but only "),
-        (["up", "--brick-size", "9" * 30 + "t"], "dfs-bed: --brick-size: 2 file(s) of "),
         (["up", "--option", "io-cache"], "dfs-bed: --option: 'io-cache' is not KEY=VALUE "
          "(performance.io-cache=on)"),
         (["up", "--mount", "x"], "dfs-bed: --mount: 'x' must be an absolute path of a folder"),
-        (["up", "--mount", "/mnt/../x"], "dfs-bed: --mount: '/mnt/../x' must be an absolute "
-         "path of a folder"),
         (["up", "--mount", "/proc/x"], "dfs-bed: --mount: '/proc/x' is on proc, a pseudo file "
          "system, not storage"),
         (["up", "--mount", "/sys/kernel/x"], "dfs-bed: --mount: '/sys/kernel/x' is on sysfs, a "
@@ -577,8 +574,6 @@ def restart_bricks(bed):
         (["up", "--mount", "/etc"], "dfs-bed: --mount: '/etc' exists and is not an empty folder"),
         (["up", "--mount", "/etc/hostname"], "dfs-bed: --mount: '/etc/hostname' exists and is "
          "not a folder"),
-        (["up", "--mount", "/etc/hostname/x"], "dfs-bed: --mount: '/etc/hostname/x': "
-         "'/etc/hostname' is not a folder"),
         (["up", "--mount", "/run/{name}/m"], "dfs-bed: --mount: '/run/{name}/m' must be a folder "
          "of its own, outside /run/{name}"),
         (["up", "--frob"], "dfs-bed: unrecognized arguments: --frob"),
@@ -611,7 +606,6 @@ def test_what_no_bed_made_is_never_removed(tmp_path):
             (root / "state.json").write_text(json.dumps({"name": name})),
         ),
         "a link": lambda: root.symlink_to(elsewhere),
-        "a file": lambda: root.write_text("x\n"),
     }
     for what, make in victims.items():
         make()
