@@ -611,17 +611,87 @@ def restart_bricks(bed):
         (["up", "--nodes", "0"], "dfs-bed: --nodes: must be a whole number from 1 to 200 "
          "(found '0')"),
         (["up", "--brick-size", "1m"], "dfs-bed: --brick-size: must be at least 64m (found '1m')"),
+        (["up", "--brick-size", "lots"], "dfs-bed: --brick-size: 'lots' is not a size (512m, 1g)"),
+        # Beyond the free space of /run, where the bricks go (EFBIG from truncate, before).
+        (["up", "--brick-size", "1000t"], "dfs-bed: --brick-size: 2 file(s) of 1000 TiB need "
+         "2000 TiB in '/run' but only "),
         (["up", "--option", "io-cache"], "dfs-bed: --option: 'io-cache' is not KEY=VALUE "
          "(performance.io-cache=on)"),
         (["up", "--mount", "x"], "dfs-bed: --mount: 'x' must be an absolute path of a folder"),
+        (["up", "--mount", "/proc/x"], "dfs-bed: --mount: '/proc/x' is on proc, a pseudo file "
+         "system, not storage"),
+        (["up", "--mount", "/sys/kernel/x"], "dfs-bed: --mount: '/sys/kernel/x' is on sysfs, a "
+         "pseudo file system, not storage"),
+        (["up", "--mount", "/etc"], "dfs-bed: --mount: '/etc' exists and is not an empty folder"),
+        (["up", "--mount", "/etc/hostname"], "dfs-bed: --mount: '/etc/hostname' exists and is "
+         "not a folder"),
+        (["up", "--mount", "/run/{name}/m"], "dfs-bed: --mount: '/run/{name}/m' must be a folder "
+         "of its own, outside /run/{name}"),
         (["up", "--frob"], "dfs-bed: unrecognized arguments: --frob"),
     ],
 )  # fmt: skip
 def test_bad_arguments_are_refused_before_anything_starts(args, said):
     name = f"dfs-b{os.getpid()}"
-    p = bed_cli(*args, name=name, timeout=60)
-    assert (p.returncode, p.stderr.strip(), p.stdout) == (2, said, "")
+    p = bed_cli(*[a.format(name=name) for a in args], name=name, timeout=60)
+    assert (p.returncode, p.stdout) == (2, ""), p.stderr
+    assert p.stderr.strip().startswith(said.format(name=name)) and p.stderr.count("\n") == 1
     assert leftovers(name) == []
+
+
+def test_what_no_bed_made_is_never_removed(tmp_path):
+    """down of a name whose /run/NAME is not a bed's folder (no mark, a mark of another bed, a
+    link to a folder), or beside namespaces named like the bed's that no bed recorded, says so
+    in one line with status 2 and touches nothing; up of such a name is refused alike."""
+    if os.geteuid() != 0:
+        pytest.skip("the bed's folder is in /run and its namespaces need root")
+    name = f"dfs-v{os.getpid()}"
+    root = Path(f"/run/{name}")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "file").write_text("x\n")
+    victims = {
+        "a folder": lambda: (root.mkdir(), (root / "file").write_text("x\n")),
+        "another bed's mark": lambda: (
+            root.mkdir(),
+            (root / dfs_bed.MADE_MARK).write_text(Bed("other").mark_text()),
+            (root / "state.json").write_text(json.dumps({"name": name})),
+        ),
+        "a link": lambda: root.symlink_to(elsewhere),
+    }
+    for what, make in victims.items():
+        make()
+        try:
+            before = {str(p): p.read_bytes() for p in [root, elsewhere] for p in p.rglob("*")}
+            commands = (("down", "down: "), ("up", "--name: "))
+            for cmd, line in commands if what == "a folder" else commands[:1]:
+                p = bed_cli(cmd, name=name, timeout=60)
+                assert p.returncode == 2 and p.stdout == "", (what, cmd, p.stderr)
+                assert (
+                    p.stderr.startswith(f"dfs-bed: {line}/run/{name} ")
+                    and p.stderr.count("\n") == 1
+                ), (what, p.stderr)
+                assert os.path.lexists(root), what
+                after = {str(p): p.read_bytes() for p in [root, elsewhere] for p in p.rglob("*")}
+                assert after == before, what
+        finally:
+            if root.is_dir() and not root.is_symlink():
+                for f in root.iterdir():
+                    f.unlink()
+                root.rmdir()
+            else:
+                root.unlink()
+    # Namespaces named as a bed names its own, that no bed recorded making.
+    subprocess.run(["ip", "netns", "add", f"{name}-head"], check=True)
+    try:
+        for cmd, line in (("down", "down: network namespace(s) "), ("up", "--name: network ")):
+            p = bed_cli(cmd, name=name, timeout=60)
+            assert p.returncode == 2 and p.stderr.startswith(f"dfs-bed: {line}"), p.stderr
+            assert os.path.exists(f"/run/netns/{name}-head") and not root.exists()
+    finally:
+        subprocess.run(["ip", "netns", "delete", f"{name}-head"], check=True)
+    # Nothing of the bed anywhere: down says so and succeeds.
+    p = bed_cli("down", name=name, timeout=60)
+    assert p.returncode == 0 and "nothing of it was here" in p.stdout, p.stderr
 
 
 def test_a_second_bed_beside_the_first_and_down_after_a_partial_up(bed):

@@ -2,8 +2,10 @@
 
     files = bad_files.make(tmp, good)   # {name: path}
 """
+import fcntl
 import os
 import shutil
+import struct
 
 import h5py
 import numpy as np
@@ -42,6 +44,43 @@ def _text_ranks(f, g):
     _rewrite(g, "summary", out, dt)
 
 
+def _figure(field, value, table="summary", attr=None):
+    """A figure of the latest run set to `value`: row 0 of `table`'s `field`, or attribute
+    `attr`."""
+
+    def change(f, g):
+        if attr:
+            g.attrs[attr] = np.float64(value)
+            return
+        a = g[table][()]
+        a[field][0] = value
+        g[table][...] = a
+
+    return change
+
+
+# Figures set to what iosweep never stores (inf, a negative number): refused in one line naming
+# the value, as a figure NaN (not measured) is shown; and a table an export cannot hold whole.
+FIGURES = {
+    "figure-inf": _figure("cached_fraction_mean", np.inf),
+    "figure-negative": _figure("lat_p99_ns", -5.0),
+    "attribute-inf": _figure(None, np.inf, attr="rated_bw_Bps"),
+    "nodes-inf": _figure("seconds", np.inf, table="nodes"),
+}
+
+
+def tool_outputs(tmp):
+    """An IOR output whose mean bandwidth is inf, nan or negative ({name: path})."""
+    from conftest import SOURCE_DIR
+
+    ior = (SOURCE_DIR / "tests" / "fixtures" / "ior" / "01-posix-seq16m.txt").read_text()
+    out = {}
+    for name, v in (("ior-inf", "inf"), ("ior-nan", "nan"), ("ior-negative", "-540.04")):
+        out[name] = tmp / f"{name}.txt"
+        out[name].write_text(ior.replace("540.04     540.04     540.04", f"1 1 {v}", 1))
+    return out
+
+
 def _float_index(f, g):
     del f["run_index"]
     f.create_dataset("run_index", data=np.array([1.5, 2.5]))
@@ -52,6 +91,28 @@ def _empty_index(f, g):
     dt = idx.dtype
     del f["run_index"]
     f.create_dataset("run_index", shape=(0,), dtype=dt, maxshape=(None,), chunks=True)
+
+
+def _version(v):
+    def change(f, g):
+        if v is None:
+            del f.attrs["schema_version"]
+        else:
+            f.attrs["schema_version"] = np.int64(v)
+
+    return change
+
+
+HELD = []  # descriptors of files locked for the test process's lifetime
+
+
+def hold_write_lock(path):
+    """Takes iosweep's writer lock (an exclusive OFD lock, src/output/file_lock.hpp) on `path`
+    and keeps it while the tests run: as a run stopped half way through an append holds it."""
+    fd = os.open(path, os.O_RDWR)
+    fcntl.fcntl(fd, fcntl.F_OFD_SETLK, struct.pack("hhxxxxqqixxxx", fcntl.F_WRLCK, 0, 0, 0, 0))
+    HELD.append(fd)
+    return path
 
 
 def make(tmp, good):
@@ -74,4 +135,12 @@ def make(tmp, good):
     out["text-ranks"] = _copy(good, tmp / "text-ranks.h5", _text_ranks)
     out["no-summary"] = _copy(good, tmp / "no-summary.h5", lambda f, g: g.__delitem__("summary"))
     out["no-runs"] = _copy(good, tmp / "no-runs.h5", lambda f, g: f.__delitem__("runs"))
+    for name, change in FIGURES.items():
+        out[name] = _copy(good, tmp / f"{name}.h5", lambda f, g, c=change: c(f, g))
+    out.update(tool_outputs(tmp))
+    for v in (2, 0, None):  # newer than these scripts, none iosweep writes, missing
+        out[f"schema-v{v}"] = _copy(good, tmp / f"schema-v{v}.h5", _version(v))
+    out["locked"] = tmp / "locked.h5"
+    shutil.copy(good, out["locked"])
+    hold_write_lock(out["locked"])
     return out

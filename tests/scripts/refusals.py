@@ -86,6 +86,9 @@ CORRUPT = {
     "phase-outside-enum": lambda f: _set(_last(f), "summary", "phase", 0, 99),
     "ranks-of-floats": lambda f: _retyped(_last(f), "summary", "ranks", "f8"),
     "iops-infinite": lambda f: _set(_last(f), "summary", "iops", 0, np.inf),
+    # A figure no command names, formatted all the same: NaN (not measured) is one, inf is not
+    # (the report stopped with OverflowError on it; test_scripts_bad_input has the siblings).
+    "optional-figure-inf": lambda f: _set(_last(f), "summary", "cached_fraction_mean", 0, np.inf),
     "summary-missing": lambda f: _last(f).__delitem__("summary"),
     "summary-empty": lambda f: _last(f)["summary"].resize((0,)),
     "summary-claims-2^40-rows": lambda f: _huge(_last(f)),
@@ -93,6 +96,8 @@ CORRUPT = {
     "world-size-text": lambda f: _last(f).attrs.__setitem__("world_size", "many"),
     "phase-table-garbled": lambda f: _last(f).attrs.__setitem__("phase_table", "rand_read = 7\n"),
     "schema-an-array": lambda f: f.attrs.__setitem__("schema", np.array([1, 2, 3])),
+    # A schema version newer than these scripts' (test_scripts_bad_input has the siblings).
+    "schema-version-2": lambda f: f.attrs.__setitem__("schema_version", np.int64(2)),
     "run-a-dataset": lambda f: _run_dataset(f),
 }
 

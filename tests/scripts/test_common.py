@@ -10,6 +10,7 @@ import re
 import shutil
 import struct
 import subprocess
+import time
 
 import h5py
 import numpy as np
@@ -293,6 +294,56 @@ def test_a_file_a_writer_holds_is_refused_in_one_line_after_the_wait(run_file):
         os.close(fd)
     with rfile.open_results(run_file[0]) as f:  # and is read once the writer is done
         assert len(f["run_index"]) >= 1
+
+
+def test_the_scripts_read_the_schema_version_the_binary_writes(run_file):
+    """One rule for every reader: the scripts read the versions the binary reads (1 to its
+    kSchemaVersion), the version a real run's file carries among them."""
+    header = (SOURCE_DIR / "src" / "model" / "schema.hpp").read_text()
+    assert int(re.search(r"kSchemaVersion = (\d+);", header).group(1)) == rfile.SCHEMA_VERSION
+    with h5py.File(run_file[0], "r") as f:
+        assert f.attrs["schema_version"] == rfile.SCHEMA_VERSION
+    assert rfile.version_problem(rfile.SCHEMA_VERSION) == ""
+    for v in (None, 0, -1, rfile.SCHEMA_VERSION + 1, 1.0, "1", True):
+        assert rfile.version_problem(v), v
+
+
+def test_a_locked_file_is_waited_for_once_and_for_the_time_said(run_file, tmp_path, monkeypatch):
+    """iosweep-compare with A or B held by a writer: one wait of IOSWEEP_LOCK_WAIT_S (the
+    variable the binary reads) per file, the figure it waited in the line, and B never taken for
+    another tool's output (it waited twice and said half of it, or called B 'expected IOzone or
+    IOR output'). In this process, so that the time is the wait's and not Python's start."""
+    from iosweep_tools.compare import cli
+
+    locked = tmp_path / "locked.h5"
+    shutil.copy(run_file[0], locked)
+    monkeypatch.setenv("IOSWEEP_LOCK_WAIT_S", "1")
+    assert rfile.lock_wait_seconds() == 1.0
+    fd = writer_lock(locked)
+    try:
+        for side, argv in (("A", [locked, run_file[0]]), ("B", [run_file[0], locked])):
+            t0 = time.monotonic()
+            p = subprocess_free(cli.main, [str(a) for a in argv])
+            took = time.monotonic() - t0
+            assert p == (2, f"{side}: '{locked}' is locked by a run writing to it; waited 1 s"), p
+            assert 1.0 <= took < 1.9, f"{side}: {took:.2f} s for one wait of 1 s"
+    finally:
+        os.close(fd)
+    for bad in ("0", "-1", "nan", "inf", "soon"):  # as the binary: the default, 60 s
+        monkeypatch.setenv("IOSWEEP_LOCK_WAIT_S", bad)
+        assert rfile.lock_wait_seconds() == 60.0
+
+
+def subprocess_free(main, argv):
+    """(status, the start of the one line) of a command's main run in this process."""
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        status = main(argv)
+    line = err.getvalue().split(": ", 1)[1].split(" (IOSWEEP_LOCK_WAIT_S)")[0]
+    return status, line
 
 
 # ------------------------------------------------------------------------------- sizes

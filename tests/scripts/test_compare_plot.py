@@ -460,7 +460,7 @@ def test_equal_settings_give_the_ratio_of_figures_of_one_definition(iozone11_run
     want = {"seq_write": 203302.38 * 4096, "rand_write": 190747.58, "rand_read": 1511882.56}
     for phase, value in want.items():
         row = by[(phase, 2, "IOzone")]
-        assert row["match"] == "=" and row["compared_with"] == "iozone_children", row
+        assert row["match"] == "'=" and row["compared_with"] == "iozone_children", row
         s = summary_row(out, phase, 2)
         mine = s["iozone_children_Bps"] / (4096 if is_random(phase) else 1)
         assert float(row["ratio"]) == pytest.approx(mine / value, rel=1e-6), phase
@@ -472,7 +472,7 @@ def test_equal_settings_give_the_ratio_of_figures_of_one_definition(iozone11_run
     assert "not stonewalled (-x)" in p.stdout
     row = csv_rows(tmp_path / "x.csv")[("rand_read", 2, "IOzone")]
     s = summary_row(out, "rand_read", 2)
-    assert row["compared_with"] == "children" and row["match"] == "="
+    assert row["compared_with"] == "children" and row["match"] == "'="
     assert float(row["ratio"]) == pytest.approx(s["children_Bps"] / 4096 / 1511882.56, rel=1e-6)
 
 
@@ -502,7 +502,7 @@ def test_o_direct_on_one_side_only_is_a_mismatch(iozone11_run, diskdir, tmp_path
     assert p.returncode == 0, p.stderr
     row = csv_rows(tmp_path / "t.csv")[("rand_read", 2, "IOR")]
     s = summary_row(out, "rand_read", 2)
-    assert row["match"] == "=" and float(row["ratio"]) == pytest.approx(
+    assert row["match"] == "'=" and float(row["ratio"]) == pytest.approx(
         s["iops"] / 40070.88, rel=1e-6
     )
     p = compare_cmd(
@@ -658,6 +658,6 @@ def test_a_shared_file_run_matches_ior_without_F_only(tmp_path, workdir, layout)
     ]
     match = {r["source_file_bytes"]: r["match"] for r in rows}
     if layout == "shared":
-        assert match[str(128 << 20)] == "=" and "layout" in match[str(64 << 20)]
+        assert match[str(128 << 20)] == "'=" and "layout" in match[str(64 << 20)]
     else:
-        assert match[str(64 << 20)] == "=" and "layout" in match[str(128 << 20)]
+        assert match[str(64 << 20)] == "'=" and "layout" in match[str(128 << 20)]

@@ -5,6 +5,10 @@ folders carries its folders and its drive view."""
 import csv
 import json
 import math
+import os
+import resource
+import shutil
+import stat
 import subprocess
 
 import h5py
@@ -13,7 +17,7 @@ import pytest
 
 from iosweep_tools.results import hdf5
 from iosweep_tools.results import export
-from conftest import SOURCE_DIR, make_results, run_ids
+from conftest import SOURCE_DIR, latest_run, make_results, run_ids, snapshot
 
 LOAD = SOURCE_DIR / "scripts" / "iosweep-load"
 TABLES = (
@@ -96,7 +100,7 @@ def test_csv_round_trips_every_table(results, tmp_path):
     p = load(out, "--csv", d)
     assert p.returncode == 0, p.stderr
     names = sorted(x.name for x in d.iterdir())
-    assert names == sorted(f"{t}.csv" for t in TABLES + ("latency", "runs"))
+    assert names == sorted([".iosweep-export"] + [f"{t}.csv" for t in TABLES + ("latency", "runs")])
     with h5py.File(out, "r") as f:
         for t in TABLES:
             r = list(csv.reader(open(d / f"{t}.csv")))
@@ -182,3 +186,145 @@ def test_column_names_follow_the_documented_convention():
     assert c("bandwidth_Bps", "bytes/s") == "bandwidth_Bps" and c("iops", "ops/s") == "iops"
     assert c("bytes", "bytes") == "bytes" and c("point", "1") == "point"
     assert c("matches", "rows") == "matches (rows)" and c("seconds", "s") == "seconds (s)"
+
+
+# Labels a spreadsheet would take for a formula, and what the CSV holds for them (OWASP: a single
+# quote before a cell that begins with =, +, -, @, a tab or a carriage return; a quote before one
+# that begins with a quote, so that one leading quote removed always gives the text back).
+FORMULAS = {
+    '=HYPERLINK("http://x","y")': '\'=HYPERLINK("http://x","y")',
+    "-2+3": "'-2+3",
+    "@SUM(A1)": "'@SUM(A1)",
+    "'quoted": "''quoted",
+    "-5": "-5",  # a number as written: a spreadsheet makes it -5, never a formula
+}
+
+
+def test_text_a_spreadsheet_would_run_stays_text_and_numbers_stay_numbers(tmp_path):
+    work = tmp_path / "w"
+    work.mkdir()
+    out = tmp_path / "r.h5"
+    for label in FORMULAS:
+        make_results(1, work, out, "1m", "1m", "--phases", "seq-write", f"--label={label}")
+    p = load(out, "--csv", tmp_path / "csv", "--json", tmp_path / "r.json")
+    assert p.returncode == 0, p.stderr
+    runs = list(csv.DictReader(open(tmp_path / "csv" / "runs.csv")))
+    assert [r["label"] for r in runs] == list(FORMULAS.values())
+    assert [r["label"].removeprefix("'") if r["label"].startswith("'") else r["label"]
+            for r in runs] == list(FORMULAS)  # fmt: skip
+    doc = json.loads((tmp_path / "r.json").read_text())  # JSON holds the text as it is
+    assert [r["attributes"]["label"] for r in doc["runs"]] == list(FORMULAS)
+    # Negative numbers stay numbers: the merged rows of the time series (rank -1), where the
+    # file has them.
+    with h5py.File(out, "r") as f:
+        merged = (latest_run(f)["timeseries"]["rank"] < 0).any()
+    ranks = {r["rank"] for r in csv.DictReader(open(tmp_path / "csv" / "timeseries.csv"))}
+    assert ("-1" in ranks) == bool(merged) and not any(r.startswith("'") for r in ranks)
+
+
+# ------------------------------------------------------------------- the set, whole or nothing
+
+
+def _moved_aside(path, then):
+    """Does `then` with `path` renamed aside (inode and modification time kept), then puts it
+    back: the export that wrote it still finds it as it wrote it."""
+
+    def prepare(d):
+        aside = path(d).with_name(path(d).name + ".aside")
+        os.rename(path(d), aside)
+        then(d)
+
+        def undo():
+            target = path(d)
+            if target.is_dir():
+                target.rmdir()
+            elif target.exists():
+                target.unlink()
+            os.rename(aside, target)
+
+        return undo
+
+    return prepare
+
+
+def _edited(d):
+    p = d / "summary.csv"
+    st = p.stat()
+    with open(p, "a") as f:
+        f.write("x\n")
+
+    def undo():
+        os.truncate(p, st.st_size)
+        os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+    return undo
+
+
+def _fsize_limit(kib):
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (kib << 10, kib << 10))
+
+    return limit
+
+
+# What is in the folder of an earlier export (and what the export then does): (id, the folder
+# prepared (returns how to undo it), a limit the command runs under, exit status, the start of
+# its line after "iosweep-load: --csv: "). Each leaves the folder, the JSON file beside it and
+# the earlier export exactly as they were.
+SETS = [
+    ("a-table-name-taken-by-a-folder",
+     _moved_aside(lambda d: d / "timeseries.csv", lambda d: (d / "timeseries.csv").mkdir()),
+     None, 2, "'{d}/timeseries.csv' is not a regular file"),
+    ("a-table-edited-since", _edited, None, 2, "'{d}/summary.csv' was changed since the export"),
+    ("tables-no-export-wrote", _moved_aside(lambda d: d / ".iosweep-export", lambda d: None),
+     None, 2, "'{d}/device.csv' is not a table an earlier export wrote"),
+    ("a-manifest-that-is-not-one",
+     _moved_aside(lambda d: d / ".iosweep-export",
+                  lambda d: (d / ".iosweep-export").write_text("{}")),
+     None, 2, "'{d}/.iosweep-export' is not the manifest of an export"),
+    ("the-disk-full-half-way", lambda d: (lambda: None), _fsize_limit(24), 1, "cannot write '"),
+]  # fmt: skip
+
+
+def files_of(snap):
+    """A snapshot without the folders' modification times (files made and removed again in a
+    folder change its time, not its content)."""
+    return {p: v[:1] + v[2:] if stat.S_ISDIR(v[2]) else v for p, v in snap.items()}
+
+
+def test_an_export_is_written_whole_or_not_at_all(results, tmp_path):
+    _, out = results
+    d, js = tmp_path / "csv", tmp_path / "r.json"
+    p = load(out, "--csv", d, "--json", js)
+    assert p.returncode == 0, p.stderr
+    (d / "notes.txt").write_text("the user's own\n")
+    for case, prepare, limit, status, said in SETS:
+        undo = prepare(d)
+        before = snapshot(tmp_path)
+        p = subprocess.run(
+            [str(LOAD), str(out), "--csv", str(d), "--json", str(js)],
+            capture_output=True,
+            text=True,
+            preexec_fn=limit,
+        )
+        lines = p.stderr.splitlines()
+        assert p.returncode == status and len(lines) == 1, (case, p.stderr)
+        assert lines[0].startswith("iosweep-load: --csv: " + said.format(d=d)), (case, lines)
+        assert files_of(snapshot(tmp_path)) == files_of(before), f"{case}: the folder changed"
+        if status == 2:  # refused before anything was written: the folder untouched too
+            assert snapshot(tmp_path) == before, case
+        undo()
+    # An earlier export is replaced whole: a table the new export lacks (this file has no
+    # mounts) is removed, the user's own file stays, the manifest lists what is there.
+    no_mounts = tmp_path / "no-mounts.h5"
+    shutil.copy(out, no_mounts)
+    with h5py.File(no_mounts, "r+") as f:
+        for g in f["runs"].values():
+            del g["mounts"]
+    p = load(no_mounts, "--csv", d)
+    assert p.returncode == 0, p.stderr
+    names = sorted(x.name for x in d.iterdir())
+    tables = sorted(f"{t}.csv" for t in TABLES + ("latency", "runs") if t != "mounts")
+    assert names == sorted([".iosweep-export", "notes.txt"] + tables)
+    manifest = json.loads((d / ".iosweep-export").read_text())
+    assert sorted(manifest["tables"]) == tables

@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from conftest import SOURCE_DIR
 from refusals import corrupted, real_results, refused
 
 SCRIPT = "iosweep-plot"
@@ -26,6 +27,8 @@ def files(tmp_path_factory):
     }.items():
         (tmp / f"b-{name}").mkdir()
         (tmp / f"b-{name}" / "b.csv").write_bytes(text.encode("latin-1"))
+    ior = (SOURCE_DIR / "tests" / "fixtures" / "ior" / "01-posix-seq16m.txt").read_text()
+    (tmp / "ior-inf.txt").write_text(ior.replace("540.04     540.04     540.04", "1 1 inf", 1))
     (tmp / "b-fifo").mkdir()
     os.mkfifo(tmp / "b-fifo" / "b.csv")
     return tmp, good, bad
@@ -41,11 +44,13 @@ CASES = [
     ("phase-outside-enum", "phase-outside-enum", [], "results: "),
     ("ranks-of-floats", "ranks-of-floats", [], "results: "),
     ("iops-infinite", "iops-infinite", [], "results: "),
+    ("optional-figure-inf", "optional-figure-inf", [], "results: "),
     ("summary-empty", "summary-empty", [], "results: "),
     ("summary-claims-2^40-rows", "summary-claims-2^40-rows", [], "results: "),
     ("world-size-text", "world-size-text", [], "results: "),
     ("phase-table-garbled", "phase-table-garbled", [], "results: "),
     ("schema-an-array", "schema-an-array", [], "results: "),
+    ("schema-version-2", "schema-version-2", [], "results: "),
     # missing groups and attributes
     ("summary-missing", "summary-missing", [], "results: "),
     ("world-size-missing", "world-size-missing", [], "results: "),
@@ -61,6 +66,7 @@ CASES = [
     ("output-dev-zero", "good", ["/dev/zero"], "outputs: "),
     ("output-fifo", "good", ["{tmp}/fifo.txt"], "outputs: "),
     ("output-folder", "good", ["{tmp}/a-folder"], "outputs: "),
+    ("output-figure-inf", "good", ["{tmp}/ior-inf.txt"], "{tmp}/ior-inf.txt: line 40: expected a"),
     ("baselines-csv-fifo", "good", ["--baselines-dir", "{tmp}/b-fifo"], "--baselines-dir: "),
     # output paths
     ("image-folder-missing", "good", ["-o", "{tmp}/none/p.png"], "--output: "),
@@ -70,6 +76,12 @@ CASES = [
     ("image-extension-pgf", "good", ["-o", "{tmp}/p.pgf"], "--output: "),
     ("image-no-extension", "good", ["-o", "{tmp}/p"], "--output: "),
     ("image-is-a-folder", "good", ["-o", "{tmp}/a-folder"], "--output: "),
+    (
+        "images-one-file",
+        "good",
+        ["-o", "{tmp}/out/p.png", "--latency-over-time", "{tmp}/out/p.png"],
+        "--latency-over-time: the same file as --output",
+    ),
     # numbers
     ("width-nan", "good", ["--width", "nan"], "--width: 'nan' is not a positive number"),
     ("width-inf", "good", ["--width", "inf"], "--width: 'inf' is not a positive number"),
@@ -95,6 +107,7 @@ def test_bad_input_is_one_line_and_status_2_with_nothing_written(files, case, re
     tmp, good, bad = files
     path = good if results == "good" else bad.get(results, results.replace("{tmp}", str(tmp)))
     args = [a.replace("{tmp}", str(tmp)) for a in extra]
+    name = name.replace("{tmp}", str(tmp))
     if "-o" not in args:
         args += ["-o", str(tmp / "out" / "p.png")]
     (tmp / "out").mkdir(exist_ok=True)
@@ -105,8 +118,6 @@ def test_a_good_file_draws(files):
     """The same arguments with the real file: the image is written (the rows above are refused
     for what they change, not for something else)."""
     import subprocess
-
-    from conftest import SOURCE_DIR
 
     tmp, good, _ = files
     out = tmp / "good.svg"

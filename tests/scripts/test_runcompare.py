@@ -4,6 +4,7 @@ listed and their rows left uncompared unless --loose, a one-repetition side said
 degenerate, and the CSV."""
 import csv
 import re
+import shutil
 import subprocess
 
 import h5py
@@ -138,15 +139,103 @@ def test_runs_named_by_suffix_in_one_file(runs, tmp_path):
 
 def test_differing_settings_are_listed_and_not_compared_unless_loose(runs):
     _, a, _, c, _ = runs
-    p = compare(a, c, "--fail-below", "1000")
-    assert p.returncode == 0, p.stdout  # nothing compared: nothing below the gate
+    p = compare(a, c)
+    assert p.returncode == 0, p.stdout
     assert "file size: A 4 MiB, B 8 MiB (every row)" in p.stdout
     table = [ln for ln in p.stdout.splitlines() if ln.startswith(("seq_", "rand_"))]
     assert len(table) == 6 and all("not compared: file size differs" in ln for ln in table)
-    assert "gate: no compared row (0)" in p.stdout
     p = compare(a, c, "--loose")
     assert p.returncode == 0
     assert len([m for m in map(INTERVAL.match, p.stdout.splitlines()) if m]) == 6
+
+
+def _copy_changed(src, dst, change):
+    shutil.copy(src, dst)
+    with h5py.File(dst, "r+") as f:
+        change(f, f["runs"][run_ids(f)[-1]])
+    return dst
+
+
+def _aborted(f, g):
+    """The run's status made `aborted`, in its attribute and in the run_index."""
+    members = h5py.check_enum_dtype(g.attrs.get_id("status").dtype)
+    g.attrs.modify("status", members["aborted"])
+    idx = f["run_index"][()]
+    idx["status"][-1] = h5py.check_enum_dtype(idx.dtype["status"])["aborted"]
+    f["run_index"][...] = idx
+
+
+def _seq_read_zero(f, g):
+    s = g["summary"][()]
+    seq_read = h5py.check_enum_dtype(s.dtype["phase"])["seq_read"]
+    s["bandwidth_Bps"][s["phase"] == seq_read] = 0.0
+    g["summary"][...] = s
+
+
+# The gate on comparisons that left something out: (id, A, B, options, exit status, lines that
+# must be printed). A regression gate that compared fewer rows than the runs hold is not a pass
+# unless --allow-partial says so, and one that compared nothing never is.
+GATE = [
+    ("every-row-differs", "a", "c", [], 1, [
+        "gate: no row was compared (of 6 the runs hold): nothing to pass",
+        "  left out (6; 0 of 6 rows compared):",
+        "    seq_write at 1 ranks x depth 1: not compared: file size differs"]),
+    ("every-row-differs-allowed", "a", "c", ["--allow-partial"], 1, [
+        "gate: no row was compared (of 6 the runs hold): nothing to pass"]),
+    ("b-stopped-after-its-first-phase", "a", "d-aborted", [], 1, [
+        "gate: no compared row (2) lies wholly below 0.001, but the comparison is partial: not a"
+        " pass (--allow-partial passes on the compared rows alone)",
+        "  left out (5; 2 of 6 rows compared):",
+        "    seq_read at 1 ranks x depth 1: only in A",
+        "    rand_read at 2 ranks x depth 1: only in A",
+        "    B's run {B} is aborted, not complete"]),
+    ("b-stopped-allowed", "a", "d-aborted", ["--allow-partial"], 0, [
+        "gate: no compared row (2) lies wholly below 0.001 (--allow-partial: the rest left out)",
+        "    seq_read at 2 ranks x depth 1: only in A"]),
+    ("a-figures-zero", "a-zero", "b", [], 1, [
+        "  left out (2; 4 of 6 rows compared):",
+        "    seq_read at 1 ranks x depth 1: not comparable (a figure is NaN, or A's mean is not"
+        " above 0)"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", GATE, ids=[g[0] for g in GATE])
+def test_a_gate_that_left_rows_out_is_not_a_pass(runs, case):
+    tmp, a, b, c, d = runs
+    files = {
+        "a": a,
+        "b": b,
+        "c": c,
+        "d-aborted": _copy_changed(d, tmp / "d-aborted.h5", _aborted),
+        "a-zero": _copy_changed(a, tmp / "a-zero.h5", _seq_read_zero),
+    }
+    _, first, second, options, status, lines = case
+    p = compare(files[first], files[second], "--fail-below", "0.001", *options)
+    assert p.returncode == status, p.stdout + p.stderr
+    with h5py.File(files[second], "r") as f:
+        rid = run_ids(f)[-1]
+    out = p.stdout.splitlines()
+    for line in lines:
+        assert line.format(B=rid) in out, (line, p.stdout)
+
+
+def test_the_csv_keeps_text_a_spreadsheet_would_run_text(runs, tmp_path):
+    """A setting that differs only in the configuration is listed as its option
+    (--wire-interface), which a spreadsheet would take for a formula: the CSV holds it after a
+    single quote, the numbers as they are."""
+    _, a, b, _, _ = runs
+
+    def wire(f, g):
+        config = str(g.attrs["config"])
+        assert 'wire-interface=["auto"]' in config
+        g.attrs["config"] = config.replace('wire-interface=["auto"]', 'wire-interface=["lo"]')
+
+    other = _copy_changed(b, tmp_path / "b.h5", wire)
+    p = compare(a, other, "--csv", tmp_path / "t.csv")
+    assert p.returncode == 0, p.stderr
+    rows = list(csv.DictReader(open(tmp_path / "t.csv")))
+    assert rows and all(r["differs"] == "'--wire-interface" for r in rows)
+    assert all(float(r["mean_a"]) > 0 for r in rows)
 
 
 def test_one_repetition_makes_the_interval_degenerate_and_says_so(runs):

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from conftest import SOURCE_DIR
+from conftest import BIN, SOURCE_DIR
 from iosweep_tools.core.launch import can_emulate
 
 SCALE = str(SOURCE_DIR / "scripts" / "scale-check")
@@ -36,6 +36,44 @@ def test_scale_check_reports_wall_memory_and_overhead(tmp_path):
     assert over and float(over.group(1)) <= float(over.group(2))
     assert out.stat().st_size > 0
     assert sorted(x.name for x in tmp_path.iterdir()) == ["r.h5"]  # the run's own folder is gone
+
+
+# The job's ranks end other than the run says (a wrapper of the real binary: `iosweep units`
+# and `iosweep run` as they are, then its own end): scale-check says mpirun's status, the run's
+# status and points from the results file, and what was printed; a complete run's figures are
+# printed all the same. (id, what the wrapper does after iosweep's arguments, report printed,
+# what the line says after "scale-check: the job: mpirun exited 1; in '<file>' ")
+ENDINGS = [
+    ("ranks-end-1-after-a-complete-run",
+     '"$BIN" "$@"; echo "wrapper: rank $OMPI_COMM_WORLD_RANK ended with 1" >&2; exit 1',
+     True, r"run \S+ is complete, 2 of 2 points; it said: .*wrapper: rank [01] ended with 1"),
+    ("ranks-end-1-before-any-run",
+     'echo "wrapper: no run for you" >&2; exit 1',
+     False, r"no run could be read from it \(.*No such file or directory\); it said: .*wrapper: "
+     r"no run for you"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", ENDINGS, ids=[e[0] for e in ENDINGS])
+def test_scale_check_says_what_the_job_and_its_run_did(case, tmp_path):
+    _, ending, report, said = case
+    wrapper = tmp_path / "iosweep"
+    wrapper.write_text(f'#!/bin/sh\nBIN={BIN}\n[ "$1" = run ] || exec "$BIN" "$@"\n{ending}\n')
+    wrapper.chmod(0o755)
+    work = tmp_path / "w"
+    work.mkdir()
+    p = subprocess.run(
+        [SCALE, "--ranks", "2", "--size", "1m", "--dir", work, "--bin", wrapper],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 1, p.stdout + p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("scale-check: the job: mpirun exited 1; in '")
+    assert re.search(said, lines[0]), lines[0]
+    assert ("wall time of the whole job" in p.stdout) == report, p.stdout
+    assert list(work.iterdir()) == []
 
 
 @pytest.mark.parametrize(

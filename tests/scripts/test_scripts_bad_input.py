@@ -2,18 +2,32 @@
 exactly one line on stderr starting with `<script>: ` and naming the argument, no traceback,
 nothing created, changed or removed (conftest.snapshot), and no input read forever (a FIFO,
 /dev/zero: every case has a deadline)."""
+import os
+import shutil
 import subprocess
 
 import h5py
+import numpy as np
 import pytest
 
 import bad_files
 from conftest import SOURCE_DIR, run_ids, run_iosweep, snapshot
 
 SCRIPTS = SOURCE_DIR / "scripts"
+LOCKED = "{side}: '{{locked}}' is locked by pid " + str(os.getpid()) + " (python3); waited 0.5 s"
 FIX = SOURCE_DIR / "tests" / "fixtures"
 BROKEN = ("text", "missing", "folder", "fifo", "dev-zero", "other-schema", "float-index")
 BROKEN += ("empty-index", "bad-phase", "text-ranks", "no-summary", "no-runs")
+# Files every reader refuses through the one reader they share (results.file, results.reader):
+# each case a row of one command, the cases spread over the three. A file locked by a writer;
+# a schema version newer than the scripts', 0, or none; a figure infinite or negative.
+SHARED = {
+    "compare": ("schema-v2", "attribute-inf"),  # and locked: A-locked-says-so
+    "load": ("locked", "schema-vNone", "figure-negative"),
+    "report": ("schema-v0", "figure-inf"),
+}
+TOOLS = ("ior-inf", "ior-nan", "ior-negative")  # other tools' outputs with such a figure
+LOCK_WAIT_S = "0.5"  # IOSWEEP_LOCK_WAIT_S of every row: a locked file is waited for this long
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +66,11 @@ def refused(script, args, names, env):
     tmp, good, ids, files = env
     before = snapshot(tmp)
     p = subprocess.run(
-        [str(SCRIPTS / script), *expand(args, *env)], capture_output=True, text=True, timeout=60
+        [str(SCRIPTS / script), *expand(args, *env)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, IOSWEEP_LOCK_WAIT_S=LOCK_WAIT_S),
     )
     assert p.returncode == 2, p.stdout + p.stderr
     lines = p.stderr.splitlines()
@@ -76,6 +94,7 @@ COMPARE = (
             ["{good}", FIX / "ior/01-posix-seq16m.txt", "--fail-below", "1"],
             "--fail-below",
         ),
+        ("allow-partial-alone", ["{good}", "{good}:{A}", "--allow-partial"], "--allow-partial"),
         ("resamples-few", ["{good}", "{good}:{A}", "--resamples", "5"], "--resamples"),
         ("resamples-huge", ["{good}", "{good}:{A}", "--resamples", "1000000000"], "--resamples"),
         ("seed-text", ["{good}", "{good}:{A}", "--seed", "x"], "--seed"),
@@ -98,12 +117,26 @@ COMPARE = (
         ("output-dev-zero", ["{good}", "/dev/zero"], "/dev/zero"),
         ("unknown-option", ["{good}", "--bogus"], "--bogus"),
     ]
-    + [(f"A-{b}", ["{" + b + "}", "{good}"], "{" + b + "}") for b in BROKEN]
+    + [(f"A-{b}", ["{" + b + "}", "{good}"], "{" + b + "}") for b in BROKEN + SHARED["compare"]]
     + [
         (f"B-{b}", ["{good}", "{" + b + "}"], "{" + b + "}")
         for b in ("fifo", "dev-zero", "float-index", "empty-index", "bad-phase", "no-runs")
     ]
+    + [
+        # A file whose writer lock a stopped run holds: one bounded wait, the figure it waited,
+        # who holds it, and never "expected IOzone or IOR output" for B.
+        ("A-locked-says-so", ["{locked}", "{good}"], LOCKED.format(side="A")),
+        ("B-locked-says-so", ["{good}", "{locked}:{A}"], LOCKED.format(side="B")),
+        # The schema's version as the binary judges it.
+        ("B-schema-v0", ["{good}", "{schema-v0}"], "version 0, which no iosweep writes"),
+        ("B-figure-inf", ["{good}", "{figure-inf}"], "cached_fraction_mean: row 0 holds inf"),
+    ]
 )
+
+COMPARE += [
+    (f"output-{t}", ["{good}", "{" + t + "}"], "{" + t + "}: line 40: expected a finite figure")
+    for t in TOOLS
+]
 
 LOAD = [
     ("csv-missing-parent", ["{good}", "--csv", "{tmp}/no/such/dir"], "--csv"),
@@ -117,7 +150,12 @@ LOAD = [
     ("run-not-in-file", ["{good}", "--run", "20990101T000000.000Z-deadbeef"], "--run"),
     ("unknown-option", ["{good}", "--bogus"], "--bogus"),
     ("two-files", ["{good}", "{good}"], "unrecognized arguments"),
-] + [(f"input-{b}", ["{" + b + "}", "--json", "{tmp}/r.json"], "{" + b + "}") for b in BROKEN]
+    # A table an export cannot hold whole: refused, where a report shows the rest and says why.
+    ("csv-table-set-aside", ["{nodes-inf}", "--csv", "{tmp}/t"], "nodes field seconds: row 0"),
+] + [
+    (f"input-{b}", ["{" + b + "}", "--json", "{tmp}/r.json"], "{" + b + "}")
+    for b in BROKEN + SHARED["load"]
+]
 
 REPORT = [
     ("output-missing", ["{good}"], "--output"),
@@ -157,7 +195,13 @@ REPORT = [
         "--resamples",
     ),
     ("seed-negative", ["{good}", "-o", "{tmp}/r.html", "--seed=-3"], "--seed"),
-] + [(f"input-{b}", ["{" + b + "}", "-o", "{tmp}/r.html"], "{" + b + "}") for b in BROKEN]
+] + [
+    (f"input-{b}", ["{" + b + "}", "-o", "{tmp}/r.html"], "{" + b + "}")
+    for b in BROKEN + SHARED["report"]
+]
+REPORT += [
+    ("baseline-ior-nan", ["{good}", "-o", "{tmp}/r.html", "--baseline", "{ior-nan}"], "--baseline")
+]
 
 
 @pytest.mark.parametrize("case", COMPARE, ids=[c[0] for c in COMPARE])
@@ -205,3 +249,52 @@ def test_good_input_is_accepted_by_all_three(env, tmp_path):
             [str(SCRIPTS / cmd[0]), *map(str, cmd[1:])], capture_output=True, text=True, timeout=120
         )
         assert p.returncode == 0, p.stderr
+
+
+REQUIRED_FIGURES = {"wall_s", "bandwidth_Bps", "iops", "timeseries_bin_s"}
+
+
+def test_figures_not_measured_are_shown_and_a_table_set_aside_is_named(env, tmp_path):
+    """The counterpart of the figure rows: NaN (what iosweep could not measure) in every figure
+    no command requires, of every table and attribute, is read by all four commands; a report
+    of a file whose nodes table holds inf shows the rest and names what it set aside."""
+    tmp, good, ids, files = env
+    nan = tmp_path / "nan.h5"
+    shutil.copy(good, nan)
+    with h5py.File(nan, "r+") as f:
+        for g in f["runs"].values():
+            for ds in g.values():
+                if isinstance(ds, h5py.Dataset) and ds.dtype.names:
+                    a = ds[()]
+                    for fld in a.dtype.names:
+                        if a.dtype[fld].kind == "f" and fld not in REQUIRED_FIGURES:
+                            a[fld] = np.nan
+                    ds[...] = a
+            for k, v in g.attrs.items():
+                if isinstance(v, np.floating) and k not in REQUIRED_FIGURES:
+                    g.attrs[k] = np.float64(np.nan)
+    out = tmp_path / "out"
+    ok = [
+        ["iosweep-compare", nan, good],
+        ["iosweep-compare", good, FIX / "ior/01-posix-seq16m.txt"],
+        ["iosweep-load", nan, "--csv", out, "--json", tmp_path / "r.json"],
+        ["iosweep-report", nan, "-o", tmp_path / "r.html"],
+        ["iosweep-plot", nan, "-o", tmp_path / "r.png", "--baselines-dir", ""],
+    ]
+    for cmd in ok:
+        p = subprocess.run(
+            [str(SCRIPTS / cmd[0]), *map(str, cmd[1:])], capture_output=True, text=True, timeout=120
+        )
+        assert p.returncode == 0 and p.stderr == "", (cmd[0], p.stderr)
+    assert 'tables set aside</td><td class="t">none<' in (tmp_path / "r.html").read_text()
+    p = subprocess.run(
+        [str(SCRIPTS / "iosweep-report"), str(files["nodes-inf"]), "-o", str(tmp_path / "i.html")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    assert (
+        "nodes: field seconds: row 0 holds inf, not a finite number of at least 0, or NaN"
+        in (tmp_path / "i.html").read_text()
+    )

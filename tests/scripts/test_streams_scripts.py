@@ -121,7 +121,7 @@ def test_compare_sets_iozone_threads_beside_streams(results, tmp_path):
         row = rows[("rand_read", threads, "IOzone")]
         mine = s[(s["phase_name"] == "rand_read") & (s["streams"] == threads)]
         assert float(row["iosweep_wall"]) == pytest.approx(mine["iops"].mean(), rel=1e-6)
-        assert row["match"] == "=" and row["compared_with"] == "iozone_children", row
+        assert row["match"] == "'=" and row["compared_with"] == "iozone_children", row
         assert float(row["ratio"]) == pytest.approx(
             (mine["iozone_children_Bps"] / 4096).mean() / float(row["source_value"]), rel=1e-6
         )

@@ -3,16 +3,18 @@ run against another.
 
     scripts/iosweep-compare results/iosweep.h5 iozone-t*.txt ior-sweep.txt [--run ID]
         [--csv out.csv] [--loose]
-    scripts/iosweep-compare A.h5[:RUN_ID] B.h5[:RUN_ID] [--fail-below R] [--csv out.csv]
-        [--loose] [--resamples N] [--seed S]
+    scripts/iosweep-compare A.h5[:RUN_ID] B.h5[:RUN_ID] [--fail-below R [--allow-partial]]
+        [--csv out.csv] [--loose] [--resamples N] [--seed S]
 
 Run against run (both arguments iosweep results files; a `:RUN_ID` suffix shaped
 YYYYMMDDTHHMMSS.mmmZ-xxxxxxxx names the run, the latest otherwise): every (phase, point) both
 runs measured with the same settings, B / A of the mean headline figure with a bootstrap 95%
 interval over repetitions, and a verdict (faster, slower, within noise). Settings that differ
-are listed and their rows not compared unless --loose. --fail-below R exits with 1 when a
-compared row's whole interval lies below R (0 otherwise): a regression gate
-(python/iosweep_tools/compare/runs.py says how the interval is made).
+are listed and their rows not compared unless --loose. --fail-below R is a regression gate
+(python/iosweep_tools/compare/runs.py says how the interval is made): it exits with 1 when a
+compared row's whole interval lies below R, when no row was compared, and when the comparison
+left out anything the runs hold (a row not compared, and why; a point only one run measured; a
+run that is not complete), each named; --allow-partial passes on the rows compared alone.
 
 Rows are matched by (phase, threads, record size): every source's figure for a phase and a
 thread count is shown beside iosweep's with its record size, file size (the file one thread or
@@ -47,10 +49,10 @@ from iosweep_tools.core import command
 from iosweep_tools.core.cmdline import doc_parser, number, split_run, value
 from iosweep_tools.core.errors import Stop
 from iosweep_tools.core.files import output_file, write_output
-from iosweep_tools.results.file import NoSuchRun, ResultsError, is_results
+from iosweep_tools.results.file import NoSuchRun, ResultsError, looks_like_results
 from iosweep_tools.results.reader import read
 
-RUN_ONLY = ("--fail-below", "--resamples", "--seed")
+RUN_ONLY = ("--fail-below", "--allow-partial", "--resamples", "--seed")
 
 
 def parser():
@@ -62,7 +64,12 @@ def parser():
         help="IOzone or IOR output files (recognised by content), or B.h5[:RUN_ID]",
     )
     ap.add_argument("--run", help="run id (default: the run appended last)")
-    ap.add_argument("--csv", help="also write the table to this CSV file (.csv)")
+    ap.add_argument(
+        "--csv",
+        help="also write the table to this CSV file (.csv; a text cell beginning with =, +, -, @"
+        " or a quote gets a single quote before it, so that a spreadsheet keeps it text: the"
+        " match column's = is written '=)",
+    )
     ap.add_argument(
         "--loose",
         action="store_true",
@@ -77,6 +84,13 @@ def parser():
         help="run against run: exit with 1 when a compared row's 95%% interval lies below R",
     )
     ap.add_argument(
+        "--allow-partial",
+        action="store_const",
+        const=True,
+        help="with --fail-below: pass when no compared row lies below R although some rows, points"
+        " or a whole run's end were left out (named all the same)",
+    )
+    ap.add_argument(
         "--resamples",
         metavar="N",
         help="run against run: bootstrap resamples (default 2000, 100 to 100000)",
@@ -86,11 +100,13 @@ def parser():
 
 
 def run_against_run(args):
-    """True when both positional arguments are iosweep results files (with or without a
-    :RUN_ID suffix)."""
+    """True when both positional arguments are HDF5 files (with or without a :RUN_ID suffix),
+    told by their first bytes alone: each is then read once, under one bounded wait for its
+    lock, and refused in one line if it is not an iosweep results file (a file held by a stopped
+    run is never taken for another tool's output)."""
     if len(args.outputs) != 1:
         return False
-    return all(is_results(split_run(a)[0]) for a in (args.results, args.outputs[0]))
+    return all(looks_like_results(split_run(a)[0]) for a in (args.results, args.outputs[0]))
 
 
 def main(argv=None):
@@ -141,13 +157,15 @@ def _tools(args):
 
 def _runs(args):
     """One run against another (compare.runs): the text, the CSV and the gate. Exit status 0,
-    or 1 when --fail-below R is given and a compared row's whole interval lies below R."""
+    or 1 when --fail-below R is given and the gate fails (runs_text.gate_text)."""
     if args.run is not None:
         raise Stop("--run: with two results files, name each run as FILE:RUN_ID")
     resamples, seed = runs.bootstrap_options(args.resamples, args.seed)
     gate = None
     if args.fail_below is not None:
         gate = value("--fail-below", args.fail_below, number(0, math.inf, above=True))
+    elif args.allow_partial:
+        raise Stop("--allow-partial: only with --fail-below (it says what the gate may pass)")
     (pa, ra), (pb, rb) = split_run(args.results), split_run(args.outputs[0])
     if args.csv:
         output_file("--csv", args.csv, suffixes={"csv"}, inputs=(pa, pb))
@@ -162,6 +180,6 @@ def _runs(args):
         print(f"written: {args.csv}")
     if gate is None:
         return 0
-    text, failed = runs_text.gate_text(cmp, gate)
+    text, failed = runs_text.gate_text(cmp, gate, allow_partial=bool(args.allow_partial))
     print(text, end="")
     return 1 if failed else 0

@@ -7,8 +7,10 @@ record size, the size of the file one thread works on, O_DIRECT, and for IOzone 
 "Children see" figure was stonewalled. Units are converted to iosweep's: bandwidth in bytes/s
 (IOzone's kB is 1024 bytes, IOR's MiB 2^20), random phases in ops/s. A setting the output does
 not state is None ("?"). A file that cannot be parsed raises ParseError naming the file, the line
-and what was expected.
+and what was expected; so does a figure that is not a finite number of at least 0 (an output
+saying inf, nan or a negative figure is not one these commands set beside a run's).
 """
+import math
 from dataclasses import dataclass
 
 from iosweep_tools.results.names import is_random
@@ -36,6 +38,16 @@ class Result:
     direct: bool | None = None  # O_DIRECT: IOzone -I; IOR -B, useO_DIRECT, --posix.odirect
     stonewall: bool | None = None  # IOzone: True by default, False with -x; None for IOR
     shared: bool | None = False  # one file for all threads: IOR without -F; IOzone never
+
+    def __post_init__(self):
+        if not math.isfinite(self.value) or self.value < 0:
+            found = f"{self.value!r} {self.unit}"
+            raise ParseError(self.file, self.line, f"a finite figure of at least 0 (found {found})")
+        if self.threads < 1:
+            raise ParseError(self.file, self.line, f"at least 1 thread (found {self.threads})")
+        for what, v in (("record size", self.record_bytes), ("file size", self.file_bytes)):
+            if v is not None and v < 1:
+                raise ParseError(self.file, self.line, f"a {what} of at least 1 byte (found {v})")
 
     @property
     def figure(self):

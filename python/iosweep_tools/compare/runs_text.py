@@ -9,7 +9,7 @@ import csv
 import io
 
 from iosweep_tools.compare.runs import below, display_value
-from iosweep_tools.core.text import size_text
+from iosweep_tools.core.text import csv_text_cell, size_text
 
 CSV_KEYS = [
     "phase",
@@ -89,7 +89,7 @@ def csv_text(cmp):
     w = csv.DictWriter(buf, fieldnames=CSV_KEYS, lineterminator="\n")
     w.writeheader()
     for row in csv_rows(cmp):
-        w.writerow(row)
+        w.writerow({k: csv_text_cell(v) if isinstance(v, str) else v for k, v in row.items()})
     return buf.getvalue()
 
 
@@ -144,14 +144,45 @@ def comparison_text(cmp):
     return "".join(line + "\n" for line in lines)
 
 
-def gate_text(cmp, gate):
-    """(the lines of the regression gate --fail-below `gate`, True when a compared row's whole
-    interval lies below it)."""
+def left_out(cmp):
+    """What of the two runs the comparison did not compare, one line each: rows not compared
+    (and why), points only one run measured, a run that did not complete."""
+    out = [f"{point_text((r.phase, r.ranks, r.iodepth))}: {r.verdict}" for r in cmp.rows]
+    out = [line for line, r in zip(out, cmp.rows) if not r.compared]
+    out += [f"{point_text(k)}: only in A" for k in cmp.only_a]
+    out += [f"{point_text(k)}: only in B" for k in cmp.only_b]
+    for label, run in (("A", cmp.a), ("B", cmp.b)):
+        if run.status_name != "complete":
+            out.append(f"{label}'s run {run.id} is {run.status_name}, not complete")
+    return out
+
+
+def gate_text(cmp, gate, allow_partial=False):
+    """(the lines of the regression gate --fail-below `gate`, True when it fails): it fails when
+    a compared row's whole interval lies below `gate`, when nothing was compared, and, unless
+    `allow_partial`, when anything the runs hold was left out (left_out)."""
     bad = below(cmp, gate)
     compared = sum(r.compared for r in cmp.rows)
-    if not bad:
-        return f"gate: no compared row ({compared}) lies wholly below {gate:g}\n", False
-    lines = [f"gate: {len(bad)} of {compared} compared row(s) lie wholly below {gate:g}:"]
-    for r in bad:
-        lines.append(f"  {point_text((r.phase, r.ranks, r.iodepth))}: [{r.lo:.3f}, {r.hi:.3f}]")
-    return "".join(line + "\n" for line in lines), True
+    held = len(cmp.rows) + len(cmp.only_a) + len(cmp.only_b)
+    missing = left_out(cmp)
+    if bad:
+        lines = [f"gate: {len(bad)} of {compared} compared row(s) lie wholly below {gate:g}:"]
+        lines += [
+            f"  {point_text((r.phase, r.ranks, r.iodepth))}: [{r.lo:.3f}, {r.hi:.3f}]" for r in bad
+        ]
+    elif not compared:
+        lines = [f"gate: no row was compared (of {held} the runs hold): nothing to pass"]
+    elif missing and not allow_partial:
+        lines = [
+            f"gate: no compared row ({compared}) lies wholly below {gate:g}, but the comparison"
+            " is partial: not a pass (--allow-partial passes on the compared rows alone)"
+        ]
+    else:
+        lines = [f"gate: no compared row ({compared}) lies wholly below {gate:g}"]
+        if missing:
+            lines[0] += " (--allow-partial: the rest left out)"
+    if missing:
+        lines.append(f"  left out ({len(missing)}; {compared} of {held} rows compared):")
+        lines += [f"    {m}" for m in missing]
+    failed = bool(bad) or not compared or bool(missing and not allow_partial)
+    return "".join(line + "\n" for line in lines), failed

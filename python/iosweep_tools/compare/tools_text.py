@@ -9,7 +9,7 @@ import csv
 import io
 
 from iosweep_tools.compare.tools import FIGURES, settings_text
-from iosweep_tools.core.text import size_text
+from iosweep_tools.core.text import csv_text_cell, size_text
 from iosweep_tools.results.names import sweep_axis
 
 SETTINGS = ("record_bytes", "file_bytes", "direct", "stonewall", "shared")
@@ -118,11 +118,19 @@ def table_text(table):
     return "".join(line + "\n" for line in [head] + [_row_line(r) for r in table])
 
 
+def _cell(v):
+    """An empty cell for None, text kept text for a spreadsheet (core.text.csv_text_cell)."""
+    if v is None:
+        return ""
+    return csv_text_cell(v) if isinstance(v, str) else v
+
+
 def csv_text(table):
-    """The table as CSV (CSV_KEYS; an empty cell where a row has no value)."""
+    """The table as CSV (CSV_KEYS; an empty cell where a row has no value; text that a
+    spreadsheet would take for a formula kept text, core.text.csv_text_cell)."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=CSV_KEYS, extrasaction="ignore")
     w.writeheader()
     for r in table:
-        w.writerow({k: "" if r[k] is None else r[k] for k in CSV_KEYS})
+        w.writerow({k: _cell(r[k]) for k in CSV_KEYS})
     return buf.getvalue()

@@ -11,6 +11,7 @@ raises Stop: status 1, or 2 when iosweep refused its arguments. KeyboardInterrup
 SIGTERM first.
 """
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -131,31 +132,57 @@ def run_child(cmd, timeout, env=None, limit=16 << 20, grace=15):
     )
 
 
-def first_said(stderr, prefix="iosweep:"):
-    """The line of a child's stderr that says what went wrong: its first `prefix` line, else its
-    first line that is not Open MPI's rules of dashes; '' when it said nothing."""
-    lines = [ln.strip() for ln in stderr.splitlines()]
-    said = [ln for ln in lines if ln.startswith(prefix)] or [ln for ln in lines if ln.strip("-")]
-    return said[0] if said else ""
+# Lines of Open MPI's that explain nothing about a job's status. plm_rsh sets each rsh agent it
+# starts in a process group of its own from both sides, the child with setpgid(0, 0) and the
+# parent (mpirun, or an orted of the launch tree) with setpgid(pid, pid); when the child has
+# already exec'd, the parent's call fails with EACCES and says so, harmlessly.
+NOISE = (re.compile(r"(\[[^]]*\] )?plm:rsh: Warning: setpgid\(\d+,\d+\) failed in parent .*"),)
+
+
+def said_lines(text):
+    """The lines of a child's output that say something: stripped, without blank lines, Open
+    MPI's rules of dashes and its NOISE."""
+    lines = (ln.strip() for ln in text.splitlines())
+    return [ln for ln in lines if ln.strip("-") and not any(n.fullmatch(ln) for n in NOISE)]
+
+
+def first_said(stderr, prefix="iosweep:", most=3):
+    """What a child's stderr says went wrong: its first `prefix` line, else its first `most`
+    lines of said_lines joined by ' | ' (Open MPI explains a job's end over several); '' when
+    it said nothing."""
+    lines = said_lines(stderr)
+    mine = [ln for ln in lines if ln.startswith(prefix)]
+    return mine[0] if mine else " | ".join(lines[:most])
+
+
+def launched(cmd, timeout, what, env=None):
+    """Runs a job and returns its CompletedProcess whatever its exit status; raises Stop (status
+    1) naming `what` when it hangs past `timeout` seconds, prints without end or cannot start."""
+    try:
+        return run_child(cmd, timeout=timeout, env=env)
+    except ChildError as e:
+        raise Stop(f"{what}: {os.path.basename(str(cmd[0]))} {e}; stopped", 1) from None
+    except OSError as e:
+        raise Stop(f"{what}: cannot run {cmd[0]} ({e.strerror})", 1) from None
+
+
+def refused(p):
+    """True when the job's iosweep refused its arguments (exit 2 and an `iosweep:` line): nothing
+    of the job was made."""
+    return p.returncode == 2 and any(ln.startswith("iosweep:") for ln in said_lines(p.stderr))
 
 
 def job(cmd, timeout, what, env=None):
     """Runs a job (mpirun iosweep ..., fio ...) and returns its CompletedProcess when it exits
     with 0. Otherwise raises Stop naming `what` and the line the job said: status 2 when iosweep
-    refused its arguments (exit 2 and an `iosweep:` line; nothing of the job was made), status 1
-    for any other failure, a hang past `timeout` seconds or endless output."""
-    try:
-        p = run_child(cmd, timeout=timeout, env=env)
-    except ChildError as e:
-        raise Stop(f"{what}: {os.path.basename(str(cmd[0]))} {e}; stopped", 1) from None
-    except OSError as e:
-        raise Stop(f"{what}: cannot run {cmd[0]} ({e.strerror})", 1) from None
+    refused its arguments, status 1 for any other failure, a hang past `timeout` seconds or
+    endless output."""
+    p = launched(cmd, timeout, what, env)
     if p.returncode != 0:
         said = first_said(p.stderr) or first_said(p.stdout) or "no message"
-        refused = p.returncode == 2 and said.startswith("iosweep:")
         raise Stop(
             f"{what}: {os.path.basename(str(cmd[0]))} exited {p.returncode}: {said}",
-            2 if refused else 1,
+            2 if refused(p) else 1,
         )
     return p
 

@@ -7,6 +7,7 @@ or not at all, and the room they need.
     input_file("outputs", path, 64 << 20)                # a regular file of bounded size
     check_space("--size", folder, files, size)           # iosweep's free-space rule
     write_output("--csv", path, text); save_figure(fig, path)   # whole or nothing
+    with OutputSet() as out: out.stage("--csv", path, text) ...  # a set: whole or nothing
 
 Every refusal raises Stop, `<argument>: <problem>` with status 2, before anything is created;
 folders and output paths must be on storage (not /proc, /sys, a device file system).
@@ -41,7 +42,7 @@ PSEUDO_FS = {
 }
 
 
-def _pseudo(path):
+def pseudo_fs(path):
     """The pseudo file system `path` (an existing folder) is on, or None."""
     real = os.path.realpath(path)
     for top in ("/proc", "/sys", "/dev"):
@@ -68,7 +69,7 @@ def work_folder(option, path):
     if not path:
         raise Stop(f"{option}: is empty; expected a folder")
     _stat(option, path, stat.S_ISDIR, "a folder")
-    kind = _pseudo(path)
+    kind = pseudo_fs(path)
     if kind:
         raise Stop(f"{option}: {shown(path)} is on {kind}, a pseudo file system, not storage")
     if not os.access(path, os.W_OK | os.X_OK):
@@ -90,7 +91,7 @@ def _folder_of(option, path, folder):
     if not os.path.isdir(folder):
         why = "does not exist" if not os.path.lexists(folder) else "is not a folder"
         raise Stop(f"{option}: {shown(path)}: folder {shown(folder)} {why}")
-    kind = _pseudo(folder)
+    kind = pseudo_fs(folder)
     if kind:
         raise Stop(f"{option}: {shown(path)} is on {kind}, a pseudo file system, not storage")
     if not os.access(folder, os.W_OK | os.X_OK):
@@ -221,10 +222,10 @@ def check_memory(option, ranks, per_rank):
 # ------------------------------------------------------------------------------ writing
 
 
-def write_whole(path, data):
-    """Writes `data` (str, bytes, or a function that writes to a binary file) to `path` whole or
-    not at all: into a file of its own in the same folder, renamed over `path` once complete, so
-    that a reader never sees half a file and a failure leaves nothing behind. Raises OSError."""
+def _staged(path, data):
+    """`data` (str, bytes, or a function that writes to a binary file) written into a new file of
+    its own beside `path` (mkstemp: nothing of anyone else's), with the mode open() would give
+    it; returns that file's path. On failure it is removed again and OSError raised."""
     folder, name = os.path.split(os.path.abspath(path))
     ext = os.path.splitext(name)[1]
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=ext, dir=folder)
@@ -237,10 +238,97 @@ def write_whole(path, data):
         mask = os.umask(0)
         os.umask(mask)
         os.chmod(tmp, 0o666 & ~mask)  # as open() would have made it
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return tmp
+
+
+def write_whole(path, data):
+    """Writes `data` (str, bytes, or a function that writes to a binary file) to `path` whole or
+    not at all: into a file of its own in the same folder, renamed over `path` once complete, so
+    that a reader never sees half a file and a failure leaves nothing behind. Raises OSError."""
+    tmp = _staged(path, data)
+    try:
         os.replace(tmp, path)
     finally:
         if os.path.lexists(tmp):
             os.unlink(tmp)
+
+
+class OutputSet:
+    """Several outputs of one command written as one set, whole or not at all:
+
+        with OutputSet() as out:
+            out.stage("--csv", path, text)      # into a file of its own beside `path`
+            out.stage("--json", other, text)
+        # every file renamed into place once all were written; on any failure none was, and
+        # the files staged so far are removed (made by mkstemp: they are the set's own)
+
+    A failure to write raises Stop naming the option and the file, status 1. `after` functions
+    (added with then()) run once every file is in place; a folder made by folder() for the set
+    is removed again when the set is not written."""
+
+    def __init__(self):
+        self.staged = []  # (option, temporary file, path)
+        self.after = []
+        self.made = []  # (folder, device, inode) this set made
+
+    def folder(self, option, path):
+        """Folder `path`, made when missing (its parent exists, output_folder checked it); a
+        folder made here is removed again, while empty, when the set is not written."""
+        if os.path.isdir(path):
+            return
+        try:
+            os.mkdir(path)
+        except OSError as e:
+            raise Stop(f"{option}: cannot make {shown(path)}: {e.strerror or e}", 1) from None
+        st = os.stat(path)
+        self.made.append((path, st.st_dev, st.st_ino))
+
+    def stage(self, option, path, data):
+        try:
+            tmp = _staged(path, data)
+        except OSError as e:
+            raise Stop(
+                f"{option}: cannot write {shown(path)}: {e.strerror or e}; nothing of this"
+                " command's output was written",
+                1,
+            ) from None
+        self.staged.append((option, tmp, path))
+        return tmp
+
+    def then(self, fn):
+        self.after.append(fn)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, tb):
+        if kind is not None:
+            self.abort()
+            return False
+        for option, tmp, path in self.staged:
+            try:
+                os.replace(tmp, path)
+            except OSError as e:
+                self.abort()
+                raise Stop(f"{option}: cannot write {shown(path)}: {e.strerror or e}", 1) from None
+        self.staged = []
+        for fn in self.after:
+            fn()
+        return False
+
+    def abort(self):
+        for _, tmp, _ in self.staged:
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+        self.staged = []
+        for path, dev, ino in reversed(self.made):
+            st = os.stat(path)
+            if (st.st_dev, st.st_ino) == (dev, ino) and not os.listdir(path):
+                os.rmdir(path)
+        self.made = []
 
 
 def write_output(option, path, data):
@@ -252,7 +340,13 @@ def write_output(option, path, data):
         raise Stop(f"{option}: cannot write {shown(path)}: {e.strerror or e}", 1) from None
 
 
+def figure_data(fig, path):
+    """What writes matplotlib figure `fig` to a binary file in the format of `path`'s extension
+    (for write_output and OutputSet.stage)."""
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    return lambda fh: fig.savefig(fh, dpi=100, format=ext)
+
+
 def save_figure(fig, path, option="--output"):
     """Writes a matplotlib figure to `path`, in the format of its extension, as write_output."""
-    ext = os.path.splitext(path)[1].lstrip(".").lower()
-    write_output(option, path, lambda fh: fig.savefig(fh, dpi=100, format=ext))
+    write_output(option, path, figure_data(fig, path))

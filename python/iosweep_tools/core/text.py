@@ -4,7 +4,15 @@
     shown("a\\nb")          # "'a\\\\nb'": quoted as messages quote a value given
     size_text(16 << 20)     # '16 MiB', binary units as iosweep prints them
     printable(b"sd\\x01a")  # 'sd\\\\x01a': a name as the binary prints it (core/errors.cpp)
+    csv_text_cell("=1+1")   # "'=1+1": text a spreadsheet keeps as text
 """
+import re
+
+# What a spreadsheet takes a cell beginning with for a formula (OWASP, CSV injection), and the
+# quote that keeps a cell text; a text cell beginning with the quote itself gets one more, so
+# that removing one leading quote from a text cell always gives the text back.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan)")
 
 
 def one_line(text):
@@ -46,3 +54,13 @@ def size_text(n):
             v = n / (1 << shift)
             return f"{v:.0f} {unit}" if v == int(v) else f"{v:.3g} {unit}"
     return f"{n} B"
+
+
+def csv_text_cell(text):
+    """`text` as a CSV cell a spreadsheet shows as text: a single quote before text that begins
+    with =, +, -, @, a tab, a carriage return or a quote (OWASP's advice), unless it is a number
+    as written ("-5", "+1.5e3": a negative number stays a number)."""
+    s = str(text)
+    if s.startswith(FORMULA_START) and not _NUMBER.fullmatch(s):
+        return "'" + s
+    return s

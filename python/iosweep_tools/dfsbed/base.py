@@ -22,7 +22,7 @@ SERVER_IP = "198.18.0.1"
 # glusterd and its brick daemons write to these fixed paths whatever their options say (sockets,
 # brick logs, geo-replication folders): inside the servers' mount namespace they are the bed's
 # own folders, so the host's stay untouched.
-MADE_MARK = ".made-by-iosweep-dfs-bed"  # in a bind target a bed had to make
+MADE_MARK = ".made-by-iosweep-dfs-bed"  # in the bed's folder, and in a bind target it made
 SERVER_BINDS = {"glusterd": "/var/lib/glusterd", "log": "/var/log/glusterfs", "run": "/run/gluster"}
 
 
@@ -83,6 +83,12 @@ class Fail(Exception):
     """A step of up or down that failed; str() is one line."""
 
 
+class NotOurs(Fail):
+    """Something a step would remove or end that no bed can be shown to have made (a folder
+    without the bed's mark, a namespace it did not record): nothing was touched; str() is one
+    line."""
+
+
 # ----------------------------------------------------------------------------- running
 
 
@@ -124,9 +130,13 @@ def cmdline(pid):
 
 
 def stop_pid(pid, marker, grace=10.0):
-    """Ends process `pid` (SIGTERM, then SIGKILL after `grace` s) when its command line holds
-    `marker` (a path of this bed): a pid reused by another process is left alone."""
-    if not alive(pid) or not any(marker.encode() in a for a in cmdline(pid)):
+    """Ends process `pid` (SIGTERM, then SIGKILL after `grace` s) when one argument of its command
+    line holds `marker` (the bed's folder and a slash: a path of this bed, and of no other bed
+    whose name starts with this one's), so that a pid reused by another process is left alone.
+    `marker` None: a process found inside the bed's own namespaces, ended whatever it runs."""
+    if not alive(pid):
+        return
+    if marker is not None and not any(marker.encode() in a for a in cmdline(pid)):
         return
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
         try:

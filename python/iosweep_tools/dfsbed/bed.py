@@ -2,6 +2,12 @@
 paths and names, its state file (what up made, step by step), the commands that run inside its
 namespaces, and what of it is there (info, which status prints). Bringing it up is dfsbed.up's,
 taking it down dfsbed.down's.
+
+What a bed may remove is what it can show it made: its folder /run/NAME holds the mark up wrote
+there first (MADE_MARK, naming the bed), and everything under a marked folder is the bed's; the
+network namespaces it made and the folders it made for its mount point are recorded in its state
+with their inodes; a process is ended when its command line names the bed's folder or when it
+runs inside one of those namespaces.
 """
 import json
 import os
@@ -11,14 +17,19 @@ from pathlib import Path
 from iosweep_tools.core import launch
 from iosweep_tools.dfsbed.base import (
     AGENT,
+    MADE_MARK,
     SERVER_IP,
     SUBNET,
     Fail,
+    NotOurs,
     alive,
     mountinfo,
     read_pid,
     run,
 )
+
+NETNS_DIR = Path("/run/netns")  # where `ip netns add` binds a namespace it makes
+RUN_DIR = Path("/run")  # where each bed's folder is, /run/NAME
 
 
 class Bed:
@@ -26,7 +37,8 @@ class Bed:
 
     def __init__(self, name="iosweep-dfs", mount=None):
         self.name = name
-        self.root = Path("/run") / name
+        self.root = RUN_DIR / name
+        self.mark = self.root / MADE_MARK
         self.state_file = self.root / "state.json"
         self.state = self.load() or {}
         self.mount = self.state.get("mount") or mount or f"/mnt/{name}"
@@ -35,6 +47,38 @@ class Bed:
         self.head = f"{name}-head"
         self.sock = self.root / "glusterd.socket"
         self.hostfile = self.root / "hostfile"
+
+    # what is the bed's -----------------------------------------------------------------
+
+    def mark_text(self):
+        """What up writes into the bed's mark."""
+        return f"made by scripts/dfs-bed for bed {self.name}\n"
+
+    def made(self):
+        """False when the bed's folder does not exist, True when it is a folder (not a link)
+        holding the bed's mark; raises NotOurs when something else is there."""
+        if not os.path.lexists(self.root):
+            return False
+        why = None
+        if self.root.is_symlink() or not self.root.is_dir():
+            why = "is not a folder"
+        elif self.mark.is_symlink() or not self.mark.is_file():
+            why = f"holds no {MADE_MARK}, the mark dfs-bed writes into a bed's folder"
+        else:
+            try:
+                if self.mark.read_text(errors="replace") != self.mark_text():
+                    why = f"holds a {MADE_MARK} of another bed"
+            except OSError as e:
+                why = f"has a {MADE_MARK} that cannot be read ({e.strerror})"
+        if why:
+            raise NotOurs(f"{self.root} {why}: it is not bed {self.name}'s; nothing touched")
+        return True
+
+    def recorded_netns(self):
+        """{name: inode or None} of the network namespaces up made (None: recorded just before
+        `ip netns add` made it, the name checked free, its inode not yet known)."""
+        ns = self.state.get("netns") or {}
+        return dict.fromkeys(ns) if isinstance(ns, list) else dict(ns)
 
     # state ----------------------------------------------------------------------------
 
@@ -136,13 +180,33 @@ class Bed:
         return pids
 
     def our_netns(self):
+        """The network namespaces of this bed that exist: those up recorded, with the inode it
+        recorded (a name recorded just before `ip netns add`, whose inode it did not get to
+        record, counts: the name was free and carries the bed's)."""
+        out = []
+        for name, ino in self.recorded_netns().items():
+            if not self.netns_pattern().fullmatch(name):
+                continue  # not a name this bed gives
+            try:
+                now = os.stat(NETNS_DIR / name).st_ino
+            except OSError:
+                continue
+            if ino is None or ino == now:
+                out.append(name)
+        return out
+
+    def stray_netns(self):
+        """Network namespaces named as this bed names its own (NAME-head, NAME-nodeI) that it
+        did not record: never removed, only named."""
         try:
             names = [ln.split()[0] for ln in run(["ip", "netns", "list"]).stdout.splitlines()]
         except Fail:
             return []
-        mine = {self.head} | {self.netns(n) for n in self.nodes()}
-        pattern = re.compile(re.escape(self.name) + r"-(head|node\d+)")
-        return [n for n in names if n in mine or pattern.fullmatch(n)]
+        ours = set(self.our_netns())
+        return [n for n in names if self.netns_pattern().fullmatch(n) and n not in ours]
+
+    def netns_pattern(self):
+        return re.compile(re.escape(self.name) + r"-(head|node\d+)")
 
     def our_loops(self):
         """[(loop device, backing file)] of the loop devices backed by this bed's brick files."""

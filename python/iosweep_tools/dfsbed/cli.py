@@ -27,6 +27,11 @@ What `up` builds (all of it under the bed's folder /run/NAME, NAME = --name, ios
   The namespaces persist between launches: nsfs bind mounts on files of a private mount of
   /run/NAME/ns, and the ip netns names.
 
+A bed removes only what it can show it made: /run/NAME holds a mark up writes there first, and
+the network namespaces and the mount point's folders up made are recorded with their inodes in
+/run/NAME/state.json. `down` of a NAME whose /run/NAME lacks the mark, or beside namespaces
+named like the bed's that it did not record, says so in one line (exit 2) and touches nothing.
+
 `exec` runs a command in the head namespace (the host's file systems, NAME-head's network) with
 what makes mpirun start one orted per node of /run/NAME/hostfile inside that node's namespaces
 (scripts/dfs/emu-rsh as its rsh agent) and keeps Open MPI's TCP to the bed's subnet. `node` runs
@@ -45,11 +50,21 @@ import sys
 import time
 
 from iosweep_tools.core import command
+from iosweep_tools.core import files
 from iosweep_tools.core.cmdline import PlainParser, doc_parser, whole_numbers
 from iosweep_tools.core.errors import Stop
+from iosweep_tools.core.text import shown
 from iosweep_tools.dfsbed import down, up
-from iosweep_tools.dfsbed.base import NAME_RE, SERVER_IP, SUBNET, VOLUME_OPTIONS, Fail, can_run
-from iosweep_tools.dfsbed.bed import Bed
+from iosweep_tools.dfsbed.base import (
+    NAME_RE,
+    SERVER_IP,
+    SUBNET,
+    VOLUME_OPTIONS,
+    Fail,
+    NotOurs,
+    can_run,
+)
+from iosweep_tools.dfsbed.bed import RUN_DIR, Bed
 
 MAX_NODES = 200  # addresses 198.18.0.11 .. 198.18.0.210
 MAX_BRICKS = 16
@@ -73,9 +88,18 @@ def parse_args(argv):
     up = sub.add_parser("up", help="bring the bed up")
     up.add_argument("--nodes", default="2", help="emulated client nodes (default 2)")
     up.add_argument("--bricks", default="2", help="bricks of the volume (default 2)")
-    up.add_argument("--brick-size", default="1g", help="size of each brick's device (default 1g)")
+    up.add_argument(
+        "--brick-size",
+        default="1g",
+        help="size of each brick's device, a sparse file in /run/NAME/bricks: at least 64m, and"
+        " the bricks within the free space there (default 1g)",
+    )
     up.add_argument("--slots", default="2", help="slots per node in the host file (default 2)")
-    up.add_argument("--mount", help="where every node mounts the volume (default /mnt/NAME)")
+    up.add_argument(
+        "--mount",
+        help="where every node mounts the volume: an absolute path on storage (not /proc, /sys,"
+        " /dev), a new or empty folder (default /mnt/NAME)",
+    )
     up.add_argument(
         "--option",
         action="append",
@@ -112,20 +136,43 @@ def _up_args(a):
     whole_numbers(a, ("nodes", 1, MAX_NODES), ("bricks", 1, MAX_BRICKS), ("slots", 1, 1024))
     size = parse_size(a.brick_size)
     if size is None:
-        raise Stop(f"--brick-size: '{a.brick_size}' is not a size (512m, 1g)")
+        raise Stop(f"--brick-size: {shown(a.brick_size)} is not a size (512m, 1g)")
     if size < MIN_BRICK:
-        raise Stop(f"--brick-size: must be at least 64m (found '{a.brick_size}')")
+        raise Stop(f"--brick-size: must be at least 64m (found {shown(a.brick_size)})")
+    # The bricks are sparse files, yet mkfs and the tests' files fill them: they must fit where
+    # they go (a size beyond the file system's largest file fails there with EFBIG).
+    files.check_space("--brick-size", str(RUN_DIR), a.bricks, size)
     a.brick_size = size
-    if a.mount is None:
-        a.mount = f"/mnt/{a.name}"
-    else:
-        if not a.mount.startswith("/") or a.mount.rstrip("/") in ("", "/run") or ".." in a.mount:
-            raise Stop(f"--mount: '{a.mount}' must be an absolute path of a folder")
-        a.mount = os.path.normpath(a.mount)
-    if os.path.exists(a.mount) and (not os.path.isdir(a.mount) or os.listdir(a.mount)):
-        raise Stop(f"--mount: '{a.mount}' exists and is not an empty folder")
+    a.mount = _mount_arg(a.mount, a.name)
     a.options = _options(a.option)
     return a
+
+
+def _mount_arg(mount, name):
+    """--mount checked: an absolute path outside the bed's folder, on storage, and a new folder
+    (up makes it, and the missing folders above it) or an empty one (not a link)."""
+    if mount is None:
+        mount = f"/mnt/{name}"
+    elif not mount.startswith("/") or ".." in mount.split("/"):
+        raise Stop(f"--mount: {shown(mount)} must be an absolute path of a folder")
+    mount = os.path.normpath(mount)
+    root = str(RUN_DIR / name)
+    if mount in ("/", "/run") or mount == root or mount.startswith(root + "/"):
+        raise Stop(f"--mount: {shown(mount)} must be a folder of its own, outside {root}")
+    existing = mount
+    while not os.path.lexists(existing):
+        existing = os.path.dirname(existing)
+    kind = files.pseudo_fs(existing)
+    if kind:
+        raise Stop(f"--mount: {shown(mount)} is on {kind}, a pseudo file system, not storage")
+    if existing != mount and not os.path.isdir(existing):
+        raise Stop(f"--mount: {shown(mount)}: {shown(existing)} is not a folder")
+    if existing == mount:
+        if os.path.islink(mount) or not os.path.isdir(mount):
+            raise Stop(f"--mount: {shown(mount)} exists and is not a folder")
+        if os.listdir(mount):
+            raise Stop(f"--mount: {shown(mount)} exists and is not an empty folder")
+    return mount
 
 
 def _options(given):
@@ -157,7 +204,10 @@ def _main(argv):
     why = can_run(to_start=a.cmd == "up")
     if why:
         raise Stop(f"{a.cmd}: {why}", 1)
-    return {"revive": _revive, "down": _down, "up": _up}[a.cmd](bed, a)
+    try:
+        return {"revive": _revive, "down": _down, "up": _up}[a.cmd](bed, a)
+    except NotOurs as e:  # nothing touched
+        raise Stop(f"{a.cmd}: {e}", 2) from None
 
 
 def _run_in(bed, a):
@@ -186,18 +236,31 @@ def _revive(bed, a):
 
 def _down(bed, a):
     t0 = time.monotonic()
+    there = os.path.lexists(bed.root)
     try:
         down.down(bed)
+    except NotOurs:
+        raise
     except Fail as e:
         raise Stop(f"down: {e}", 1) from None
-    print(f"dfs-bed: {a.name} is down ({time.monotonic() - t0:.1f} s)")
+    took = f"{time.monotonic() - t0:.1f} s" if there else "nothing of it was here"
+    print(f"dfs-bed: {a.name} is down ({took})")
     return 0
 
 
 def _up(bed, a):
     """Brings the bed up; on any failure (or Ctrl-C, SIGTERM) takes down what was made."""
-    if bed.root.exists() or bed.our_netns():
+    try:
+        made = bed.made()
+    except NotOurs:
+        raise Stop(
+            f"--name: {bed.root} exists and is not a bed's folder; nothing touched"
+        ) from None
+    if made:
         raise Stop(f"up: bed {a.name} exists already (scripts/dfs-bed --name {a.name} down)", 1)
+    strays = bed.stray_netns()
+    if strays:
+        raise Stop(f"--name: network namespace(s) {', '.join(strays)} exist already")
     t0 = time.monotonic()
     old = signal.signal(signal.SIGTERM, _interrupt)
     try:

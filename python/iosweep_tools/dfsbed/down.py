@@ -1,7 +1,11 @@
 """Taking a GlusterFS bed (dfsbed.bed.Bed) down: everything dfsbed.up made, by pid and by path,
-in reverse order. Each step skips what is already gone, so it works after a partial up, on
-a bed that is gone already and twice in a row; failures are collected and reported together.
+in reverse order, and only what it can show a bed made (dfsbed.bed says how): a folder without
+the bed's mark, or namespaces named like the bed's that it did not record, are named and left
+alone (NotOurs) before anything is touched. Each step skips what is already gone, so it works
+after a partial up, on a bed that is gone already and twice in a row; failures are collected and
+reported together.
 """
+import errno
 import json
 import os
 import shutil
@@ -12,6 +16,7 @@ from iosweep_tools.dfsbed.base import (
     MADE_MARK,
     SERVER_BINDS,
     Fail,
+    NotOurs,
     alive,
     mountinfo,
     read_pid,
@@ -22,7 +27,18 @@ from iosweep_tools.dfsbed.base import (
 
 def down(bed):
     """Removes everything of `bed` that exists; each step skips what is already gone.
-    Collects failures and reports them together after trying every step."""
+    Collects failures and reports them together after trying every step. Raises NotOurs, having
+    touched nothing, when the bed's folder is not a bed's (bed.made) or namespaces named like the
+    bed's are there that it did not record making."""
+    made = bed.made()
+    strays = bed.stray_netns()
+    if strays:
+        raise NotOurs(
+            f"network namespace(s) {', '.join(strays)} are named like bed {bed.name}'s but it"
+            " did not record making them: nothing touched (`ip netns delete NAME` removes one)"
+        )
+    if not made:
+        return
     problems = []
 
     def step(what, fn, *a):
@@ -36,19 +52,39 @@ def down(bed):
     for ns in reversed(bed.our_netns()):
         step(f"delete netns {ns}", run, ["ip", "netns", "delete", ns])
     _folders_down(bed, step)
-    left = bed.our_loops() or bed.ns_mounts() or bed.our_netns()
-    if not problems and not left and bed.root.exists():
-        step(f"remove {bed.root}", shutil.rmtree, bed.root)
+    left = bed.our_loops() or _mounts_under(bed.root) or bed.our_netns()
+    if not problems and not left:
+        step(f"remove {bed.root}", _remove_root, bed)
     if left and not problems:
         problems.append(f"still there: {left}")
     if problems:
         raise Fail("; ".join(problems))
 
 
+def _mounts_under(root):
+    """Mount points of this mount namespace at or under `root` (rmtree would go into them)."""
+    prefix = str(root) + "/"
+    return [m for m, _, _ in mountinfo() if m == str(root) or m.startswith(prefix)]
+
+
+def _remove_root(bed):
+    """The bed's folder and everything under it, its mark last (a removal that stops half way
+    leaves a folder that is still the bed's)."""
+    for entry in bed.root.iterdir():
+        if entry == bed.mark:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+    bed.mark.unlink()
+    bed.root.rmdir()
+
+
 def _processes_down(bed, step):
     """The nodes' clients, the volume, the brick daemons, glusterd, and any other process still
     in the bed's namespaces (a rank left on a node, say, would keep them alive)."""
-    marker = str(bed.root)
+    marker = str(bed.root) + "/"
     node_names = set(bed.nodes())
     node_names |= {p.stem for p in bed.ns.glob("node*.mnt")} if bed.ns.is_dir() else set()
     for node in sorted(node_names):
@@ -63,7 +99,7 @@ def _processes_down(bed, step):
     if gd:
         step(f"glusterd {gd}", stop_pid, gd, marker)
     for pid in _pids_in_namespaces(bed):  # found by namespace, ended by pid
-        step(f"process {pid} in the bed's namespaces", stop_pid, pid, "")
+        step(f"process {pid} in the bed's namespaces", stop_pid, pid, None)
 
 
 def _mounts_down(bed, step):
@@ -82,10 +118,11 @@ def _mounts_down(bed, step):
 
 
 def _folders_down(bed, step):
-    """The mount point the bed made, and the bind targets of glusterd's fixed paths a bed made
-    when no other bed is up."""
-    if bed.state.get("made_mount_dir"):
-        step(f"remove {bed.mount}", _rmdir_if_empty, bed.mount)
+    """The folders up made for the mount point (each while empty and still the one it made: same
+    device and inode), and the bind targets of glusterd's fixed paths a bed made when no other
+    bed is up."""
+    for path, dev, ino in reversed(bed.state.get("made_dirs") or []):
+        step(f"remove {path}", _rmdir_made, path, dev, ino)
     if not other_beds(bed.name):
         for d in SERVER_BINDS.values():
             if (Path(d) / MADE_MARK).exists():
@@ -170,8 +207,21 @@ def _pids_in_namespaces(bed):
 
 
 def _remove_made_dir(path):
-    os.unlink(Path(path) / MADE_MARK)
-    _rmdir_if_empty(path)
+    """A bind target a bed made, when it holds the mark alone (anything else in it is not a
+    bed's: then the folder and its mark stay)."""
+    if os.listdir(path) == [MADE_MARK]:
+        os.unlink(Path(path) / MADE_MARK)
+        _rmdir_if_empty(path)
+
+
+def _rmdir_made(path, dev, ino):
+    """Folder `path` when it is still the one up made (device and inode) and empty."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if (st.st_dev, st.st_ino) == (dev, ino):
+        _rmdir_if_empty(path)
 
 
 def _rmdir_if_empty(path):
@@ -180,15 +230,15 @@ def _rmdir_if_empty(path):
     except FileNotFoundError:
         pass
     except OSError as e:
-        if e.errno != 39:  # ENOTEMPTY: something of someone else's is in it
+        if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):  # something of someone else's is in it
             raise
 
 
 def other_beds(name):
-    """Names of other beds that are up on this machine (their state files in /run)."""
+    """Names of other beds on this machine (their marked folders in /run with a state file)."""
     out = []
     for st in Path("/run").glob("*/state.json"):
-        if st.parent.name != name:
+        if st.parent.name != name and (st.parent / MADE_MARK).is_file():
             try:
                 if json.loads(st.read_text()).get("name") == st.parent.name:
                     out.append(st.parent.name)

@@ -23,6 +23,7 @@ from iosweep_tools.dfsbed.base import (
     read_pid,
     run,
 )
+from iosweep_tools.dfsbed.bed import NETNS_DIR
 
 
 def up(bed, nodes, bricks, brick_size, slots, options):
@@ -51,7 +52,10 @@ def _folders(bed):
         "phase": "starting",
         "started": time.time(),
     }
-    bed.root.mkdir(parents=True)
+    bed.root.mkdir()  # the bed's folder is new: up refused one that exists
+    # Its mark first, made exclusively: what shows dfsbed.down that the folder is a bed's.
+    with open(bed.mark, "x") as f:
+        f.write(bed.mark_text())
     for d in ("ns", "srv/glusterd", "srv/log", "srv/run", "log", "bricks", "clients"):
         (bed.root / d).mkdir(parents=True, exist_ok=True)
     bed.save()
@@ -60,9 +64,7 @@ def _folders(bed):
     run(["mount", "--bind", bed.ns, bed.ns])
     bed.note("ns_bound", True)
     run(["mount", "--make-private", bed.ns])
-    if not Path(bed.mount).exists():
-        bed.note("made_mount_dir", True)
-        os.makedirs(bed.mount)
+    _mount_point(bed)
     # The bind targets of glusterd's fixed paths (the packages make the first two): empty
     # folders of the host when they are missing, marked as made by a bed, so that the last
     # bed to go down removes them whichever bed made them.
@@ -72,10 +74,38 @@ def _folders(bed):
             (Path(d) / MADE_MARK).touch()
 
 
+def _mount_point(bed):
+    """The mount point's folder and those above it that are missing, each recorded with its
+    device and inode (outermost first) so that down removes only these, and only while empty."""
+    missing = []
+    p = Path(bed.mount)
+    while not os.path.lexists(p):
+        missing.append(p)
+        p = p.parent
+    made = []
+    for d in reversed(missing):
+        os.mkdir(d)
+        st = os.stat(d)
+        made.append([str(d), st.st_dev, st.st_ino])
+        bed.note("made_dirs", made)
+
+
+def _add_netns(bed, ns):
+    """Network namespace `ns`, recorded before `ip netns add` makes it (its name checked free)
+    and with its inode after."""
+    if os.path.lexists(NETNS_DIR / ns):
+        raise Fail(f"network namespace {ns} exists already and is not this bed's")
+    recorded = bed.recorded_netns()
+    recorded[ns] = None
+    bed.note("netns", recorded)
+    run(["ip", "netns", "add", ns])
+    recorded[ns] = os.stat(NETNS_DIR / ns).st_ino
+    bed.note("netns", recorded)
+
+
 def _head(bed):
     """The head: a network namespace with the bridge the servers listen on."""
-    bed.note("netns", [bed.head])
-    run(["ip", "netns", "add", bed.head])
+    _add_netns(bed, bed.head)
     ipn = ["ip", "-n", bed.head]
     run(ipn + ["link", "set", "lo", "up"])
     run(ipn + ["link", "add", "br0", "type", "bridge"])
@@ -180,11 +210,10 @@ def _node(bed, i):
     """Node i: its network, mount and UTS namespaces, its eth0 on the bridge, and the volume's
     own client mounting it there."""
     node = f"node{i}"
-    bed.state["netns"].append(bed.netns(node))
     bed.state["nodes"][node] = {"ip": bed.node_ip(i), "veth": f"v{i}"}
     bed.save()
     ipn = ["ip", "-n", bed.head]
-    run(["ip", "netns", "add", bed.netns(node)])
+    _add_netns(bed, bed.netns(node))
     run(ipn + ["link", "add", f"v{i}", "type", "veth", "peer", "name", "eth0", "netns",
                bed.netns(node)])  # fmt: skip
     run(ipn + ["link", "set", f"v{i}", "master", "br0", "up"])

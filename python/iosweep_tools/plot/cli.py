@@ -76,7 +76,8 @@ def parse_args(argv=None):
     ap.add_argument(
         "--latency-over-time",
         metavar="IMAGE",
-        help="also draw latency p50/p99/max over time, all ranks merged, into IMAGE",
+        help="also draw latency p50/p99/max over time, all ranks merged, into IMAGE (written"
+        " with --output's image, both or neither)",
     )
     ap.add_argument(
         "--width",
@@ -113,6 +114,8 @@ def _checked(args):
             suffixes=files.plot_suffixes(),
             what="image",
         )
+        if args.latency_over_time == args.output:
+            raise Stop("--latency-over-time: the same file as --output; name another")
     return args
 
 
@@ -172,9 +175,12 @@ def _main(argv=None):
         lat = draw_latency_over_time(run, width=args.width)
         if lat is None:
             raise Stop("--latency-over-time: not recorded in this file (no timeseries latency)")
-    files.save_figure(fig, args.output)
+    with files.OutputSet() as out:  # both images, or neither
+        out.stage("--output", args.output, files.figure_data(fig, args.output))
+        if lat is not None:
+            where = args.latency_over_time
+            out.stage("--latency-over-time", where, files.figure_data(lat, where))
     print(f"written: {args.output}")
     if lat is not None:
-        files.save_figure(lat, args.latency_over_time)
         print(f"written: {args.latency_over_time}")
     return 0

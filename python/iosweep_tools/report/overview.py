@@ -70,6 +70,7 @@ WHAT_RAN = [
 def what_ran(runs):
     head = ["", *[escape(run_name(r)) for r in runs]]
     rows = [[h.text_td("status"), *[status_cell(r) for r in runs]]]
+    rows.append([h.text_td("tables set aside"), *[set_aside_cell(r) for r in runs]])
     for label, name, how in WHAT_RAN:
         cells = []
         for r in runs:
@@ -121,6 +122,15 @@ def status_cell(r):
     text = r.status_name + (f": {msg}" if msg else "")
     cls = "good t" if r.status_name == "complete" else "bad t"
     return h.attr_td(r, "status", text, cls=cls)
+
+
+def set_aside_cell(r):
+    """The tables of the file the report could not use, and why (the sections that need them say
+    they are not recorded); "none" when it used every one."""
+    if not r.problems:
+        return h.text_td("none")
+    lines = [f"{name}: {why}" for name, why in r.problems.items()]
+    return h.html_td("<br>".join(escape(line) for line in lines), cls="bad t")
 
 
 def duration_cell(r):

@@ -22,7 +22,12 @@ def parser():
         description=(
             "Print the runs of an iosweep results file, or export every table as CSV files"
             " (--csv DIR) or one JSON file (--json FILE); python/iosweep_tools/results/export.py"
-            " describes the formats (units in column names, NaN as nan in CSV and null in JSON)."
+            " describes the formats (units in column names, NaN as nan in CSV and null in JSON,"
+            " text a spreadsheet would take for a formula after a single quote). Every file is"
+            " written, or none. DIR holds the tables and a manifest, .iosweep-export; an earlier"
+            " export there is replaced whole (its tables the new one lacks removed), and a file"
+            " with a table's name that no export wrote, or that changed since, stops the export"
+            " before anything is written; other files in DIR are left alone."
         ),
     )
     ap.add_argument("results", help="iosweep HDF5 results file")
@@ -41,6 +46,7 @@ def _main(argv):
     args = parser().parse_args(argv)
     if args.csv is not None:
         files.output_folder("--csv", args.csv)
+        export.earlier_export("--csv", args.csv)  # nothing there that is not an export's
     if args.json is not None:
         files.output_file("--json", args.json, suffixes={"json"}, inputs=[args.results])
     if args.run is not None:
@@ -52,6 +58,9 @@ def _main(argv):
     except ResultsError as e:
         raise Stop(str(e)) from None
     if args.csv is not None or args.json is not None:
+        for run in checked:  # an export holds every table whole, or is not written
+            for name, why in run.problems.items():
+                raise Stop(f"'{args.results}' run {run.id}: {name} {why}; nothing exported")
         _export(args, checked)
     else:
         _print_runs(checked)
@@ -59,17 +68,16 @@ def _main(argv):
 
 
 def _export(args, checked):
-    if args.csv is not None:
-        try:
-            for path in export.write_csv(checked, args.csv):
-                print(f"written: {path}")
-        except OSError as e:
-            raise Stop(
-                f"--csv: cannot write into {shown(args.csv)}: {e.strerror or e}", 1
-            ) from None
-    if args.json is not None:
-        files.write_output("--json", args.json, export.json_text(checked, args.results))
-        print(f"written: {args.json}")
+    """The CSV files and the JSON file as one set: every file written, or none."""
+    written = []
+    with files.OutputSet() as out:
+        if args.csv is not None:
+            written += export.write_csv(checked, args.csv, out, args.results)
+        if args.json is not None:
+            out.stage("--json", args.json, export.json_text(checked, args.results))
+            written.append(args.json)
+    for path in written:
+        print(f"written: {path}")
 
 
 def _print_runs(checked):

@@ -5,6 +5,15 @@
     export.write_csv(runs, "out/")                          # out/summary.csv, out/ranks.csv, ...
     export.write_json(runs, "out.json", "results/iosweep.h5")
 
+The CSV files are one set, written whole or not at all (core.files.OutputSet: every table into
+a file of its own in the folder first, then all renamed into place), with a manifest,
+`.iosweep-export`, naming each table with the identity it was written with (device, inode,
+size, modification time). An earlier export in the folder is replaced whole: its tables are
+replaced, and those the new export does not have are removed, when the manifest shows them
+unchanged since. A file there with a table's name that no export wrote, or that was changed
+since, stops the export before anything is written (Stop, status 2); other files in the folder
+are left as they are.
+
 Tables: runs (run_index figures and every run attribute), rank_map, summary, ranks, nodes,
 device, latency, timeseries, rank_usage, and wire and mounts when the file has them. Every row
 starts with its run_id, so one file holds the rows of every run exported.
@@ -21,13 +30,18 @@ starts with its run_id, so one file holds the rows of every run exported.
 - timeseries is exported as stored: in files that have them, rows with rank -1 are the merge of
   all ranks of the bin (see results.timeseries): sum bytes over rank >= 0 or rank == -1, not
   both.
+- CSV: a text cell that begins with =, +, -, @, a tab, a carriage return or a single quote gets a
+  single quote before it, so that a spreadsheet shows it as text and never runs it as a formula
+  (OWASP's advice on CSV injection): remove one leading quote from a text cell to get the
+  stored text back. Numbers are written as numbers (a negative one stays a number).
 - CSV: floats are written so that they read back exactly (Python's repr): NaN (not measured) as
-  `nan`, infinities as `inf` / `-inf`; an empty cell is a field the row's run does not have;
-  lists (run attributes such as points) as JSON text.
+  `nan` (a figure is never infinite or negative: the reader refuses such a file, naming the
+  value); an empty cell is a field the row's run does not have; lists (run attributes such as
+  points) as JSON text.
 - JSON: {"format": "iosweep-export", "version": 1, "source": FILE, "runs": [{"run_id",
   "attributes", "hosts", "tables": {NAME: {"columns": [...], "rows": [[...], ...]}}}]}. JSON has
-  no NaN: NaN is null; infinities are the strings "Infinity" and "-Infinity". Integers are
-  exact (uint64 above 2^53 too, which JavaScript readers would round).
+  no NaN: NaN is null. Integers are exact (uint64 above 2^53 too, which JavaScript readers
+  would round).
 """
 import csv
 import io
@@ -37,7 +51,9 @@ import os
 
 import numpy as np
 
-from iosweep_tools.core.files import write_whole
+from iosweep_tools.core.errors import Stop
+from iosweep_tools.core.files import OutputSet, write_whole
+from iosweep_tools.core.text import csv_text_cell, shown
 
 TABLES = ("rank_map", "summary", "ranks", "nodes", "device", "timeseries", "rank_usage")
 TABLES += ("wire", "mounts")
@@ -142,32 +158,108 @@ def tables(runs):
 
 
 def csv_cell(v):
+    """A value as a CSV cell: numbers as they read back, text as a spreadsheet keeps it text
+    (core.text.csv_text_cell)."""
     if v is None:
         return ""
     if isinstance(v, bool):
         return str(int(v))
     if isinstance(v, float):
         return repr(v)
+    if isinstance(v, int):
+        return str(v)
     if isinstance(v, (list, dict)):
-        return json.dumps(v, allow_nan=False, default=str)
-    return str(v)
+        return csv_text_cell(json.dumps(v, allow_nan=False, default=str))
+    return csv_text_cell(v)
 
 
-def write_csv(runs, folder):
-    """One CSV file per table in `folder` (made when missing; its parent must exist). Returns
-    the paths written."""
-    os.makedirs(folder, exist_ok=True)
-    written = []
+MANIFEST = ".iosweep-export"  # in a folder of CSV files: the tables an export wrote there
+MANIFEST_FORMAT = "iosweep-export-csv"
+NAMES = ("runs",) + TABLES + ("latency",)  # every table an export may write
+
+
+def _identity(path):
+    st = os.lstat(path)
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def earlier_export(option, folder):
+    """{file name: identity} of the export in `folder` (its manifest; {} when the folder or the
+    manifest is missing). Raises Stop (status 2) when anything there with a table's name was
+    not written by an export or was changed since, or the manifest is not one: nothing of such a
+    folder is replaced."""
+    if not os.path.isdir(folder):
+        return {}
+    where = os.path.join(folder, MANIFEST)
+    listed = {}
+    if os.path.lexists(where):
+        listed = _manifest(option, where)
+    for name in sorted(set(listed) | {f"{t}.csv" for t in NAMES}):
+        path = os.path.join(folder, name)
+        if not os.path.lexists(path):
+            continue
+        if os.path.islink(path) or not os.path.isfile(path):
+            why = "is not a regular file, so not a table an export wrote"
+        elif name not in listed:
+            why = "is not a table an earlier export wrote (its manifest does not list it)"
+        elif _identity(path) != listed[name]:
+            why = "was changed since the export that wrote it"
+        else:
+            continue
+        raise Stop(f"{option}: {shown(path)} {why}: not replaced; nothing written")
+    return listed
+
+
+def _manifest(option, where):
+    """The tables a manifest lists, {name: identity}; Stop unless it is one."""
+    bad = Stop(f"{option}: {shown(where)} is not the manifest of an export; nothing written")
+    if os.path.islink(where) or not os.path.isfile(where) or os.path.getsize(where) > 1 << 20:
+        raise bad
+    try:
+        with open(where) as f:
+            doc = json.load(f)
+        files = doc["tables"] if doc.get("format") == MANIFEST_FORMAT else None
+        listed = {n: list(v) for n, v in files.items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        raise bad from None
+    for n, v in listed.items():
+        if os.path.basename(n) != n or not n.endswith(".csv") or len(v) != 4:
+            raise bad
+    return listed
+
+
+def write_csv(runs, folder, out=None, source=None):
+    """One CSV file per table in `folder` (made when missing; its parent must exist) and the
+    manifest, as one set (see above) staged in `out` (a core.files.OutputSet; one of its own
+    when None), replacing an earlier export whole. Returns the paths of the tables."""
+    if out is None:
+        with OutputSet() as own:
+            return write_csv(runs, folder, own, source)
+    earlier = earlier_export("--csv", folder)
+    out.folder("--csv", folder)
+    written, manifest = [], {}
     for name, cols, rows in tables(runs):
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
-        w.writerow(cols)
+        w.writerow([csv_text_cell(c) for c in cols])
         for row in rows:
             w.writerow([csv_cell(v) for v in row])
         path = os.path.join(folder, f"{name}.csv")
-        write_whole(path, buf.getvalue())
+        manifest[f"{name}.csv"] = _identity(out.stage("--csv", path, buf.getvalue()))
         written.append(path)
+    doc = {"format": MANIFEST_FORMAT, "version": 1, "source": str(source), "tables": manifest}
+    out.stage("--csv", os.path.join(folder, MANIFEST), json.dumps(doc, indent=1) + "\n")
+    out.then(lambda: _remove_earlier(folder, earlier, manifest))
     return written
+
+
+def _remove_earlier(folder, earlier, now):
+    """The tables of the earlier export that this one does not have, each while it is still
+    the file that export wrote."""
+    for name, identity in earlier.items():
+        path = os.path.join(folder, name)
+        if name not in now and os.path.lexists(path) and _identity(path) == identity:
+            os.unlink(path)
 
 
 def json_value(v):

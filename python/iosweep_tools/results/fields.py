@@ -5,7 +5,9 @@ command reads is checked to be of its kind before it is used.
     check_table(group, "summary", {"iops": FIGURE}, where)  # (numpy array, {field: members})
 
 Every problem raises ResultsError, one line naming the table or attribute, the row and the
-value.
+value. A floating-point field or attribute no command names is a figure all the same: NaN (what
+iosweep could not measure) or a finite number of at least 0 (iosweep never stores infinities
+or negative figures); every formatter downstream relies on it.
 """
 import numpy as np
 
@@ -21,8 +23,8 @@ ID = "a count (an integer of at least 0)"
 POSITIVE = "a positive integer"
 FLAG = "0 or 1"
 FIGURE = "a finite number of at least 0"
-MAYBE = "a number of at least 0 or NaN"
-NUMBER = "a number"
+MAYBE = "a finite number of at least 0, or NaN"
+NUMBER = "a number"  # a floating-point one is checked as MAYBE
 ENUM = "a member of its enum"
 TEXT = "text"
 COUNTS = "a list of positive integers"
@@ -89,6 +91,15 @@ def check_attr(g, name, kind, required, where):
     if kind == FIGURE:
         return _figure_attr(v, bad)
     return _integer_attr(v, bad, kind)
+
+
+def check_figure_attrs(g, where):
+    """Raises unless every attribute of `g` that is a floating-point number (a figure: rated
+    bandwidths, stonewall_s, ...) is NaN or a finite number of at least 0, as iosweep writes
+    them: a reader formats them all."""
+    for name, v in g.attrs.items():
+        if isinstance(v, (float, np.floating)) and (np.isinf(v) or v < 0):
+            raise ResultsError(f"{where}: attribute {name} is not {MAYBE} (found {_short(v)})")
 
 
 def check_phase_table(a, where):
@@ -162,6 +173,8 @@ def _bad_numbers(col, dt, kind, where):
     if dt.kind not in "iuf":
         raise ResultsError(f"{where} is not a number field ({dt})")
     v = col.astype(float)
+    if kind == NUMBER and dt.kind == "f":  # a figure: NaN or finite and at least 0
+        kind = MAYBE
     if kind == NUMBER:
         return np.zeros(len(v), bool)
     return np.isinf(v) | (v < 0) if kind == MAYBE else ~np.isfinite(v) | (v < 0)
@@ -189,6 +202,8 @@ def _check_field(col, dt, kind, where):
     if kind is None:
         if dt.kind not in "iufS" and h5py.check_string_dtype(dt) is None:
             raise ResultsError(f"{where} is not a number, an enum or text ({dt})")
+        if dt.kind == "f":  # a figure: iosweep stores NaN for what it could not measure
+            _first_bad(col, _bad_numbers(col, dt, MAYBE, where), where, f"not {MAYBE}")
         return members
     if kind == ENUM:
         return _check_enum(col, members, where)
@@ -200,5 +215,7 @@ def _check_field(col, dt, kind, where):
         bad = _bad_integers(col, dt, kind, where)
     else:
         bad = _bad_numbers(col, dt, kind, where)
+        if kind == NUMBER and dt.kind == "f":
+            kind = MAYBE
     _first_bad(col, bad, where, f"not {kind}")
     return members

@@ -5,18 +5,19 @@
     run = read("r.h5", summary={"cpu_s": fields.FIGURE}, tables={})
     run.frame()                                      # the summary as a pandas DataFrame
 
-The file is opened with file.open_results and the run picked with file.pick_run, the one place
-each is done. Then everything a command reads is checked first (results.fields): the attributes
-of BASE_ATTRS and `attrs` each of its kind (counts, finite figures, 0 or 1, text, lists), the
-phase table iosweep's; the summary a one-dimensional table of at most MAX_TABLE_BYTES whose
-fields of SUMMARY and `summary` are there and of their kind (enum values members of their
-enum), every other field a number, an enum or text. With `tables` None every other table the
-run has is read, one that cannot be used set aside with the reason in `run.problems` (a report
-still shows the rest); with `tables` {name: {field: kind}} only those, checked as the summary.
-Tables are numpy structured arrays, values as stored; a table only newer files have (`mounts`,
-`wire`) is absent, never an error. Every problem raises ResultsError (NoSuchRun for a run the
-file does not list), one line naming the file, the run, the table or attribute, the row and the
-value; nothing else escapes.
+The file is opened with file.open_results and the run picked with file.pick_run, the one place each
+is done. Then everything a command reads is checked first (results.fields): the attributes of
+BASE_ATTRS and `attrs` each of its kind (counts, finite figures, 0 or 1, text, lists), the phase
+table iosweep's, every other floating-point attribute NaN or finite and at least 0; the summary a
+one-dimensional table of at most MAX_TABLE_BYTES whose fields of SUMMARY and `summary` are there
+and of their kind (enum values members of their enum), every other field a number (NaN or finite
+and at least 0 when it is floating-point), an enum or text. With `tables` None every other table
+the run has is read, one that cannot be used set aside with the reason in `run.problems` (a report
+shows the rest and says why; an export refuses); with `tables` {name: {field: kind}} only those,
+checked as the summary. Tables are numpy structured arrays, values as stored; a table only newer
+files have (`mounts`, `wire`) is absent, never an error. Every problem raises ResultsError
+(NoSuchRun for a run the file does not list), one line naming the file, the run, the table or
+attribute, the row and the value; nothing else escapes.
 """
 import tomllib
 
@@ -144,6 +145,7 @@ class Run:
             v = fields.check_attr(group, name, kind, required, where)
             if v is not None:
                 self.attrs[name] = v
+        fields.check_figure_attrs(group, where)
         self.phase_table = fields.check_phase_table(self.attrs, where)
         self.problems, self.tables, self.units = {}, {}, {}
         s, enums = fields.check_table(group, "summary", {**SUMMARY, **summary}, where)

@@ -23,6 +23,12 @@ gives, --size by iosweep's own parser (a multiple of the 1 MiB record), the file
 largest point within --dir's free space, the ranks within MemAvailable (about 16 MiB each), and
 --output a new file in an existing folder. The job is stopped when it runs far past what it was
 asked for (core.children.job_timeout); Ctrl-C stops it and removes the run's folder.
+
+When mpirun exits with a status other than 0, the line says what happened: mpirun's status, the
+run's status and points as the results file holds them, and what mpirun and the ranks printed
+(Open MPI's harmless setpgid warnings left out). mpirun's status also counts its daemons' and
+ranks' ends after the run was written: when the run is complete with every point, its figures
+are printed all the same, and the status is still 1.
 """
 import argparse
 import tempfile
@@ -33,12 +39,13 @@ from iosweep_tools.bench.scale.usage import (
     MAX_RANKS,
     MAX_SIZE,
     RANK_BYTES,
+    job_failure,
     read_usage,
     report_text,
     run_job,
     sweep_command,
 )
-from iosweep_tools.core import cmdline, command, files, install, launch, units
+from iosweep_tools.core import children, cmdline, command, files, install, launch, units
 from iosweep_tools.core.errors import Stop
 
 
@@ -134,6 +141,11 @@ def _main(argv):
         cmd = sweep_command(args, data, out)
         mpirun = launch.mpirun(args.ranks, hosts, bind=True)[0]
         print("scale-check:", " ".join(mpirun + [args.bin] + cmd), flush=True)
-        wall_s, before, low = run_job(args, cmd, hosts)
-        print(report_text(args, read_usage(out), wall_s, before, low), end="")
-    return 0
+        wall_s, before, low, p = run_job(args, cmd, hosts)
+        if p.returncode == 0:
+            print(report_text(args, read_usage(out), wall_s, before, low), end="")
+            return 0
+        run, line = job_failure(out, p)
+        if run is not None:  # the run is whole: its figures stand
+            print(report_text(args, read_usage(out), wall_s, before, low), end="")
+        raise Stop(line, 2 if children.refused(p) else 1)

@@ -2,18 +2,23 @@
 its results file says of its ranks.
 
     cmd = sweep_command(args, data, out)
-    wall_s, before, low = run_job(args, cmd, hosts)
+    wall_s, before, low, p = run_job(args, cmd, hosts)     # p: mpirun's CompletedProcess
     print(report_text(args, read_usage(out), wall_s, before, low), end="")
+    run, line = job_failure(out, p)                         # when mpirun did not exit with 0
 """
 import statistics
 import threading
 import time
 
 from iosweep_tools.bench.harness import written_run
-from iosweep_tools.core.children import iosweep, job_timeout, sweep_points
+from iosweep_tools.core.children import job_timeout, launched, said_lines, sweep_points
 from iosweep_tools.core.errors import Stop
 from iosweep_tools.core.files import mem_available
+from iosweep_tools.core.launch import mpirun
+from iosweep_tools.core.text import shown
 from iosweep_tools.results import fields
+from iosweep_tools.results.file import ResultsError
+from iosweep_tools.results.reader import read
 
 MAX_RANKS = 16384
 MAX_NODES = 1024
@@ -58,7 +63,8 @@ def sweep_command(args, data, out):
 
 def run_job(args, cmd, hosts):
     """Runs the job (mpirun's own binding; over the emulated nodes of `hosts`); returns (its wall
-    time in s, MemAvailable before it, the lowest MemAvailable while it ran)."""
+    time in s, MemAvailable before it, the lowest MemAvailable while it ran, mpirun's
+    CompletedProcess, whatever its exit status: job_failure says what a non-zero one means)."""
     moved = sum(sweep_points(args.ranks)) * args.size_bytes * PHASES
     sampler = MemSampler()
     before = sampler.low
@@ -66,12 +72,45 @@ def run_job(args, cmd, hosts):
     t0 = time.monotonic()
     try:
         timeout = job_timeout(moved, 0, args.ranks)
-        iosweep(args.bin, args.ranks, cmd, timeout, "the job", hosts, bind=True)
+        launch, env = mpirun(args.ranks, hosts, bind=True)
+        p = launched(launch + [str(args.bin)] + cmd, timeout, "the job", env)
     finally:
         wall_s = time.monotonic() - t0
         sampler.stop.set()
         sampler.join()
-    return wall_s, before, sampler.low
+    return wall_s, before, sampler.low, p
+
+
+def job_failure(out, p, most=6):
+    """(the run the job wrote, when it is complete with every point of its sweep, else None; the
+    line that says what happened) for a job whose mpirun exited with a status other than 0:
+    mpirun's status, the run's status, points and message as the results file `out` holds
+    them, and the lines mpirun and the ranks printed (at most `most`, Open MPI's NOISE left
+    out). mpirun's status is not the run's: it also counts its daemons' and ranks' exits after
+    the run was written."""
+    said = said_lines(p.stderr) or said_lines(p.stdout)
+    told = " | ".join(said[:most]) + (
+        f" | ... ({len(said) - most} more)" if len(said) > most else ""
+    )
+    try:
+        run = read(out, summary={"ranks": fields.POSITIVE}, attrs={"points": (fields.COUNTS, True)})
+    except ResultsError as e:
+        state = f"no run could be read from it ({e})"
+        run = None
+    else:
+        swept = {int(k) for k in run.summary["ranks"]}
+        points = run.attrs["points"]
+        done = sum(k in swept for k in points)
+        state = f"run {run.id} is {run.status_name}, {done} of {len(points)} points"
+        if run.attrs.get("status_message"):
+            state += f" ({run.attrs['status_message']})"
+        if run.status_name != "complete" or done != len(points):
+            run = None
+    line = (
+        f"the job: mpirun exited {p.returncode}; in {shown(str(out))} {state};"
+        f" it said: {told or 'nothing'}"
+    )
+    return run, line
 
 
 def read_usage(out):

@@ -172,6 +172,7 @@ def _main(argv):
     rows = []
     try:
         runner = Runner(a, bed)
+        runner.start()
         _header(a, runner)
         for wname, shared, kind in a.workloads:
             rows += measure_workload(runner, a, wname, shared, kind)

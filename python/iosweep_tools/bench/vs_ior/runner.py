@@ -59,14 +59,15 @@ class Failed(Exception):
 
 class Runner:
     """Both tools' runs on one bed (dfsbed.bed.Bed): a folder of its own on the volume and a
-    local one for iosweep's results and IOR's summaries, both removed by cleanup."""
+    local one for iosweep's results and IOR's summaries, both new (made by mktemp, so nothing of
+    anyone else's is in them) and removed by cleanup."""
 
     def __init__(self, args, bed):
         self.args = args
         self.bed = bed
         self.info = bed.info()
         self.nodes = sorted(self.info["nodes"])
-        self.work = f"{bed.mount}/dfs-vs-ior.{os.getpid()}"
+        self.work = None  # made on the volume by start()
         self.local = Path(tempfile.mkdtemp(prefix="dfs-vs-ior.", dir="/tmp"))
         self.out = self.local / "iosweep.h5"
         self.count = 0
@@ -88,11 +89,16 @@ class Runner:
         for n in self.nodes:
             self.on_node(n, [sys.executable, "-c", DROP, folder])
 
+    def start(self):
+        """The runs' folder on the volume: a new one (mktemp -d)."""
+        out = self.on_node(self.nodes[0], ["mktemp", "-d", f"{self.bed.mount}/dfs-vs-ior.XXXXXXXX"])
+        self.work = out.strip()
+
     def fresh(self, tool):
-        """An empty folder of the volume for one run of `tool`."""
+        """A new folder of the volume for one run of `tool`, inside the runs' folder."""
         self.count += 1
         d = f"{self.work}/{tool}.{self.count}"
-        self.on_node(self.nodes[0], ["mkdir", "-p", d])
+        self.on_node(self.nodes[0], ["mkdir", d])
         return d
 
     def remove(self, folder):
@@ -221,7 +227,8 @@ class Runner:
 
     def cleanup(self):
         try:
-            self.remove(self.work)
+            if self.work:
+                self.remove(self.work)
         except (Failed, subprocess.TimeoutExpired):
             pass
         shutil.rmtree(self.local, ignore_errors=True)
