@@ -4,10 +4,11 @@ nodes sharing this machine's mounts, the same folder is the same drive on every 
 once); with IOSWEEP_EMU_VIEWS every node has its own drives behind the same paths, as a node's
 local NVMe drives are. Checked: every rank's file is in the folder the placement says, every
 device's counters match what its ranks moved (O_DIRECT; within the file system's own metadata),
-the final math's per-drive lines are the file's figures, a folder full or missing on one node
-is refused before anything is written, a drive lost mid-run stops the run naming the rank, its
-host and the folder while the points before stay readable, and the compute-adjacent study's
-shape scaled down (3 nodes x 4 drives, 12 ranks, filter-count with --direct)."""
+the final math's per-drive lines are the file's figures (and iosweep-report's are the
+console's), a folder full or missing on one node is refused before anything is written, a drive
+lost mid-run stops the run naming the rank, its host and the folder while the points before
+stay readable, and the compute-adjacent study's shape scaled down (3 nodes x 4 drives, 12
+ranks, filter-count with --direct)."""
 import fcntl
 import os
 import re
@@ -20,92 +21,25 @@ import numpy as np
 import pytest
 
 from conftest import BIN, SOURCE_DIR, iosweep_argv, latest_run, mpi_env
+from iosweep_tools.core.launch import can_emulate, emulated_env
+from iosweep_tools.report.final_math import final_math_text
+from iosweep_tools.results import reader
 from iosweep_tools.results.hdf5 import text
 from iosweep_tools.results.names import phases, status_of
-from minicluster import can_emulate, emulated_env
+from loopdrives import make_drives, missing_loop_tools, sh
 
 NODES = ["node1", "node2", "node3"]
 DRIVES = 4
-IMAGE = 24 << 20  # bytes of each drive's file system image
 FILE = 4 << 20  # bytes of each rank's file
 # What an O_DIRECT phase may add to a drive's counters beyond its ranks' bytes: the file
 # system's own metadata (inodes, bitmaps, extents), written back or read around the window.
 METADATA = 1 << 20
-LAZY_OFF = "lazy_itable_init=0,lazy_journal_init=0"
 EXT4_IOC_SHUTDOWN = 0x8004587D  # _IOR('X', 125, __u32)
 EXT4_GOING_FLAGS_NOLOGFLUSH = 2
 
 
-def sh(*cmd):
-    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, check=True)
-
-
-def mounted(path):
-    with open("/proc/self/mountinfo") as f:
-        return any(line.split()[4] == str(path) for line in f)
-
-
-class LoopDrives:
-    """`drives` ext4 file systems per node, each an image file on its own loop device mounted at
-    ROOT/nodes/NODE/dI; close() unmounts and detaches every one of them, whatever happened."""
-
-    def __init__(self, root, nodes, drives):
-        self.root, self.mounts, self.loops = root, [], []
-        try:
-            for node in nodes:
-                for i in range(drives):
-                    self._make(node, i)
-        except BaseException:
-            self.close()
-            raise
-
-    def _make(self, node, i):
-        img = self.root / "img" / f"{node}-d{i}.img"
-        img.parent.mkdir(parents=True, exist_ok=True)
-        with open(img, "wb") as f:
-            f.truncate(IMAGE)
-        # No journal and no lazy initialisation: nothing of the file system's own writes in
-        # the background while a phase is counted.
-        sh("mkfs.ext4", "-q", "-F", "-O", "^has_journal", "-E", LAZY_OFF, img)
-        loop = sh("losetup", "-f", "--show", img).stdout.strip()
-        self.loops.append(loop)
-        mnt = self.folder(node, i)
-        mnt.mkdir(parents=True)
-        sh("mount", loop, mnt)
-        self.mounts.append(mnt)
-
-    def folder(self, node, i):
-        return self.root / "nodes" / node / f"d{i}"
-
-    def device(self, node, i):
-        """The loop device's name (loop7) under the folder."""
-        return os.path.basename(self.loops[self.mounts.index(self.folder(node, i))])
-
-    def close(self):
-        for mnt in reversed(self.mounts):
-            if mounted(mnt):
-                if subprocess.run(["umount", str(mnt)], capture_output=True).returncode != 0:
-                    subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
-        for loop in reversed(self.loops):
-            subprocess.run(["losetup", "-d", loop], capture_output=True)
-        self.mounts, self.loops = [], []
-
-
 def missing_tools():
-    why = can_emulate()
-    if why:
-        return why
-    for tool in ("mkfs.ext4", "losetup", "mount", "umount"):
-        if shutil.which(tool) is None:
-            return f"{tool} is not installed"
-    return None
-
-
-def make_drives(root, nodes, drives):
-    try:
-        return LoopDrives(root, nodes, drives)
-    except subprocess.CalledProcessError as e:
-        pytest.skip(f"loop devices with their own file system cannot be made here: {e.stderr}")
+    return can_emulate() or missing_loop_tools()
 
 
 @pytest.fixture(scope="module")
@@ -258,6 +192,10 @@ def test_folders_shared_by_two_nodes(drives, tmp_path, n_folders):
                 }
                 assert sorted(dev["counted"]) == [0] * n_folders + [1] * n_folders
             check_final_math(p.stdout, g, 8)
+        # iosweep-report's final math re-derives the console's from the file, byte for byte,
+        # with each drive's rows of both nodes gathered as the console gathers them.
+        console = p.stdout[p.stdout.index("filter-count at ") :]
+        assert final_math_text(reader.read(out)) == console
         # The header names every folder's drive and the ranks that use it on each node.
         for i, folder in enumerate(folders):
             assert f"    {folder} ({drives.device('node1', i)}, drive {i}): ranks" in p.stdout

@@ -176,7 +176,7 @@ def test_documented_enums_are_the_ones_in_the_file(run_file):
     doc = (SOURCE_DIR / "results" / "README.md").read_text()
     documented = {
         kind: dict((n, int(v)) for n, v in re.findall(r"(\w+)=(\d+)", members))
-        for kind, members in re.findall(r"(phase|engine|status)\s+`((?:\w+=\d+ ?)+)`", doc)
+        for kind, members in re.findall(r"(phase|engine|status)\s+`((?:\w+=\d+\s?)+)`", doc)
     }
     with h5py.File(out, "r") as f:
         g = latest_run(f)

@@ -1,6 +1,7 @@
 """scripts/iosweep-load --csv DIR and --json FILE: every table of real runs round-trips with h5py
 value for value (NaN as nan in CSV, null in JSON), units in the column names where the names
-lack them, the latency histogram rebuilt exactly from its rows, one run or all."""
+lack them, the latency histogram rebuilt exactly from its rows, one run or all; a run over two
+folders carries its folders and its drive view."""
 import csv
 import json
 import math
@@ -31,11 +32,12 @@ TABLES = (
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("export")
-    work = tmp / "w"
+    work, other = tmp / "w", tmp / "w2"
     work.mkdir()
+    other.mkdir()
     out = tmp / "r.h5"
-    for label in ("one", "two"):
-        make_results(2, work, out, "2m", "1m", "--timeseries-bin", "1ms", "--label", label)
+    for label, folders in (("one", work), ("two", f"{work},{other}")):
+        make_results(2, folders, out, "2m", "1m", "--timeseries-bin", "1ms", "--label", label)
     return tmp, out
 
 
@@ -89,7 +91,7 @@ def check_table(f, name, columns, rows, nan, run_col=True):
 
 
 def test_csv_round_trips_every_table(results, tmp_path):
-    _, out = results
+    tmp, out = results
     d = tmp_path / "csv"
     p = load(out, "--csv", d)
     assert p.returncode == 0, p.stderr
@@ -104,6 +106,15 @@ def test_csv_round_trips_every_table(results, tmp_path):
         assert {"wall_s", "bandwidth_Bps", "lat_p99_ns", "bytes", "ops", "iops"} <= set(head)
         assert {"matches (rows)", "iodepth (requests)", "expected_matches (rows)"} <= set(head)
         assert "point" in head and "phase" in head
+        # The drive view, units in names as the others: every new field of every table.
+        drive = {"drives", "drive_bw_min_Bps", "drive_bw_max_Bps", "drive_slowest"}
+        assert drive | {"drive_fastest", "drive_fraction_min"} <= set(head)
+        device = set(next(csv.reader(open(d / "device.csv"))))
+        assert {"drive", "folders", "ranks", "claimed_bytes", "seconds (s)"} <= device
+        assert {"drive_Bps", "drive_fraction"} <= device
+        assert "folder" in next(csv.reader(open(d / "ranks.csv")))
+        assert "folder" in next(csv.reader(open(d / "rank_map.csv")))
+        assert {"folder", "dir"} <= set(next(csv.reader(open(d / "mounts.csv"))))
         nan_cells = [r for r in csv.DictReader(open(d / "summary.csv")) if r["device_fraction"]]
         assert any(r["cached_fraction_mean"] == "nan" for r in nan_cells)
         # The histogram: every nonzero bucket one row; rebuilt, the counts are the file's.
@@ -123,6 +134,11 @@ def test_csv_round_trips_every_table(results, tmp_path):
         assert runs[0]["config"] == g.attrs["config"]
         assert json.loads(runs[0]["points"]) == g.attrs["points"].tolist()
         assert int(runs[0]["file_size_bytes"]) == g.attrs["file_size_bytes"]
+        # The second run's folders: both in its dir, each folder of its ranks one of them.
+        g = f["runs"][run_ids(f)[1]]
+        assert runs[1]["dir"] == g.attrs["dir"] == f"{tmp / 'w'},{tmp / 'w2'}"
+        mine = [r for r in csv.DictReader(open(d / "ranks.csv")) if r["run_id"] == run_ids(f)[1]]
+        assert {r["folder"] for r in mine} == {"0", "1"}
 
 
 def test_json_round_trips_every_table_with_null_for_nan(results, tmp_path):

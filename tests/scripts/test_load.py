@@ -1,10 +1,13 @@
-"""scripts/iosweep-load: prints the runs of a results file and returns DataFrames on import."""
+"""scripts/iosweep-load: prints the runs of a results file (where a run over several folders put
+its files) and returns DataFrames on import, the drive view among them."""
+import math
+import shutil
 import subprocess
 
 import h5py
 import pytest
 
-from iosweep_tools.results import frames, hdf5, names
+from iosweep_tools.results import drive_view, frames, hdf5, names
 from iosweep_tools.results.file import NoSuchRun, ResultsError
 from conftest import SOURCE_DIR, make_results, run_ids
 
@@ -12,12 +15,13 @@ from conftest import SOURCE_DIR, make_results, run_ids
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("load")
-    work = tmp / "w"
+    work, other = tmp / "w", tmp / "w2"
     work.mkdir()
+    other.mkdir()
     out = tmp / "r.h5"
-    for label in ("first", "second"):
+    for label, folders in (("first", work), ("second", f"{work},{other}")):
         make_results(
-            2, work, out, "2MiB", "1MiB", "--phases", "seq-write,rand-read", "--label", label
+            2, folders, out, "2MiB", "1MiB", "--phases", "seq-write,rand-read", "--label", label
         )
     return out
 
@@ -55,6 +59,15 @@ def test_command_prints_every_run(results):
     assert p.returncode == 0, p.stderr
     assert p.stdout.count("complete") == 2
     assert "seq_write" in p.stdout and "rand_read" in p.stdout
+    # The run over two folders says where its files went: its folders and the drives its
+    # device table names (one run, one line).
+    work = results.parent / "w"
+    with h5py.File(results, "r") as f:
+        dev = f["runs"][run_ids(f)[1]]["device"][()]
+    drives = sorted({(int(d), n.decode()) for d, n in zip(dev["drive"], dev["device"])})
+    line = f"  2 folders of --dir: {work}, {work}2; {len(drives)} drive"
+    assert p.stdout.count(" folders of --dir: ") == 1 and line in p.stdout, p.stdout
+    assert all(f"{d} {name} (node 0)" in p.stdout for d, name in drives)
 
 
 def test_command_refuses_a_file_that_is_not_results(tmp_path):
@@ -127,3 +140,51 @@ def test_a_run_with_metadata_rows_is_read_and_printed(tmp_path):
     )
     assert p.returncode == 0, p.stderr
     assert "md_create" in p.stdout and "md_rmdir" in p.stdout
+
+
+def test_the_drive_view_is_the_device_tables_drives(results, tmp_path):
+    """frames.drives: one row per (point, drive), its figures the device table's, grouped over
+    the drive's rows as h5py finds them."""
+    with h5py.File(results, "r") as f:
+        g = f["runs"][run_ids(f)[1]]
+        s, dev = g["summary"][()], g["device"][()]
+    d = frames.drives(results)
+    assert list(d.columns) == list(frames.DRIVE_COLUMNS) and len(d) > 0
+    want = {(int(r["point"]), int(r["drive"])) for r in dev}
+    assert {(int(p), int(k)) for p, k in zip(d["point"], d["drive"])} == want
+    for _, r in d.iterrows():
+        mine = dev[(dev["point"] == r["point"]) & (dev["drive"] == r["drive"])]
+        counted = mine[mine["counted"] == 1][0]
+        used = mine[mine["ranks"] > 0]
+        assert (
+            r["ranks"] == used["ranks"].sum() and r["claimed_bytes"] == used["claimed_bytes"].sum()
+        )
+        assert (
+            r["read_bytes"] == counted["read_bytes"] and r["write_bytes"] == counted["write_bytes"]
+        )
+        for fld in ("drive_Bps", "drive_fraction"):
+            assert (math.isnan(r[fld]) and math.isnan(counted[fld])) or r[fld] == counted[fld]
+        row = s[s["point"] == r["point"]][0]
+        seen = counted["write_bytes" if r["phase_name"] == "seq_write" else "read_bytes"]
+        assert r["device_bytes"] == seen and r["wall_s"] == row["wall_s"]
+        assert r["slowest"] == (row["drives"] > 0 and r["drive"] == row["drive_slowest"])
+    # A file from before the drive view has none: the API says so in one line.
+    older = without_drive_view(results, tmp_path / "older.h5")
+    with pytest.raises(ResultsError, match="no drive view"):
+        frames.drives(older)
+    assert len(frames.table(older, "device")) == len(dev)
+
+
+def without_drive_view(src, dst):
+    """A copy of `src` whose device tables lack the drive view's fields, as files before it."""
+    shutil.copy(src, dst)
+    with h5py.File(dst, "r+") as f:
+        for g in f["runs"].values():
+            old = g["device"]
+            rows, attrs = old[()], dict(old.attrs)
+            keep = [n for n in rows.dtype.names if n not in drive_view.FIELDS]
+            del g["device"]
+            new = g.create_dataset("device", data=rows[keep], chunks=True, maxshape=(None,))
+            for k, v in attrs.items():
+                new.attrs[k] = v
+    return dst

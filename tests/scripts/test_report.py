@@ -5,7 +5,9 @@ for byte (ranks and streams, one or two rated figures, ship-count); two runs sid
 the run-against-run comparison; files with the newer schema's fields (real runs with the fields
 added: timeseries latency and merged rows, a mounts table, wire counters) get latency over time
 drawn from the merged rows, in the report and in iosweep-plot, the file system per node and the
-wire's share of the bytes."""
+wire's share of the bytes; a run over two drives (loop devices as root) gets its drive table,
+every figure of it h5py's, its lagging drive noted as the console notes it, and its final math's
+per-drive lines the console's."""
 import json
 from html import unescape
 import math
@@ -13,24 +15,27 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 
 import h5py
 import numpy as np
 import pytest
 
+from iosweep_tools.core.devices import fs_type
 from iosweep_tools.results import hdf5
 from iosweep_tools.results import names
 from iosweep_tools.results import reader
 from iosweep_tools.results import timeseries as its
 from chromium import Chromium
-from conftest import SOURCE_DIR, run_ids, run_iosweep
+from conftest import SOURCE_DIR, latest_run, run_ids, run_iosweep, run_sweep
+from loopdrives import make_drives, missing_loop_tools, sh
 from newer_files import with_mounts_and_wire, with_timeseries_latency
 
 SCRIPTS = SOURCE_DIR / "scripts"
 FIX = SOURCE_DIR / "tests" / "fixtures"
 BASELINES = [FIX / "iozone/01-seq-write-read-t2.txt", FIX / "ior/02-posix-rand4k.txt"]
 SECTIONS = ("runs", "sweep", "what-ran", "placement", "filesystem", "latency", "over-time")
-SECTIONS += ("stragglers", "provenance", "final-math", "baselines")
+SECTIONS += ("stragglers", "provenance", "drives", "final-math", "baselines")
 
 CELLS = """JSON.stringify(Array.from(document.querySelectorAll('[data-value]')).map(e => ({
   run: e.dataset.run || null, table: e.dataset.table || null, row: e.dataset.row ?? null,
@@ -363,3 +368,152 @@ def test_a_metadata_run_shows_its_rates_on_a_log_axis_and_the_consoles_peaks(bro
     assert console.startswith(pre) and pre.count("\n") == 2 + 7
     prov = browser.evaluate("document.querySelector('#provenance').innerText")
     assert "bytes per operation" in prov
+
+
+# Every row of the drive-by-drive table of every point: its cells' values, texts and sources.
+DRIVE_ROWS = """JSON.stringify(Array.from(
+  document.querySelectorAll('#drives details table tbody tr')).map(tr =>
+    Array.from(tr.cells).map(td => ({value: td.dataset.value ?? null,
+      row: td.dataset.row ?? null, table: td.dataset.table || null, text: td.textContent}))))"""
+
+
+@pytest.fixture(scope="module")
+def two_drives(tmp_path_factory):
+    """A real run over two folders, each its own drive (ext4 on a loop device, as root): the
+    first mounted sync, so that seq-write's bytes reach its device inside the window while the
+    second's stay in the page cache, and at 2 ranks the second drive lags where the first does
+    not. Returns the results file, what the run printed and the drives' device names."""
+    why = missing_loop_tools()
+    if why:
+        pytest.skip(why)
+    tmp = tmp_path_factory.mktemp("drives")
+    drives = make_drives(tmp, ["local"], 2)
+    try:
+        sh("mount", "-o", "remount,sync", drives.folder("local", 0))
+        out = tmp / "d.h5"
+        folders = f"{drives.folder('local', 0)},{drives.folder('local', 1)}"
+        p = run_sweep(
+            2,
+            dir=folders,
+            file_size="4MiB",
+            phases="seq-write,seq-read,filter-count",
+            rated_bw="5.2GB/s",
+            output=out,
+            check=0,
+        )
+        return out, p.stdout, [drives.device("local", i) for i in range(2)]
+    finally:
+        drives.close()
+
+
+def same(shown, stored):
+    """A cell's data-value and the stored float: equal, NaN as NaN."""
+    return (math.isnan(stored) and shown == "nan") or float(shown) == stored
+
+
+def expected_drives(path):
+    """{(summary row, drive): what the drive table must show}, from h5py alone."""
+    with h5py.File(path, "r") as f:
+        g = latest_run(f)
+        s, dev = g["summary"][()], g["device"][()]
+        writes = {v for k, v in names.phases(g).items() if k in ("seq_write", "rand_write")}
+    out = {}
+    for i, pt in enumerate(s["point"]):
+        rows = dev[dev["point"] == pt]
+        for d in sorted({int(x) for x in rows["drive"]}):
+            mine = rows[rows["drive"] == d]
+            counted = mine[mine["counted"] == 1][0]
+            seen = counted["write_bytes" if s["phase"][i] in writes else "read_bytes"]
+            used = mine[mine["ranks"] > 0] if (mine["ranks"] > 0).any() else mine[:1]
+            out[(i, d)] = {
+                "ranks": int(used["ranks"].sum()),
+                "claimed": int(used["claimed_bytes"].sum()),
+                "seen": int(seen),
+                "fraction": float(counted["drive_fraction"]),
+                "seconds": float(used["seconds"].max()),
+                "Bps": float(counted["drive_Bps"]),
+                "window_MiBps": int(seen) / float(s["wall_s"][i]) / 2**20,
+                "mark": ("the only drive used" if s["drives"][i] == 1 else "slowest")
+                if d == s["drive_slowest"][i]
+                else "fastest"
+                if d == s["drive_fastest"][i]
+                else "",
+            }
+    return out
+
+
+def test_the_drive_table_of_a_run_over_two_drives_is_the_files(two_drives, browser, tmp_path):
+    out, printed, devices = two_drives
+    page = tmp_path / "drives.html"
+    assert report(out, "-o", page).returncode == 0
+    cells = render(browser, page)
+    checked = check_against_file(cells, out)
+    fields = {c["field"] for c in cells if c["section"] == "drives" and c["table"] == "device"}
+    assert {"drive", "device", "claimed_bytes", "drive_fraction", "drive_Bps"} <= fields
+    assert {"read_bytes", "write_bytes", "ranks", "seconds"} <= fields and checked["device"]
+    # Every drive of every point, each figure h5py's; the slowest and fastest marked.
+    want = expected_drives(out)
+    shown = {}
+    for row in json.loads(browser.evaluate(DRIVE_ROWS)):
+        i, drive = int(row[1]["row"]), int(row[3]["text"])
+        shown[(i, drive)] = row
+        w = want[(i, drive)]
+        assert row[4]["text"] in devices
+        assert int(row[7]["value"]) == w["ranks"] and int(row[8]["value"]) == w["claimed"]
+        assert int(row[9]["value"]) == w["seen"] and same(row[10]["value"], w["fraction"])
+        assert float(row[11]["value"]) == w["seconds"] and same(row[12]["value"], w["Bps"])
+        assert float(row[13]["value"]) == pytest.approx(w["window_MiBps"], rel=1e-12)
+        assert row[14]["text"] == w["mark"]
+    assert set(shown) == set(want)
+    assert {"slowest", "fastest", "the only drive used"} <= {w["mark"] for w in want.values()}
+    # The lagging drive is noted as the console's notes column notes it: the second drive's
+    # seq-write at 2 ranks, its bytes still in the page cache while the first's reached it.
+    notes = {i: row[15]["text"] for (i, _), row in shown.items() if row[15]["text"]}
+    assert any(f"drive {devices[1]} (node 0) " in n for n in notes.values()), notes
+    with h5py.File(out, "r") as f:
+        s = latest_run(f)["summary"][()]
+        label = {v: k.replace("_", "-") for k, v in names.phases(latest_run(f)).items()}
+    for i, note in notes.items():
+        line = rf"^{label[s['phase'][i]]} +{s['ranks'][i]} +1 +{s['repetition'][i]} .*"
+        assert re.search(line + re.escape(note) + "$", printed, re.M), (note, printed)
+    # The final math's per-drive lines are the console's, byte for byte.
+    pre = browser.evaluate("document.querySelector('pre.final-math').textContent")
+    console = printed[printed.index("filter-count at ") :]
+    assert pre == console
+    assert "per drive  " in pre and "(aggregate / 2 drives used)" in pre
+    assert len(re.findall(r"^  drive \d+ +loop\d+ on node 0 ", pre, re.M)) == 2
+    assert "rated      5.200 GB/s per drive:" in pre
+
+
+def test_final_math_without_a_drive_is_the_consoles(tmp_path):
+    """Folders on tmpfs, which has no block device: per drive is not known, said as the console
+    says it (the device note, escaped as the binary escapes it), --rated-bw is per rank's
+    device, and the Drives section says why no drive was counted."""
+    if not os.path.isdir("/dev/shm") or fs_type("/dev/shm") != "tmpfs":
+        pytest.skip("no tmpfs at /dev/shm to put folders without a block device on")
+    work = tempfile.mkdtemp(prefix="iosweep-report-", dir="/dev/shm")
+    out = tmp_path / "shm.h5"
+    try:
+        folders = [os.path.join(work, x) for x in "ab"]
+        for f in folders:
+            os.mkdir(f)
+        p = run_sweep(
+            2,
+            dir=",".join(folders),
+            file_size="2MiB",
+            phases="seq-write,filter-count",
+            rated_bw="1GB/s",
+            output=out,
+        )
+    finally:
+        shutil.rmtree(work)
+    assert p.returncode == 0, p.stderr
+    console = p.stdout[p.stdout.index("filter-count at ") :]
+    assert "  per drive  not known: no device counters (node 0, folder " in console
+    assert "GB/s per rank's device: " in console
+    page = tmp_path / "shm.html"
+    assert report(out, "-o", page).returncode == 0
+    html = page.read_text()
+    pre = re.search(r'<pre class="final-math"[^>]*>(.*?)</pre>', html, re.S).group(1)
+    assert unescape(pre) == console
+    assert "No drive was counted at any point" in html

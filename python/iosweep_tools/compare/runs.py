@@ -15,10 +15,10 @@ spread: the interval is degenerate there and the row says so. Verdict: "faster" 
 interval lies above 1, "slower" below 1, "within noise" when it contains 1.
 
 Settings that decide what a figure means (record sizes, file size, engine, depth, O_DIRECT,
-cache, fsync phases, layout, ..., from the run attributes, and any other option of the `config`
-TOML) are compared; where they differ the rows they apply to are listed and not compared unless
-`loose`. A point whose rows used different node counts is not compared either. Control phases
-(scan_only) are compared as any phase: they are measurements too.
+cache, fsync phases, layout, the number of --dir folders, ..., from the run attributes, and any
+other option of the `config` TOML) are compared; where they differ the rows they apply to are listed
+and not compared unless `loose`. A point whose rows used different node counts is not compared
+either. Control phases (scan_only) are compared as any phase: they are measurements too.
 """
 import math
 import zlib
@@ -54,6 +54,15 @@ def _counting(phase, run):
     return "counts" in run.flags(phase)
 
 
+def _folder_count(v):
+    """The number of folders of a run's `dir` attribute (the folders joined by commas)."""
+    return len([f for f in str(v).split(",") if f]) if v is not None else None
+
+
+# Settings compared through what they mean rather than as stored.
+COMPARED_AS = {"dir": _folder_count}
+
+
 # (what, run attribute, the phases it applies to, how to show a value)
 SETTINGS = [
     ("file size", "file_size_bytes", _all, size_text),
@@ -84,10 +93,14 @@ SETTINGS = [
     ("filter kernel", "filter_kernel", _counting, str),
     ("collector", "collector", lambda p, r: p == "ship_count", str),
     ("file system", "fs_type", _all, str),
+    # How many folders the ranks were spread over (one per drive: --dir a,b,...). The folders'
+    # own paths are not a setting: a rerun in another folder of the same file system measures
+    # the same thing, and the file system itself is compared above.
+    ("--dir folders", "dir", _all, _folder_count),
 ]
 # Options of the `config` TOML already compared through the attributes above, and those that do
-# not change what a point measures (where files go, names, output, the sweep itself: points are
-# matched one by one, and the data's seed: the data is incompressible whatever it is).
+# not change what a point measures (names, output, the sweep itself: points are matched one by
+# one, and the data's seed: the data is incompressible whatever it is).
 CONFIG_COVERED = {
     "file-size",
     "seq-record",
@@ -113,10 +126,10 @@ CONFIG_COVERED = {
     "filter-every",
     "filter-kernel",
     "collector",
+    "dir",
 }
 CONFIG_IGNORED = {
     "version",
-    "dir",
     "output",
     "label",
     "keep",
@@ -207,7 +220,8 @@ def differences(a, b):
     out = []
     for what, attr, applies, how in SETTINGS:
         va, vb = a.attrs.get(attr), b.attrs.get(attr)
-        if va == vb:
+        same = COMPARED_AS.get(attr, lambda v: v)
+        if same(va) == same(vb):
             continue
         if attr == "fsync_phases":
             if va is not None and vb is not None:

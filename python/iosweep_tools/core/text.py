@@ -3,6 +3,7 @@
     one_line("a\\nb")       # 'a\\\\nb': control characters escaped, so a message stays one line
     shown("a\\nb")          # "'a\\\\nb'": quoted as messages quote a value given
     size_text(16 << 20)     # '16 MiB', binary units as iosweep prints them
+    printable(b"sd\\x01a")  # 'sd\\\\x01a': a name as the binary prints it (core/errors.cpp)
 """
 
 
@@ -12,6 +13,19 @@ def one_line(text):
     named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
     return "".join(
         named.get(c, f"\\x{ord(c):02x}") if ord(c) < 32 or ord(c) == 127 else c for c in str(text)
+    )
+
+
+def printable(data):
+    """`data` (bytes as stored, or text) as iosweep's own printable() shows it in the console
+    (src/core/errors.cpp): valid UTF-8 kept, \\n \\t \\r named, every other control
+    character and every byte that is not UTF-8 as \\xNN."""
+    if isinstance(data, str):
+        data = data.encode("utf-8", "surrogateescape")
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    return "".join(
+        named.get(c, f"\\x{ord(c):02x}") if ord(c) < 32 or ord(c) == 127 else c
+        for c in bytes(data).decode("utf-8", "backslashreplace")
     )
 
 

@@ -1,13 +1,15 @@
 """filter-count's final math in iosweep-report, as the console prints it after the run
-(ConsoleWriter::print_final_math, src/output/console_writer.cpp), from the stored figures.
+(ConsoleWriter::print_final_math, src/output/final_math.cpp), from the stored figures.
 
     final_math(run)          # the section's HTML for one run (results.reader.Run)
     final_math_text(run)     # the console's lines; None without filter-count
 """
 from html import escape
 
+from iosweep_tools.core.text import printable
 from iosweep_tools.report import html as h
 from iosweep_tools.report.latency import point_label
+from iosweep_tools.results import drive_view
 
 GB = 1e9
 
@@ -64,21 +66,59 @@ def _matches_line(run, i):
     return f"  matches    {m} found, {e} expected{verdict}"
 
 
-def _rated_lines(run, per_rank):
-    """What --rated-bw makes of the figure per rank: one or two rated maximums."""
+def _drives_used(run, i):
+    """The summary's drives of row i; None for a file from before the drive view (whose console
+    printed no per drive line)."""
+    s = run.summary
+    return int(s["drives"][i]) if "drives" in s.dtype.names else None
+
+
+def _drive_lines(run, i):
+    """`per drive` (aggregate / drives used) and every drive used: its device's bytes over the
+    point's window and what its ranks claimed (ConsoleWriter::print_drives)."""
+    n = _drives_used(run, i)
+    if n is None:
+        return []
+    if n == 0:
+        why = str(run.attrs.get("device_note") or "")
+        why = f"no device counters ({printable(why)})" if why else "no drive was counted"
+        return [f"  per drive  not known: {why}"]
+    s = run.summary
+    bw, wall = float(s["bandwidth_Bps"][i]), float(s["wall_s"][i])
+    lines = [
+        f"  per drive  {bw / n / GB:.3f} GB/s (aggregate / {n} drive{'' if n == 1 else 's'} used)"
+    ]
+    for d in drive_view.drives(run, i):
+        if not d.used:
+            continue
+        nodes = ",".join(str(x) for x in d.nodes)
+        folders = ",".join(printable(f) for f in d.folders)
+        seen = d.read_bytes / wall / GB if wall > 0 else 0.0
+        lines.append(
+            f"  drive {d.drive:<4d} {printable(d.device)} on node{'' if len(d.nodes) == 1 else 's'}"
+            f" {nodes} ({folders}): device read {d.read_bytes} bytes = {seen:.3f} GB/s over the"
+            f" {wall:.3f} s window; {d.ranks} rank{'' if d.ranks == 1 else 's'} claimed"
+            f" {d.claimed_bytes} bytes, {d.drive_Bps / GB:.3f} GB/s"
+        )
+    return lines
+
+
+def _rated_lines(run, per_unit, unit):
+    """What --rated-bw makes of the figure per drive (per rank's device without drives): one or
+    two rated maximums."""
     r1, r2 = float(run.attrs.get("rated_bw_Bps") or 0), float(run.attrs.get("rated_bw2_Bps") or 0)
     if r1 > 0 and r2 > 0:
-        a, b = 100.0 * per_rank / r1, 100.0 * per_rank / r2
+        a, b = 100.0 * per_unit / r1, 100.0 * per_unit / r2
         return [
-            f"  rated      {r1 / GB:.3f} GB/s and {r2 / GB:.3f} GB/s per rank's device: between"
+            f"  rated      {r1 / GB:.3f} GB/s and {r2 / GB:.3f} GB/s {unit}: between"
             f" {min(a, b):.1f}% and {max(a, b):.1f}% of rated maximum"
             f" ({a:.1f}% of {r1 / GB:.3f} GB/s,"
             f" {b:.1f}% of {r2 / GB:.3f} GB/s)"
         ]
     if r1 > 0:
         return [
-            f"  rated      {r1 / GB:.3f} GB/s per rank's device:"
-            f" {100.0 * per_rank / r1:.1f}% of rated maximum"
+            f"  rated      {r1 / GB:.3f} GB/s {unit}:"
+            f" {100.0 * per_unit / r1:.1f}% of rated maximum"
         ]
     return []
 
@@ -117,8 +157,13 @@ def final_math_text(run):
     lines = _point_lines(run, i)
     lines.append(f"  per node   {per_node / GB:.3f} GB/s (aggregate / nodes)")
     lines.append(f"  per rank   {per_rank / GB:.3f} GB/s (aggregate / ranks)")
+    lines += _drive_lines(run, i)
     lines.append(_matches_line(run, i))
-    lines += _rated_lines(run, per_rank)
+    used = _drives_used(run, i)
+    if used:
+        lines += _rated_lines(run, bw / used, "per drive")
+    else:
+        lines += _rated_lines(run, per_rank, "per rank's device")
     lines += _ship_lines(run, i, j)
     return "\n".join(lines) + "\n"
 
@@ -138,10 +183,14 @@ def final_math(run):
         "ranks",
         "nodes",
     ]
+    if "drives" in run.summary.dtype.names:
+        fields.append("drives")
     body = h.p(
         "As the console prints it after the run (GB = 10^9 bytes; per node = aggregate / nodes,"
-        " per rank (per drive) = aggregate / ranks; rated from --rated-bw: rated_bw_Bps,"
-        " rated_bw2_Bps),"
+        " per rank = aggregate / ranks, per drive = aggregate / drives used; each drive: the"
+        " bytes its device read over the point's window (wall_s) and what its ranks claimed"
+        " (drive_Bps, the device table; see Drives); rated from --rated-bw: rated_bw_Bps,"
+        " rated_bw2_Bps, per drive, or per rank's device when no drive was counted),"
         f" for the last filter-count point appended: {escape(point_label(run, i))}."
     )
     body += f'<pre class="final-math" data-run="{escape(run.id)}">{escape(text)}</pre>'

@@ -16,7 +16,8 @@ from iosweep_tools.compare import tools
 from iosweep_tools.compare.parsers import parse_any
 from iosweep_tools.compare.record import ParseError
 from iosweep_tools.core.errors import Stop
-from iosweep_tools.report import comparison, final_math, latency, overview, sections, sweep
+from iosweep_tools.report import comparison, drives, final_math, latency, overview, sections
+from iosweep_tools.report import sweep
 from iosweep_tools.report import html as h
 
 
@@ -77,6 +78,10 @@ def definitions(report):
         " around the phase over the phase's bytes; cached_fraction: page-cache residency before"
         " a read; unflushed_fraction: dirty pages after a write without fsync or O_DIRECT; NaN:"
         " not measured.</li>"
+        "<li><b>Per drive.</b> A drive is a block device of one kernel; its ranks are those whose"
+        " file is in a folder on it. drive_Bps = its ranks' bytes / the slowest of their"
+        " windows; drive_fraction = the bytes its own counters saw / its ranks' bytes; per drive"
+        " in the final math = aggregate / drives used.</li>"
         "<li><b>Run against run.</b> B / A of the mean headline figure, with a bootstrap 95%"
         " interval over repetitions; rows whose settings differ are not compared.</li></ul>"
         "<p class=note>Schema: results/README.md. Every table can be exported with"
@@ -116,6 +121,12 @@ SECTIONS = [
         heading="Stragglers: who set wall_s",
     ),
     Section("provenance", "Where the bytes came from", each_run(sections.provenance)),
+    Section(
+        "drives",
+        "Drives",
+        each_run(drives.drive_section),
+        heading="Drives: what each drive saw against what its ranks claimed",
+    ),
     Section(
         "final-math",
         "Final math",

@@ -8,8 +8,8 @@ The same from Python, as DataFrames: results.frames.
 """
 from iosweep_tools.core import cmdline, command, files
 from iosweep_tools.core.errors import Stop
-from iosweep_tools.core.text import shown
-from iosweep_tools.results import export, frames
+from iosweep_tools.core.text import one_line, shown
+from iosweep_tools.results import drive_view, export, frames
 from iosweep_tools.results.file import NoSuchRun, ResultsError
 
 # pandas is imported where DataFrames are made: the command's checks and exports start without
@@ -73,22 +73,29 @@ def _export(args, checked):
 
 
 def _print_runs(checked):
-    """Each run's line and its summary rows (MiB/s, IOPS, p99 in µs)."""
+    """Each run's line, where it put its files when it had several folders or drives, and its
+    summary rows (MiB/s, IOPS, p99 in µs; with several drives the slowest drive's MiB/s)."""
     import pandas as pd
 
     runs, summary = frames.frames(checked)
     pd.set_option("display.width", 200)
     pd.set_option("display.max_columns", 20)
-    for _, r in runs.iterrows():
+    for run, (_, r) in zip(checked, runs.iterrows()):
         print(
             f"run {r['run_id']}  {r.get('status_name')}  {r.get('world_size')} ranks on "
             f"{r.get('n_nodes')} node(s)  engine {r.get('engine_name')}  label {r.get('label')!r}"
         )
+        layout = drive_view.layout_text(run)
+        if layout:
+            print(f"  {one_line(layout)}")
         s = summary[summary["run_id"] == r["run_id"]] if len(summary) else summary
         if len(s):
             view = s[["phase_name", "ranks", "nodes", "repetition", "wall_s"]].copy()
             view["MiB/s"] = s["bandwidth_Bps"] / 2**20
             view["IOPS"] = s["iops"]
             view["p99_us"] = s["lat_p99_ns"] / 1e3
+            if "drives" in s and s["drives"].max() > 1:
+                view["drives"] = s["drives"]
+                view["slowest_drive_MiB/s"] = s["drive_bw_min_Bps"] / 2**20
             print(view.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
         print()

@@ -6,6 +6,7 @@ Python and Jupyter (Debian's python3-h5py and python3-pandas).
     runs, summary = frames.load("results/iosweep.h5")  # every run: two DataFrames
     tables = frames.tables("results/iosweep.h5")       # {table name: DataFrame} of the latest run
     frames.table("results/iosweep.h5", "ranks", run_id)
+    frames.drives("results/iosweep.h5")                # the drive view: (point, drive) rows
 
 `runs` has one row per run (its attributes, status_name, hosts and the run_index's n_points);
 `summary` one row per summary point of every run, with the run's attributes joined, the record
@@ -17,6 +18,7 @@ needs, checks it (results.reader) and closes it again, so a run can append betwe
 notebook never keeps a writer waiting. Every problem raises results.file.ResultsError (NoSuchRun
 for a run the file does not list), one line naming the file, the run and the value.
 """
+from iosweep_tools.results import drive_view
 from iosweep_tools.results.file import ResultsError, open_results, run_ids
 from iosweep_tools.results.hdf5 import column
 from iosweep_tools.results.reader import TABLES, guarded, read
@@ -99,3 +101,65 @@ def latency(path, run_id=None):
     """(bucket_lower_ns, bucket_upper_ns, counts[points, buckets]) as numpy arrays; None when the
     run has no usable latency group."""
     return read(path, run_id).latency
+
+
+# The columns of drives(): the point's, the device table's for the drive, the derived ones.
+DRIVE_COLUMNS = ("run_id", "point", "phase_name", "repetition", "wall_s", "drive", "device")
+DRIVE_COLUMNS += ("nodes", "hosts", "folders", "ranks", "claimed_bytes", "seconds", "drive_Bps")
+DRIVE_COLUMNS += ("read_bytes", "write_bytes", "device_bytes", "drive_fraction", "device_Bps")
+DRIVE_COLUMNS += ("slowest", "fastest", "note")
+
+
+def _drive_row(run, i, d, lagging):
+    s = run.summary
+    wall = float(s["wall_s"][i])
+    seen = d.seen_bytes
+    return (
+        run.id,
+        int(s["point"][i]),
+        run.phase_of_row(i),
+        int(s["repetition"][i]),
+        wall,
+        d.drive,
+        d.name,
+        ",".join(map(str, d.nodes)),
+        ",".join(run.host(n) for n in d.nodes),
+        ",".join(f.decode(errors="replace") for f in d.folders),
+        d.ranks,
+        d.claimed_bytes,
+        d.seconds,
+        d.drive_Bps,
+        d.read_bytes,
+        d.write_bytes,
+        seen,
+        d.drive_fraction,
+        seen / wall if seen is not None and wall > 0 else float("nan"),
+        d.slowest,
+        d.fastest,
+        "; ".join(drive_view.note(run, j) for j in lagging if j in d.rows),
+    )
+
+
+def drives(path, run_id=None):
+    """The drive view of run `run_id` (the run appended last when None) as a DataFrame, one row
+    per (summary point, drive): the point (point, phase_name, repetition, wall_s), the drive's
+    device table figures (drive, device, its ranks, claimed_bytes, seconds and drive_Bps over
+    the rows that had ranks; read_bytes, write_bytes, drive_fraction of the row that counts
+    it), where it is (nodes, hosts, folders: comma-separated), what its counters saw in the
+    phase's direction (device_bytes) over the point's window (device_Bps = device_bytes /
+    wall_s), whether it was the point's slowest or fastest, and the console's note when it
+    lagged. Raises ResultsError when the run records no drive view (files before it)."""
+    import pandas as pd
+
+    run = read(path, run_id)
+    if not drive_view.has_drives(run):
+        raise ResultsError(
+            f"'{path}' run {run.id}: no drive view (a device table with drive, folders, ranks,"
+            " claimed_bytes, drive_Bps and drive_fraction, and drives in the summary)"
+        )
+    rows = []
+    for i in range(len(run.summary)):
+        mine = drive_view.rows_of_point(run, i)
+        lagging = drive_view.lagging(run, i, mine)
+        rows += [_drive_row(run, i, d, lagging) for d in drive_view.drives(run, i, mine)]
+    return pd.DataFrame(rows, columns=list(DRIVE_COLUMNS))

@@ -1,0 +1,149 @@
+"""The per-run section of iosweep-report about drives: per point, the drives the point's files
+were on, the slowest and fastest and the lowest fraction (the summary's drive figures), the
+lagging drives the console's notes name; per phase at its largest point, and for every point in
+a table to open, each drive: its device, nodes and folders, its ranks and the bytes they
+claimed, the bytes its own counters saw, the fraction, its bandwidth (results.drive_view).
+
+drive_section(run) takes one run (results.reader.Run) and returns HTML.
+"""
+from html import escape
+
+from iosweep_tools.report import html as h
+from iosweep_tools.report.html import MIB, problem_note
+from iosweep_tools.report.latency import head_cells, point_label
+from iosweep_tools.results import drive_view
+from iosweep_tools.results import timeseries as its
+
+POINT_FIELDS = ("drives", "drive_bw_min_Bps", "drive_slowest", "drive_bw_max_Bps")
+POINT_FIELDS += ("drive_fastest", "drive_fraction_min")
+SCALED = {"drive_bw_min_Bps", "drive_bw_max_Bps"}
+DRIVE_HEAD = ["drive", "device", "node(s)", "folders", "ranks", "claimed_bytes"]
+DRIVE_HEAD += ["device bytes (bytes)", "drive_fraction", "seconds (s)", "drive_Bps (MiB/s)"]
+DRIVE_HEAD += ["device bytes / wall_s (MiB/s)", "slowest / fastest", "note"]
+
+
+def _rows_cell(run, d, field, how):
+    """A drive's `field` (ranks, claimed_bytes, seconds) over its rows that had ranks, `how`
+    (sum, max): the stored cell when one row had them, else a derived one naming the rows."""
+    t = run.table("device")
+    mine = [j for j in d.rows if int(t["ranks"][j]) > 0]
+    if len(mine) > 1:
+        rows = ", ".join(map(str, mine))
+        return h.derived(getattr(d, field), f"{how} of device.{field} over rows {rows}")
+    return h.td(run, "device", mine[0] if mine else d.rows[0], field)
+
+
+def _counted_cell(run, d, field, scale=None, cls=None):
+    if d.counted is None:
+        return h.text_td("no counted row")
+    return h.td(run, "device", d.counted, field, scale=scale, cls=cls)
+
+
+def drive_cells(run, i, d, lagging):
+    """The cells of one drive at summary row i (DRIVE_HEAD)."""
+    s = run.summary
+    wall = float(s["wall_s"][i])
+    seen = "write_bytes" if run.writes(run.phase_of_row(i)) else "read_bytes"
+    nodes = ", ".join(f"{n} {run.host(n)}" for n in d.nodes) or "no ranks"
+    folders = ", ".join(f.decode(errors="replace") for f in d.folders) or "-"
+    low = [j for j in lagging if j in d.rows]
+    mark = {(True, True): "the only drive used", (True, False): "slowest"}.get(
+        (d.slowest, d.fastest), "fastest" if d.fastest else ""
+    )
+    return [
+        _counted_cell(run, d, "drive") if d.counted is not None else h.text_td(d.drive, cls=""),
+        _counted_cell(run, d, "device") if d.counted is not None else h.text_td(d.name),
+        h.text_td(nodes),
+        h.text_td(folders),
+        _rows_cell(run, d, "ranks", "sum"),
+        _rows_cell(run, d, "claimed_bytes", "sum"),
+        _counted_cell(run, d, seen),
+        _counted_cell(run, d, "drive_fraction", cls="warn" if low else None),
+        _rows_cell(run, d, "seconds", "max"),
+        _counted_cell(run, d, "drive_Bps", scale=MIB),
+        h.derived(
+            d.seen_bytes / wall / MIB if d.seen_bytes is not None and wall > 0 else float("nan"),
+            f"device.{seen} of the counted row / summary.wall_s / 2^20 (MiB/s)",
+        ),
+        h.text_td(mark, cls={"slowest": "t warn", "fastest": "t good"}.get(mark, "t")),
+        h.text_td("; ".join(drive_view.note(run, j) for j in low)),
+    ]
+
+
+def point_table(run):
+    """One row per summary point: its drive figures and the console's lagging-drive notes."""
+    s = run.summary
+    shown, total = h.capped(range(len(s)))
+    rows = []
+    for i in shown:
+        cells = head_cells(run, i)
+        cells += [
+            h.td(run, "summary", i, f, scale=MIB if f in SCALED else None) for f in POINT_FIELDS
+        ]
+        cells.append(h.text_td(drive_view.notes(run, i)))
+        rows.append(cells)
+    head = ["phase", run.axis(), "rep", "drives", "drive_bw_min_Bps (MiB/s)", "drive_slowest"]
+    head += ["drive_bw_max_Bps (MiB/s)", "drive_fastest", "drive_fraction_min", "notes"]
+    return h.table(head, rows, total)
+
+
+def point_drives(run, i):
+    """The drive table of summary row i."""
+    rows = drive_view.rows_of_point(run, i)
+    lagging = drive_view.lagging(run, i, rows)
+    drives = drive_view.drives(run, i, rows)
+    if not drives:
+        return h.p("No device rows at this point.")
+    return h.table(DRIVE_HEAD, [drive_cells(run, i, d, lagging) for d in drives])
+
+
+def every_point(run):
+    """Every point's drives in one table, a row per (point, drive)."""
+    s = run.summary
+    rows, total = [], 0
+    for i in range(len(s)):
+        points = drive_view.rows_of_point(run, i)
+        lagging = drive_view.lagging(run, i, points)
+        for d in drive_view.drives(run, i, points):
+            total += 1
+            if len(rows) < h.MAX_ROWS:
+                rows.append(head_cells(run, i) + drive_cells(run, i, d, lagging))
+    return h.table(["phase", run.axis(), "rep"] + DRIVE_HEAD, rows, total)
+
+
+def drive_section(run):
+    if run.table("device") is None:
+        return h.p("device: not recorded in this file" + problem_note(run, "device"))
+    if not drive_view.has_drives(run):
+        return h.p(
+            "Per drive: not recorded in this file (its device table and summary have no drive"
+            " view; iosweep records it since --dir takes several folders)."
+        )
+    folders = drive_view.folders(run)
+    body = h.p(
+        "A drive is a block device of one kernel (the device table's drive id; emulated nodes"
+        " sharing a machine share its drives). A rank's bytes are claimed for the drive holding"
+        " the folder of the file it read or wrote: claimed_bytes and ranks sum a drive's rows,"
+        " seconds is the slowest of its ranks' windows, drive_Bps = claimed bytes / seconds;"
+        " device bytes are the drive's own counters in the phase's direction over the phase"
+        " (before its barrier to after the last close), drive_fraction = device bytes / claimed"
+        " bytes. A drive is noted when it saw under 90% of its ranks' bytes while the point's"
+        " other drives did not, as the console's notes say. --dir: "
+        + escape(", ".join(f"{k}: {f}" for k, f in enumerate(folders)) or "not recorded")
+        + "."
+    )
+    s = run.summary
+    if not any(int(v) for v in s["drives"]):
+        note = str(run.attrs.get("device_note") or "")
+        return body + h.p(
+            "No drive was counted at any point (the summary's drives are 0, its drive figures"
+            " NaN)" + (f": {escape(note)}" if note else "") + "."
+        )
+    body += "<h3>Every point</h3>" + point_table(run)
+    for phase, i in its.largest_points(run).items():
+        body += (
+            f"<h4>{escape(point_label(run, i))}: each drive (wall_s"
+            f" {h.num(s['wall_s'][i])} s)</h4>" + point_drives(run, i)
+        )
+    body += "<details><summary>every point, drive by drive</summary>" + every_point(run)
+    return body + "</details>"

@@ -1,0 +1,190 @@
+"""The drive view of a run, read back from its device table: for a summary point, every drive
+(a block device of one kernel: the device table's `drive`) with the ranks whose files were on
+it, the bytes they claimed and what the device's own counters saw (results/README.md, "Per
+drive"). iosweep reduced these figures itself (drive_Bps, drive_fraction on the row that counts
+the drive); this module groups a drive's rows as the console's final math and notes do.
+
+    has_drives(run)                     # the file records the drive view
+    for d in drives(run, i): d.drive, d.name, d.nodes, d.folders, d.claimed_bytes, d.seen_bytes
+    notes(run, i)                       # the console's lagging-drive notes of summary row i
+    folders(run)                        # --dir's folders, in the order of the folder fields
+
+A drive's `nodes`, `folders`, `ranks` and `claimed_bytes` come from its rows that had ranks, as
+ConsoleWriter::print_drives gathers them (src/output/final_math.cpp); its counters, drive_Bps
+and drive_fraction from its counted row.
+"""
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+# The device table's and the summary's fields of the drive view: files before it have none.
+FIELDS = ("drive", "folders", "ranks", "claimed_bytes", "seconds", "drive_Bps", "drive_fraction")
+SUMMARY = ("drives", "drive_slowest", "drive_fastest")
+NOTE_BELOW = 0.90  # a drive whose device saw less than this of its ranks' bytes is noted
+NOTES_NAMED = 3  # drives named in a point's notes, then how many more
+
+
+@dataclass
+class Drive:
+    """One drive at one point: `rows` its device table rows, `counted` the one in the sums
+    (None when none is), `device` its name as stored (bytes)."""
+
+    drive: int
+    device: bytes
+    rows: list = field(default_factory=list)
+    counted: int = None
+    nodes: list = field(default_factory=list)
+    folders: list = field(default_factory=list)
+    ranks: int = 0
+    claimed_bytes: int = 0
+    seconds: float = 0.0
+    read_bytes: int = None
+    write_bytes: int = None
+    seen_bytes: int = None  # the counted row's bytes in the phase's direction
+    drive_Bps: float = math.nan
+    drive_fraction: float = math.nan
+    slowest: bool = False
+    fastest: bool = False
+
+    @property
+    def name(self):
+        return self.device.decode(errors="replace")
+
+    @property
+    def used(self):
+        """In the point's drive figures: counted, with ranks (drive_Bps is a number)."""
+        return self.counted is not None and not math.isnan(self.drive_Bps)
+
+
+def has_drives(run):
+    """Whether the run's device table holds the drive view (newer files) and its summary the
+    drive figures."""
+    t = run.table("device")
+    if t is None or any(f not in t.dtype.names for f in FIELDS):
+        return False
+    return all(f in run.summary.dtype.names for f in SUMMARY)
+
+
+def rows_of_point(run, i):
+    """The device table's rows of summary row i, in the table's order."""
+    t = run.table("device")
+    if t is None:
+        return []
+    return np.flatnonzero(t["point"] == run.summary["point"][i]).tolist()
+
+
+def _add_row(d, t, j):
+    d.rows.append(j)
+    if int(t["counted"][j]):
+        d.counted = j
+    ranks = int(t["ranks"][j])
+    if ranks == 0:
+        return
+    node, folders = int(t["node"][j]), bytes(t["folders"][j])
+    if node not in d.nodes:
+        d.nodes.append(node)
+    if folders not in d.folders:
+        d.folders.append(folders)
+    d.ranks += ranks
+    d.claimed_bytes += int(t["claimed_bytes"][j])
+    d.seconds = max(d.seconds, float(t["seconds"][j]))
+
+
+def drives(run, i, rows=None):
+    """[Drive] of summary row i, by drive id; [] when the file has no drive view. `rows`: the
+    point's device rows when the caller has them (rows_of_point)."""
+    if not has_drives(run):
+        return []
+    t, s = run.table("device"), run.summary
+    out = {}
+    for j in rows_of_point(run, i) if rows is None else rows:
+        d = out.setdefault(int(t["drive"][j]), Drive(int(t["drive"][j]), bytes(t["device"][j])))
+        _add_row(d, t, j)
+    writes = run.writes(run.phase_of_row(i))
+    for d in out.values():
+        d.nodes.sort()
+        d.folders.sort()
+        if d.counted is None:
+            continue
+        c = d.counted
+        d.device = bytes(t["device"][c])
+        d.read_bytes, d.write_bytes = int(t["read_bytes"][c]), int(t["write_bytes"][c])
+        d.seen_bytes = d.write_bytes if writes else d.read_bytes
+        d.drive_Bps, d.drive_fraction = float(t["drive_Bps"][c]), float(t["drive_fraction"][c])
+        d.slowest = d.used and d.drive == int(s["drive_slowest"][i])
+        d.fastest = d.used and d.drive == int(s["drive_fastest"][i])
+    return [out[k] for k in sorted(out)]
+
+
+def _percent_under(fraction):
+    """A fraction in whole percent, at most the one below NOTE_BELOW (89.7% is not "90%"), as
+    the console's percent_under rounds it (half away from zero)."""
+    f = min(fraction, (math.floor(100 * NOTE_BELOW + 0.5) - 1) / 100)
+    return f"{math.floor(100 * f + 0.5):.0f}%"
+
+
+def lagging(run, i, rows=None):
+    """The device rows of summary row i whose drive saw under NOTE_BELOW of its ranks' bytes,
+    when some of the point's drives did not (src/output/notes.cpp: when all did, the summary's
+    device note says so)."""
+    if not has_drives(run):
+        return []
+    t = run.table("device")
+    rows = rows_of_point(run, i) if rows is None else rows
+    used = [j for j in rows if not math.isnan(float(t["drive_fraction"][j]))]
+    low = [j for j in used if float(t["drive_fraction"][j]) < NOTE_BELOW]
+    return [] if len(low) == len(used) else low
+
+
+def note(run, j):
+    """The console's note of a lagging drive's device row j: `drive NAME (node N) P%`."""
+    t = run.table("device")
+    name = bytes(t["device"][j]).decode(errors="replace")
+    pct = _percent_under(float(t["drive_fraction"][j]))
+    return f"drive {name} (node {int(t['node'][j])}) {pct}"
+
+
+def notes(run, i, rows=None):
+    """The lagging-drive notes of summary row i as the console's notes column ends with them:
+    at most NOTES_NAMED drives, then how many more; '' when none."""
+    low = lagging(run, i, rows)
+    text = "; ".join(note(run, j) for j in low[:NOTES_NAMED])
+    if len(low) > NOTES_NAMED:
+        text += f"; {len(low) - NOTES_NAMED} more drives under 90%"
+    return text
+
+
+def folders(run):
+    """--dir's folders (the `dir` attribute split at its commas; index i is folder i of the
+    folder fields); [] when not recorded."""
+    d = run.attrs.get("dir")
+    return str(d).split(",") if d else []
+
+
+def run_drives(run):
+    """[(drive id, device name, [nodes])] of every drive the run's device table names."""
+    t = run.table("device")
+    if t is None or "drive" not in t.dtype.names:
+        return []
+    out = {}
+    for j in range(len(t)):
+        name, nodes = out.setdefault(int(t["drive"][j]), (bytes(t["device"][j]), set()))
+        nodes.add(int(t["node"][j]))
+    return [(k, out[k][0].decode(errors="replace"), sorted(out[k][1])) for k in sorted(out)]
+
+
+def layout_text(run):
+    """A line saying where a run with several folders or drives put its files: its folders and
+    its drives (id, device, nodes); None for one folder on at most one drive."""
+    dirs, used = folders(run), run_drives(run)
+    if len(dirs) < 2 and len(used) < 2:
+        return None
+    shown = "; ".join(
+        f"{k} {name} (node{'' if len(nodes) == 1 else 's'} {','.join(map(str, nodes))})"
+        for k, name, nodes in used
+    )
+    return (
+        f"{len(dirs)} folder{'' if len(dirs) == 1 else 's'} of --dir: {', '.join(dirs)};"
+        f" {len(used)} drive{'' if len(used) == 1 else 's'}: {shown or 'none counted'}"
+    )
