@@ -38,16 +38,10 @@ std::string join_argv(const std::vector<std::string>& argv) {
 
 // The phase table as TOML, one inline table per phase (its enum name): what a script needs to
 // read a row without a list of its own (record option, flags, the phase a control is for).
-// The metadata phases' rows (record "none") are written only into runs that ran one of them:
-// readers written before those phases refuse a record kind they do not know, and so still read
-// every run that has no metadata row.
-std::string phase_table_toml(const Workload& work) {
-  bool metadata = false;
-  for (PhaseId id : work.phases)
-    metadata = metadata || phase_desc(id).metadata();
+// Every run lists every phase, whichever ran.
+std::string phase_table_toml() {
   std::string s;
   for (const PhaseDesc& d : phase_descs()) {
-    if (d.metadata() && !metadata) continue;
     std::string flags;
     auto flag = [&](bool on, const char* name) {
       if (on) flags += (flags.empty() ? "" : ",") + std::string(name);
@@ -108,7 +102,7 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
   // What the run found or drew itself, beside its configuration.
   set_attr(g, "fs_type", ctx.fs_type());
   h5::set_attr_u64(g, "pattern_bytes", kPatternBytes);
-  set_attr(g, "phase_table", phase_table_toml(ctx.cfg->work));
+  set_attr(g, "phase_table", phase_table_toml());
   std::vector<std::int64_t> points, depths;
   for (const SweepPoint& p : ctx.points) {
     points.push_back(p.ranks);

@@ -105,7 +105,9 @@ SETTINGS = {
 
 
 def test_every_fixture_that_produces_results_has_its_settings_listed():
-    outputs = {str(p.relative_to(FIX)) for p in FIX.glob("*/*.txt")} - {"iozone/threadlist-rr4.txt"}
+    outputs = {str(p.relative_to(FIX)) for p in FIX.glob("i*/*.txt")} - {
+        "iozone/threadlist-rr4.txt"
+    }
     assert outputs - set(SETTINGS) == {"iozone/06-random-i2-no-files-error.txt"}
 
 
@@ -244,7 +246,7 @@ def run_file(tmp_path_factory):
         ("iozone", 36, "IOzone test name"),
         ("ior-table", 40, "Summary of all tests"),
         ("ior-json", None, "valid IOR JSON"),
-        ("unknown", 1, "IOzone or IOR output"),
+        ("unknown", 1, "IOzone, IOR or mdtest output"),
     ],
 )
 def test_garbled_input_gives_exit_2_and_the_line(run_file, tmp_path, garble, where, what):
@@ -338,6 +340,16 @@ def test_compare_prints_every_sources_settings_and_writes_csv(run_file, tmp_path
         "compared_with",
         "match",
         "ratio",
+        # a metadata row's columns (mdtest), after those of every row
+        "iosweep_one_tree",
+        "iosweep_items",
+        "iosweep_item_bytes",
+        "iosweep_fsync",
+        "iosweep_shared",
+        "source_items",
+        "source_item_bytes",
+        "source_fsync",
+        "source_shared",
     ]
     w2 = summary_row(out, "seq_write", 2)
     ioz = by[("seq_write", 2, "IOzone")]

@@ -1,7 +1,7 @@
 """scripts/iosweep-load --csv DIR and --json FILE: every table of real runs round-trips with h5py
 value for value (NaN as nan in CSV, null in JSON), units in the column names where the names
 lack them, the latency histogram rebuilt exactly from its rows, one run or all; a run over two
-folders carries its folders and its drive view."""
+folders carries its folders and its drive view, a run of metadata phases its rows and fields."""
 import csv
 import json
 import math
@@ -42,6 +42,7 @@ def results(tmp_path_factory):
     out = tmp / "r.h5"
     for label, folders in (("one", work), ("two", f"{work},{other}")):
         make_results(2, folders, out, "2m", "1m", "--timeseries-bin", "1ms", "--label", label)
+    make_results(2, work, out, "1m", "1m", "--phases", "seq-write,md", "--md-items", "10")
     return tmp, out
 
 
@@ -143,6 +144,18 @@ def test_csv_round_trips_every_table(results, tmp_path):
         assert runs[1]["dir"] == g.attrs["dir"] == f"{tmp / 'w'},{tmp / 'w2'}"
         mine = [r for r in csv.DictReader(open(d / "ranks.csv")) if r["run_id"] == run_ids(f)[1]]
         assert {r["folder"] for r in mine} == {"0", "1"}
+        # The third run's metadata rows: ops/s, their items and folders, what the storage counted
+        # per operation (the data fractions NaN), operations per node.
+        md = {"md_items", "md_folders", "md_branch", "md_cache_drop"}
+        md |= {"md_device_bytes_per_op (bytes/op)", "md_wire_bytes_per_op (bytes/op)"}
+        assert md | {"rank_iops_min (ops/s)", "rank_iops_mean (ops/s)"} <= set(head)
+        third = run_ids(f)[2]
+        rows = [r for r in csv.DictReader(open(d / "summary.csv")) if r["run_id"] == third]
+        creates = [r for r in rows if r["phase"] == "md_create"]
+        assert [int(r["md_items"]) for r in creates] == [10 * int(r["ranks"]) for r in creates]
+        assert all(r["device_fraction"] == "nan" and float(r["iops"]) > 0 for r in creates)
+        assert {r["phase"] for r in rows} >= {"md_mkdir", "md_stat", "md_rmdir"}
+        assert {"ops", "iops"} <= set(next(csv.reader(open(d / "nodes.csv"))))
 
 
 def test_json_round_trips_every_table_with_null_for_nan(results, tmp_path):

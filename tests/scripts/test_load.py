@@ -7,7 +7,7 @@ import subprocess
 import h5py
 import pytest
 
-from iosweep_tools.results import drive_view, frames
+from iosweep_tools.results import drive_view, frames, hdf5, names
 from iosweep_tools.results.file import NoSuchRun, ResultsError
 from conftest import SOURCE_DIR, make_results, run_ids
 
@@ -104,6 +104,42 @@ def test_the_api_lists_runs_and_gives_each_table_of_a_run_as_a_dataframe(results
 def first_fields(path, run_id, name):
     with h5py.File(path, "r") as f:
         return f["runs"][run_id][name].dtype.names
+
+
+def test_every_run_lists_every_phase_the_metadata_phases_included(results):
+    with h5py.File(results, "r") as f:
+        run = f["runs"][run_ids(f)[-1]]
+        table = names.phase_table(run.attrs)
+    # A run of data phases alone lists the metadata phases too, without records.
+    assert table["md_stat"]["record"] == "none" and "metadata" in table["md_stat"]["flags"]
+    assert names.record_attr("md_stat", {"phase_table": table_text(results)}) is None
+
+
+def table_text(path):
+    with h5py.File(path, "r") as f:
+        return hdf5.text(f["runs"][run_ids(f)[-1]].attrs["phase_table"])
+
+
+def test_a_run_with_metadata_rows_is_read_and_printed(tmp_path):
+    work = tmp_path / "w"
+    work.mkdir()
+    out = tmp_path / "md.h5"
+    make_results(2, work, out, "1MiB", "1MiB", "--phases", "seq-write,md", "--md-items", "20")
+    runs, summary = frames.load(out)
+    md = summary[summary["phase_name"].str.startswith("md_")]
+    assert sorted(set(md["phase_name"])) == sorted(
+        ["md_mkdir", "md_create", "md_stat", "md_read", "md_remove", "md_rmdir"]
+    )
+    # No record size applies to a metadata row; its headline is operations per second.
+    assert md["record_bytes"].isna().all()
+    assert (md["iops"] == md["ops"] / md["wall_s"]).all()
+    files = md[md["phase_name"] == "md_create"]
+    assert list(files["ops"]) == [20 * k for k in files["ranks"]]
+    p = subprocess.run(
+        [str(SOURCE_DIR / "scripts" / "iosweep-load"), str(out)], capture_output=True, text=True
+    )
+    assert p.returncode == 0, p.stderr
+    assert "md_create" in p.stdout and "md_rmdir" in p.stdout
 
 
 def test_the_drive_view_is_the_device_tables_drives(results, tmp_path):

@@ -315,6 +315,61 @@ def test_mounts_and_wire_counters_when_the_file_has_them(results, browser, tmp_p
     assert {"wire_fraction", "wire_rx_bytes", "wire_tx_bytes"} <= wire
 
 
+def test_a_metadata_run_shows_its_rates_on_a_log_axis_and_the_consoles_peaks(browser, tmp_path):
+    """A real run of data and metadata phases: every metadata figure the page shows is the
+    file's, the curves of ops/s are on a log10 axis, and the Peak & Sustained table holds the
+    means of the file's figures and is the console's, byte for byte."""
+    work = tmp_path / "w"
+    work.mkdir()
+    out = tmp_path / "md.h5"
+    p = run_iosweep(
+        2,
+        ["run", "--dir", work, "--file-size", "1m", "--seq-record", "1m", "--repetitions", "2"]
+        + ["--phases", "seq-write,md", "--md-items", "20", "--output", out],
+        check=0,
+    )
+    page = tmp_path / "md.html"
+    r = report(out, "-o", page, "--baseline", FIX / "mdtest/14-task-sweep-f1-l2-np2.txt")
+    assert r.returncode == 0, r.stderr
+    cells = render(browser, page)
+    checked = check_against_file(cells, out)
+    shown = {c["field"] for c in cells if c["table"] == "summary" and c["section"] == "sweep"}
+    assert {"iops", "md_items", "md_folders", "md_device_bytes_per_op", "rank_iops_min"} <= shown
+    assert checked["summary"] > 0
+    titles = browser.evaluate(
+        "JSON.stringify(Array.from(document.querySelectorAll('#sweep figcaption.title'))"
+        ".map(e => e.textContent))"
+    )
+    md_charts = [t for t in json.loads(titles) if t.startswith("md_")]
+    assert len(md_charts) == 6 and all("operations per second" in t for t in md_charts)
+    assert browser.evaluate("document.querySelector('#sweep').innerText").count("(log10)") >= 6
+    assert "mdtest[1] mdtest mean rate" in browser.evaluate(
+        "document.querySelector('#sweep').innerText"
+    )
+    # Peak & Sustained: each figure the mean over repetitions of the file's, at the best point
+    # and at the largest point, and the text the console printed.
+    with h5py.File(out, "r") as f:
+        g = f["runs"][run_ids(f)[-1]]
+        s = g["summary"][()]
+        enum = names.by_value(names.phases(g))
+    peaks = [c for c in cells if c["section"] == "peaks" and c["derived"]]
+    order = ["seq_write", "md_mkdir", "md_create", "md_stat", "md_read", "md_remove", "md_rmdir"]
+    assert len(peaks) == 2 * len(order)  # a peak and a sustained cell per phase, in run order
+    for j, phase in enumerate(order):
+        rows = s[[enum[int(v)] == phase for v in s["phase"]]]
+        fld, scale = ("iops", 1.0) if phase.startswith("md_") else ("bandwidth_Bps", 2**20)
+        means = {k: (rows[rows["ranks"] == k][fld] / scale).mean() for k in set(rows["ranks"])}
+        peak, sustained = peaks[2 * j], peaks[2 * j + 1]
+        assert float(peak["value"]) == pytest.approx(max(means.values()), rel=1e-12), phase
+        assert float(sustained["value"]) == pytest.approx(means[max(means)], rel=1e-12), phase
+        assert peak["derived"].startswith("max over ranks of the mean over repetitions of " + fld)
+    pre = browser.evaluate("document.querySelector('pre.peaks').textContent")
+    console = p.stdout[p.stdout.index("Peak & Sustained") :]
+    assert console.startswith(pre) and pre.count("\n") == 2 + 7
+    prov = browser.evaluate("document.querySelector('#provenance').innerText")
+    assert "bytes per operation" in prov
+
+
 # Every row of the drive-by-drive table of every point: its cells' values, texts and sources.
 DRIVE_ROWS = """JSON.stringify(Array.from(
   document.querySelectorAll('#drives details table tbody tr')).map(tr =>

@@ -294,3 +294,28 @@ def test_the_number_of_folders_is_a_setting_and_their_paths_are_not(runs, tmp_pa
     assert len(table) == 6 and all("not compared: --dir folders differs" in ln for ln in table)
     p = compare(a, listed, "--loose")
     assert len([ln for ln in p.stdout.splitlines() if "not compared" in ln]) == 0, p.stdout
+
+
+def test_metadata_settings_keep_only_the_metadata_rows_from_comparison(tmp_path):
+    """Runs whose metadata items differ: their metadata rows are not compared, their data rows
+    are; a file size that differs keeps only the data rows out."""
+    work = tmp_path / "w"
+    work.mkdir()
+    out = tmp_path / "md.h5"
+    for items, size in (("20", "1m"), ("30", "1m"), ("30", "2m")):
+        run_iosweep(
+            1,
+            ["run", "--dir", work, "--file-size", size, "--seq-record", "1m", "--md-items", items]
+            + ["--phases", "seq-write,md-create", "--output", out, "--quiet"],
+            check=0,
+        )
+    with h5py.File(out, "r") as f:
+        a, b, c = run_ids(f)
+    items = rc.compare(reader.read(out, a), reader.read(out, b))
+    assert [(d.what, d.phases) for d in items.differences] == [
+        ("metadata items per rank", {"md_create"})
+    ]
+    assert {r.phase: r.compared for r in items.rows} == {"seq_write": True, "md_create": False}
+    size = rc.compare(reader.read(out, b), reader.read(out, c))
+    assert [(d.what, d.phases) for d in size.differences] == [("file size", {"seq_write"})]
+    assert {r.phase: r.compared for r in size.rows} == {"seq_write": False, "md_create": True}

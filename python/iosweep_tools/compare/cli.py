@@ -1,5 +1,5 @@
-"""iosweep-compare: an iosweep run beside IOzone and IOR results, in one table; or one iosweep
-run against another.
+"""iosweep-compare: an iosweep run beside IOzone, IOR and mdtest results, in one table; or one
+iosweep run against another.
 
     scripts/iosweep-compare results/iosweep.h5 iozone-t*.txt ior-sweep.txt [--run ID]
         [--csv out.csv] [--loose]
@@ -39,6 +39,21 @@ which differ (≠ record, file, O_DIRECT; a size a source does not state is "?" 
 different) and gives no ratio, unless --loose. Results of one source (same tool and settings)
 that occur several times for one row (repetitions, several files) are averaged. Control phases
 (scan_only) have no counterpart in other tools and are not compared.
+
+mdtest (the mdtest of IOR's repository): its SUMMARY rate tables, with or without
+--showRankStatistics, -P's time table left out, any number of iterations (their Mean), one table
+per task count; a phase that did not run (0.000) gives no figure and "Directory ..." rows have
+no iosweep phase. Tree creation, File creation, File stat, File read, File removal and Tree
+removal are md-mkdir, md-create, md-stat, md-read, md-remove and md-rmdir; mdtest's tasks are
+iosweep's streams (active ranks x depth), its items per task iosweep's md_items / streams. A
+figure is set beside iosweep's wall (every rank's operations / the slowest rank's window, iops,
+mdtest's rate), except Tree creation and removal, which count one tree's folders even when every
+task made its own (-u): beside one_tree = iops / trees. The ratio is given only when the items
+per task, the bytes written into each file (-w; and read, -e, for md-read), fsync (-y), the
+layout (-u: a folder per task, iosweep's private; else one shared folder), the tree (-z, -b: for
+md-mkdir and md-rmdir) and, for md-stat and md-read, the caches (mdtest never drops them; iosweep
+does with --cache drop) agree, unless --loose. The metadata rows follow the data rows under a
+head of their own.
 """
 import math
 
@@ -61,7 +76,7 @@ def parser():
     ap.add_argument(
         "outputs",
         nargs="*",
-        help="IOzone or IOR output files (recognised by content), or B.h5[:RUN_ID]",
+        help="IOzone, IOR or mdtest output files (recognised by content), or B.h5[:RUN_ID]",
     )
     ap.add_argument("--run", help="run id (default: the run appended last)")
     ap.add_argument(
@@ -132,7 +147,8 @@ def _read(path, run_id, label=None):
 
 
 def _tools(args):
-    """IOzone and IOR outputs beside one run: the table (compare.tools), printed and --csv."""
+    """IOzone, IOR and mdtest outputs beside one run: the table (compare.tools), printed and
+    --csv."""
     for opt in RUN_ONLY:
         if getattr(args, opt[2:].replace("-", "_")) is not None:
             raise Stop(f"{opt}: only when comparing two iosweep runs (A.h5[:RUN] B.h5[:RUN])")

@@ -12,14 +12,16 @@ import stat
 
 from iosweep_tools.compare.ior import looks_like_ior, parse_ior
 from iosweep_tools.compare.iozone import looks_like_iozone, parse_iozone
+from iosweep_tools.compare.mdtest import looks_like_mdtest, parse_mdtest
 from iosweep_tools.compare.record import ParseError
 
 # (recognises the tool's output, parses it), in the order they are tried.
 PARSERS = [
     (looks_like_ior, parse_ior),
+    (looks_like_mdtest, parse_mdtest),
     (looks_like_iozone, parse_iozone),
 ]
-EXPECTED = "IOzone or IOR output"
+EXPECTED = "IOzone, IOR or mdtest output"
 
 MAX_OUTPUT_BYTES = 256 << 20  # an output larger than this is not one
 
@@ -30,7 +32,7 @@ def _read(path):
     try:
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):
-            raise ParseError(path, 0, "a regular file (an IOzone or IOR output)")
+            raise ParseError(path, 0, f"a regular file (an {EXPECTED})")
         if st.st_size > MAX_OUTPUT_BYTES:
             raise ParseError(path, 0, f"an output of at most {MAX_OUTPUT_BYTES >> 20} MiB")
         with open(path, errors="replace") as fh:

@@ -1,19 +1,25 @@
 """What the parsers of other tools' outputs (compare.parsers) return.
 
 Every parser returns a list of Result records: the tool, the phase (iosweep's names: seq_write,
-seq_read, rand_write, rand_read), the threads, the value and its unit, which figure it is, where
-it was read, and the settings that decide whether it can be set beside an iosweep figure: the
-record size, the size of the file one thread works on, O_DIRECT, and for IOzone whether its
-"Children see" figure was stonewalled. Units are converted to iosweep's: bandwidth in bytes/s
-(IOzone's kB is 1024 bytes, IOR's MiB 2^20), random phases in ops/s. A setting the output does
-not state is None ("?"). A file that cannot be parsed raises ParseError naming the file, the line
-and what was expected; so does a figure that is not a finite number of at least 0 (an output
-saying inf, nan or a negative figure is not one these commands set beside a run's).
+seq_read, rand_write, rand_read; md_mkdir .. md_rmdir for mdtest), the threads (mdtest's tasks),
+the value and its unit, which figure it is, where it was read, and the settings that decide
+whether it can be set beside an iosweep figure: for data, the record size, the size of the file
+one thread works on, O_DIRECT, the layout, and for IOzone whether its "Children see" figure was
+stonewalled; for metadata, the items per task, the bytes written into and read from each file,
+fsync per file, the layout (a folder per task or one shared folder), the tree and whether the
+caches were dropped before stat and read. Units are
+converted to iosweep's: bandwidth in bytes/s (IOzone's kB is 1024 bytes, IOR's MiB 2^20), random
+and metadata phases in ops/s. A setting the output does not state is None ("?"). A file that
+cannot be parsed raises ParseError naming the file, the line and what was expected; so does a
+figure that is not a finite number of at least 0 (an output saying inf, nan or a negative figure
+is not one these commands set beside a run's).
 """
 import math
 from dataclasses import dataclass
 
-from iosweep_tools.results.names import is_random
+from iosweep_tools.results.names import in_ops, is_random
+
+TOOL_NAMES = {"iozone": "IOzone", "ior": "IOR", "mdtest": "mdtest"}
 
 
 class ParseError(Exception):
@@ -24,10 +30,10 @@ class ParseError(Exception):
 
 @dataclass
 class Result:
-    tool: str  # "iozone", "ior"
+    tool: str  # "iozone", "ior", "mdtest"
     phase: str  # iosweep phase name
-    threads: int
-    value: float  # bytes/s (sequential) or ops/s (random)
+    threads: int  # IOzone's threads, IOR's and mdtest's tasks
+    value: float  # bytes/s (sequential) or ops/s (random, metadata)
     unit: str  # "bytes/s" or "ops/s"
     kind: str  # "children", "parent" (IOzone), "mean" (IOR)
     file: str
@@ -37,7 +43,15 @@ class Result:
     # (x tasks for a shared file); None: not stated
     direct: bool | None = None  # O_DIRECT: IOzone -I; IOR -B, useO_DIRECT, --posix.odirect
     stonewall: bool | None = None  # IOzone: True by default, False with -x; None for IOR
-    shared: bool | None = False  # one file for all threads: IOR without -F; IOzone never
+    shared: bool | None = False  # one file for all threads: IOR without -F; IOzone never;
+    # mdtest: one folder for all tasks (without -u)
+    items: float | None = None  # mdtest: items per task (its files / its tasks)
+    item_bytes: int | None = None  # mdtest: bytes written into each file (-w)
+    read_bytes: int | None = None  # mdtest: bytes read from each file (-e)
+    fsync: bool | None = None  # mdtest: each file fsynced after its write (-y)
+    tree: tuple | None = None  # mdtest: (depth -z, branch -b) of each tree
+    cache_drop: bool | None = None  # mdtest: caches dropped before stat and read (never: False;
+    # None when a command of its own ran before each phase, --run-cmd-before-phase)
 
     def __post_init__(self):
         if not math.isfinite(self.value) or self.value < 0:
@@ -58,6 +72,10 @@ class Result:
             return "IOzone Children see" + (
                 " (-x: not stonewalled)" if self.stonewall is False else " (stonewalled)"
             )
+        if self.tool == "mdtest":
+            if self.phase in ("md_mkdir", "md_rmdir"):
+                return "mdtest mean rate (one tree's folders)"
+            return "mdtest mean rate"
         return "IOR mean IOPS" if is_random(self.phase) else "IOR mean bandwidth"
 
     @property
@@ -67,8 +85,13 @@ class Result:
             # IOzone's default "Children see" sums what every child moved by the time the first
             # one finished (stonewalling); with -x each child's bytes over its own time.
             return "children" if self.stonewall is False else "iozone_children"
-        return "wall"  # IOR: aggregate bytes / the slowest task's time; IOzone's parent likewise
+        if self.tool == "mdtest" and self.phase in ("md_mkdir", "md_rmdir"):
+            # mdtest's tree rate divides one tree's folders by the time, even when every task
+            # made a tree of its own (-u)
+            return "one_tree"
+        return "wall"  # IOR: aggregate bytes / the slowest task's time; IOzone's parent likewise;
+        # mdtest: every task's items over the slowest task's time, barrier to barrier
 
 
 def unit_of(phase):
-    return "ops/s" if is_random(phase) else "bytes/s"
+    return "ops/s" if in_ops(phase) else "bytes/s"

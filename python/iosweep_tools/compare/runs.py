@@ -6,12 +6,12 @@ settings, with a bootstrap 95% interval over repetitions and a verdict.
     cmp.rows, cmp.differences, below(cmp, 0.9)
 
 A point is a (phase, active ranks, depth per rank) that both runs measured; its figure is the
-phase's headline (bandwidth_Bps for sequential and scan phases, iops for random ones, from the
-phase table's flags), one value per repetition. The ratio is mean(B) / mean(A). The interval
-resamples each side's repetitions with replacement (`resamples` times, numpy's PCG64 seeded with
-`seed` and the point, so the same files give the same intervals) and takes the 2.5th and 97.5th
-percentiles of the resampled ratios of means. With one repetition on a side that side has no
-spread: the interval is degenerate there and the row says so. Verdict: "faster" when the
+phase's headline (bandwidth_Bps for sequential and scan phases, iops for random and metadata
+ones, from the phase table's flags), one value per repetition. The ratio is mean(B) / mean(A).
+The interval resamples each side's repetitions with replacement (`resamples` times, numpy's PCG64
+seeded with `seed` and the point, so the same files give the same intervals) and takes the 2.5th
+and 97.5th percentiles of the resampled ratios of means. With one repetition on a side that side
+has no spread: the interval is degenerate there and the row says so. Verdict: "faster" when the
 interval lies above 1, "slower" below 1, "within noise" when it contains 1.
 
 Settings that decide what a figure means (record sizes, file size, engine, depth, O_DIRECT,
@@ -54,6 +54,15 @@ def _counting(phase, run):
     return "counts" in run.flags(phase)
 
 
+def _data(phase, run):
+    """A phase that reads or writes files (not a metadata phase)."""
+    return "metadata" not in run.flags(phase)
+
+
+def _metadata(phase, run):
+    return "metadata" in run.flags(phase)
+
+
 def _folder_count(v):
     """The number of folders of a run's `dir` attribute (the folders joined by commas)."""
     return len([f for f in str(v).split(",") if f]) if v is not None else None
@@ -65,7 +74,7 @@ COMPARED_AS = {"dir": _folder_count}
 
 # (what, run attribute, the phases it applies to, how to show a value)
 SETTINGS = [
-    ("file size", "file_size_bytes", _all, size_text),
+    ("file size", "file_size_bytes", _data, size_text),
     ("sequential record", "seq_record_bytes", _record("seq_record_bytes"), size_text),
     ("random record", "rand_record_bytes", _record("rand_record_bytes"), size_text),
     ("scan record", "scan_record_bytes", _record("scan_record_bytes"), size_text),
@@ -97,6 +106,17 @@ SETTINGS = [
     # own paths are not a setting: a rerun in another folder of the same file system measures
     # the same thing, and the file system itself is compared above.
     ("--dir folders", "dir", _all, _folder_count),
+    # The metadata phases' items and trees (results/README.md, "Metadata phases").
+    ("metadata items per rank", "md_items", _metadata, str),
+    ("metadata items in all", "md_items_total", _metadata, str),
+    ("items per folder", "md_items_per_folder", _metadata, str),
+    ("tree depth", "md_depth", _metadata, str),
+    ("tree branch", "md_branch", _metadata, str),
+    ("items in", "md_files", _metadata, str),
+    ("metadata layout", "md_layout", _metadata, str),
+    ("bytes written per item", "md_write_bytes", _metadata, size_text),
+    ("bytes read per item", "md_read_bytes", _metadata, size_text),
+    ("fsync per item", "md_fsync", _metadata, str),
 ]
 # Options of the `config` TOML already compared through the attributes above, and those that do
 # not change what a point measures (names, output, the sweep itself: points are matched one by
@@ -127,6 +147,16 @@ CONFIG_COVERED = {
     "filter-kernel",
     "collector",
     "dir",
+    "md-items",
+    "md-items-total",
+    "md-items-per-folder",
+    "md-depth",
+    "md-branch",
+    "md-files",
+    "md-layout",
+    "md-write-bytes",
+    "md-read-bytes",
+    "md-fsync",
 }
 CONFIG_IGNORED = {
     "version",

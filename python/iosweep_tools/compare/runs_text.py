@@ -127,7 +127,8 @@ def comparison_text(cmp):
     lines = [describe("A", cmp.a), describe("B", cmp.b)] + _settings_lines(cmp)
     lines.append(
         "B / A = mean of B's repetitions / mean of A's, of the headline figure (bandwidth_Bps for"
-        " sequential and scan phases, shown in MiB/s = 2^20 bytes/s; iops for random ones);"
+        " sequential and scan phases, shown in MiB/s = 2^20 bytes/s; iops for random and metadata"
+        " ones);"
         f" 95% bootstrap interval over repetitions ({cmp.resamples} resamples, seed {cmp.seed})"
     )
     lines.append("")

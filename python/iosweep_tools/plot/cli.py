@@ -1,20 +1,23 @@
 """iosweep-plot: charts of a run in the style of the published studies.
 
-    scripts/iosweep-plot results/iosweep.h5 [iozone.txt ior.txt ...] [--run ID] [-o run.png]
-                         [--baselines] [--controls]
+    scripts/iosweep-plot results/iosweep.h5 [iozone.txt ior.txt mdtest.txt ...] [--run ID]
+                         [-o run.png] [--baselines] [--controls]
 
 Left: bandwidth (MiB/s, 2^20 bytes/s) of seq-write, seq-read, filter-count and any other phase
-that is not random, against active ranks; right: IOPS of the random phases, rand-write and
-rand-read (the phases are those of the results file's phase enum). The x axis is log2 (1, 2, 4
-... ranks or threads); for a run of --streams it is the streams (active ranks x depth), set
+that is neither random nor metadata, against active ranks; middle: IOPS of the random phases,
+rand-write and rand-read; right, for a run with metadata rows: the metadata phases (md-mkdir ..
+md-rmdir) in operations per second on a log10 axis, against streams (active ranks x depth,
+mdtest's tasks). The phases are those of the results file's phase enum. The x axis is log2 (1,
+2, 4 ... ranks or threads); for a run of --streams it is the streams (active ranks x depth), set
 beside the other tools' threads, and the axis says so. Each panel's title gives the record sizes
-the run used.
+the run used. Under the panels, and printed, the Peak & Sustained table of the run: per phase
+the best point and the largest point, each the mean of its repetitions (the console's table).
 
-One line per iosweep phase: its wall figure (all bytes / the slowest rank's time, IOR's
-bandwidth). IOzone's "Children see" (stonewalled unless IOzone ran with -x) and IOR's mean are
-drawn over it as markers, one series per source and setting, labelled ≠ where the record size,
-file size or O_DIRECT differ from the run's (see iosweep-compare). Control phases (scan_only,
-filter-count's baseline) are drawn only with --controls.
+One line per iosweep phase: its wall figure (all bytes or operations / the slowest rank's time,
+IOR's bandwidth, mdtest's rate). IOzone's "Children see" (stonewalled unless IOzone ran with
+-x), IOR's mean and mdtest's mean rate are drawn over it as markers, one series per source and
+setting, labelled ≠ where the settings differ from the run's (see iosweep-compare). Control
+phases (scan_only, filter-count's baseline) are drawn only with --controls.
 
 The published figures in results/baselines/*.csv (source, system, phase, threads, value, unit;
 optionally record_bytes and file_bytes, the record size and the file per thread of the
@@ -35,8 +38,9 @@ from iosweep_tools.plot.draw import draw, draw_latency_over_time
 from iosweep_tools.results import reader
 from iosweep_tools.results.file import NoSuchRun, ResultsError
 from iosweep_tools.results.names import sweep_axis
+from iosweep_tools.results.peaks import console_names, peak_sustained, peaks_text
 
-MAX_OUTPUT_BYTES = 64 << 20  # an IOzone or IOR output; IOzone's largest are a few MiB
+MAX_OUTPUT_BYTES = 64 << 20  # an IOzone, IOR or mdtest output; IOzone's largest are a few MiB
 WIDTH = (2.0, 40.0)  # inches, at 100 dpi: 200 to 4000 pixels
 HEIGHT = (2.0, 40.0)
 
@@ -49,7 +53,7 @@ def parse_args(argv=None):
     ap.add_argument(
         "outputs",
         nargs="*",
-        help=f"IOzone or IOR outputs to draw beside the run (regular files of at most"
+        help=f"IOzone, IOR or mdtest outputs to draw beside the run (regular files of at most"
         f" {MAX_OUTPUT_BYTES >> 20} MiB each)",
     )
     ap.add_argument("--run", help="run id (default: the run appended last)")
@@ -142,7 +146,7 @@ def _read_run(args):
 
 
 def _others(paths):
-    """The IOzone and IOR Results of `paths`, without IOzone's parent figures."""
+    """The IOzone, IOR and mdtest Results of `paths`, without IOzone's parent figures."""
     others = []
     for path in paths:
         try:
@@ -159,6 +163,7 @@ def _main(argv=None):
     run = _read_run(args)
     others = _others(args.outputs)
     baselines = load_baselines(args.baselines_dir) if args.baselines_dir else []
+    table = peaks_text(peak_sustained(run), run.axis(), console_names(run))
     fig = draw(
         run.attrs,
         run.frame(),
@@ -169,6 +174,7 @@ def _main(argv=None):
         controls=args.controls,
         width=args.width,
         height=args.height,
+        peaks=table,
     )
     lat = None
     if args.latency_over_time:
@@ -180,6 +186,7 @@ def _main(argv=None):
         if lat is not None:
             where = args.latency_over_time
             out.stage("--latency-over-time", where, files.figure_data(lat, where))
+    print(table, end="")
     print(f"written: {args.output}")
     if lat is not None:
         print(f"written: {args.latency_over_time}")

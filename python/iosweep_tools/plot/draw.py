@@ -3,16 +3,25 @@
     fig = draw(run_attrs, summary, others, baselines, names)   # bandwidth and IOPS panels
     fig = draw_latency_over_time(run)                          # None without latency over time
 
-`summary` is a run's summary DataFrame (Run.frame), `others` IOzone/IOR Results
+`summary` is a run's summary DataFrame (Run.frame), `others` IOzone/IOR/mdtest Results
 (compare.parsers), `baselines` the published figures (plot.baselines), `names` the phase names
-of the file's enum in order.
+of the file's enum in order. A run with metadata rows gets a third panel, their ops/s on a log10
+axis; a Peak & Sustained table (results.peaks) is set under the panels when given.
 """
 import itertools
 
 from iosweep_tools.compare import tools
 from iosweep_tools.core.text import size_text
 from iosweep_tools.plot.baselines import baseline_differences
-from iosweep_tools.results.names import SCAN_PHASES, is_control, is_random, record_bytes, sweep_axis
+from iosweep_tools.results.names import (
+    SCAN_PHASES,
+    in_ops,
+    is_control,
+    is_metadata,
+    is_random,
+    record_bytes,
+    sweep_axis,
+)
 from iosweep_tools.results.timeseries import latency_series
 
 # The usual colour of each phase in the published charts; any other phase takes the next
@@ -24,9 +33,15 @@ COLORS = {
     "rand_write": "tab:orange",
     "rand_read": "tab:purple",
     "scan_only": "tab:olive",
+    "md_mkdir": "tab:brown",
+    "md_create": "tab:red",
+    "md_stat": "tab:blue",
+    "md_read": "tab:purple",
+    "md_remove": "tab:orange",
+    "md_rmdir": "tab:gray",
 }
 OTHER_COLORS = ["tab:brown", "tab:pink", "tab:cyan", "tab:gray", "black"]
-MARKERS = {"iozone": "o", "ior": "s", "baseline": "X"}
+MARKERS = {"iozone": "o", "ior": "s", "mdtest": "D", "baseline": "X"}
 
 
 def pyplot():
@@ -54,9 +69,9 @@ def panel_titles(run, present):
         found = sorted({record_bytes(run, p) for p in shown}, key=lambda x: (x is None, x or 0))
         return " / ".join(size_text(x) for x in found) + " records"
 
-    seq = [p for p in present if not is_random(p) and p not in SCAN_PHASES]
+    seq = [p for p in present if not in_ops(p, run) and p not in SCAN_PHASES]
     scan = [p for p in present if p in SCAN_PHASES]
-    rnd = [p for p in present if is_random(p)]
+    rnd = [p for p in present if is_random(p, run)]
     if seq and scan and sizes(seq) == sizes(scan):
         left = f"sequential and filter-count scan ({sizes(seq)})"
     else:
@@ -85,11 +100,11 @@ def _settings(run):
     }
 
 
-def _iosweep_line(ax, s, phase, axis, colour):
+def _iosweep_line(ax, s, phase, axis, colour, run):
     """The phase's wall figure against threads, the mean of its repetitions."""
     d = s[s["phase_name"] == phase].groupby(axis).mean(numeric_only=True).reset_index()
     if len(d):
-        y = d["iops"] if is_random(phase) else d["bandwidth_Bps"] / 1048576.0
+        y = d["iops"] if in_ops(phase, run) else d["bandwidth_Bps"] / 1048576.0
         ax.plot(d[axis], y, "-", marker=".", color=colour, label=f"iosweep {phase} (wall)")
 
 
@@ -97,18 +112,8 @@ def _tool_lines(ax, run, phase, others, mine, colour):
     """One line per IOzone/IOR source of the phase (repeated results averaged), labelled with
     what differs from the run."""
     srcs = tools.sources(others)
-    src_id = {
-        (
-            x["tool"],
-            x["record_bytes"],
-            x["file_bytes"],
-            x["direct"],
-            x["stonewall"],
-            x["shared"],
-        ): x["id"]
-        for x in srcs
-    }
-    scale = 1.0 if is_random(phase) else 1.0 / 1048576.0
+    src_id = {x["key"]: x["id"] for x in srcs}
+    scale = 1.0 if in_ops(phase, run) else 1.0 / 1048576.0
     series = {}  # (source id) -> {threads: [values]}
     for r in others:
         if r.phase == phase:
@@ -117,22 +122,8 @@ def _tool_lines(ax, run, phase, others, mine, colour):
             )
     for sid, acc in sorted(series.items()):
         src = srcs[sid - 1]
-        tool = "IOzone" if src["tool"] == "iozone" else "IOR"
-        figure = (
-            "Children see" + (" -x" if src["stonewall"] is False else "")
-            if tool == "IOzone"
-            else "mean"
-        )
         first = next(r for r in others if r.phase == phase and src_id[tools.source_key(r)] == sid)
-        # A shared file holds the regions of all the threads, as IOR counts it.
-        file_bytes = (
-            mine["file_bytes"] * first.threads
-            if mine["shared"] and mine["file_bytes"]
-            else mine["file_bytes"]
-        )
-        diff = tools.differences(
-            dict(mine, record_bytes=record_bytes(run, phase), file_bytes=file_bytes), first
-        )
+        diff = tools.differences(_mine_for(run, phase, first, mine), first)
         pts = sorted((t, sum(v) / len(v)) for t, v in acc.items())
         ax.plot(
             [p[0] for p in pts],
@@ -141,9 +132,35 @@ def _tool_lines(ax, run, phase, others, mine, colour):
             marker=MARKERS[src["tool"]],
             color=colour,
             alpha=0.7,
-            label=f"{tool}[{sid}] {phase} {figure}, {records_text(src['record_bytes'])}"
+            label=f"{tools.source_name(src)} {phase} {_source_figure(src, first)}"
             + (f" ≠ {','.join(diff)}" if diff else ""),
         )
+
+
+def _source_figure(src, r):
+    """What a source's line shows, with the setting that tells it apart."""
+    if src["tool"] == "iozone":
+        figure = "Children see" + (" -x" if src["stonewall"] is False else "")
+        return f"{figure}, {records_text(src['record_bytes'])}"
+    if src["tool"] == "mdtest":
+        return r.figure.removeprefix("mdtest ") + f", {src['items']:g} items per task"
+    return f"mean, {records_text(src['record_bytes'])}"
+
+
+def _mine_for(run, phase, r, mine):
+    """The run's settings beside Result r (compare.tools.differences): a metadata phase's those
+    of the point of r's tasks (or the phase's first point); data: the run's with the phase's
+    record size, a shared file holding the regions of all the threads, as IOR counts it."""
+    if is_metadata(phase, run):
+        rows = mine["md_rows"]
+        at = {k: v for (p, k), v in rows.items() if p == phase}
+        return at.get(r.threads) or next(iter(at.values()), {})
+    file_bytes = (
+        mine["file_bytes"] * r.threads
+        if mine["shared"] and mine["file_bytes"]
+        else mine["file_bytes"]
+    )
+    return dict(mine, record_bytes=record_bytes(run, phase), file_bytes=file_bytes)
 
 
 def _published_lines(ax, run, phase, baselines, all_baselines, colour):
@@ -194,32 +211,71 @@ def _title(run, mine):
     )
 
 
+def _panels(plt, width, height, metadata, table):
+    """The figure (width x height inches) and its panels: bandwidth, IOPS and, for a run with
+    metadata rows, metadata ops/s; under them, within the height, the Peak & Sustained table
+    when there is one and the panels keep at least 2 inches."""
+    n = 3 if metadata else 2
+    extra = 0.13 * (table.count("\n") + 1) if table else 0.0  # inches of the table's lines
+    if not extra or height - extra < 2.0:
+        fig, axes = plt.subplots(1, n, figsize=(width, height), dpi=100)
+        return fig, list(axes)
+    fig = plt.figure(figsize=(width, height), dpi=100)
+    grid = fig.add_gridspec(2, n, height_ratios=[height - extra, extra])
+    axes = [fig.add_subplot(grid[0, k]) for k in range(n)]
+    bottom = fig.add_subplot(grid[1, :])
+    bottom.axis("off")
+    bottom.text(0, 1, table, family="monospace", fontsize=7, va="top", ha="left")
+    return fig, axes
+
+
 def draw(
-    run, s, others, baselines, names, all_baselines=False, controls=False, width=12.0, height=5.0
+    run,
+    s,
+    others,
+    baselines,
+    names,
+    all_baselines=False,
+    controls=False,
+    width=12.0,
+    height=5.0,
+    peaks=None,
 ):
     """The figure of one run: `run` its attributes, `s` its summary rows (Run.frame), `others`
-    IOzone/IOR Results, `baselines` the published figures (plot.baselines.load_baselines),
-    `names` the phase names of the file's enum in order."""
+    IOzone/IOR/mdtest Results, `baselines` the published figures (plot.baselines.load_baselines),
+    `names` the phase names of the file's enum in order, `peaks` the Peak & Sustained table as
+    text (results.peaks.peaks_text) to set under the panels."""
     colour = colours(names)
-    present = [p for p in names if (s["phase_name"] == p).any() and (controls or not is_control(p))]
+    shown = [p for p in names if controls or not is_control(p, run)]
+    present = [p for p in shown if (s["phase_name"] == p).any()]
     mine = _settings(run)
-    seq = [p for p in names if not is_random(p) and (controls or not is_control(p))]
-    rnd = [p for p in names if is_random(p) and (controls or not is_control(p))]
+    mine["md_rows"] = tools.iosweep_rows(s, run) if "run_id" in s else {}
+    seq = [p for p in shown if not in_ops(p, run)]
+    rnd = [p for p in shown if is_random(p, run)]
+    md = [p for p in present if is_metadata(p, run)]
     axis = sweep_axis(run)  # threads are the run's ranks, or its streams (--streams)
 
-    fig, (left, right) = pyplot().subplots(1, 2, figsize=(width, height), dpi=100)
-    for ax, shown, ylabel in (
-        (left, seq, "bandwidth (MiB/s, 2^20 bytes/s)"),
-        (right, rnd, "IOPS (operations/s)"),
-    ):
-        for phase in shown:
-            _iosweep_line(ax, s, phase, axis, colour[phase])
+    fig, axes = _panels(pyplot(), width, height, bool(md), peaks)
+    panels = [
+        (axes[0], seq, "bandwidth (MiB/s, 2^20 bytes/s)", axis),
+        (axes[1], rnd, "IOPS (operations/s)", axis),
+    ]
+    if md:  # mdtest's tasks are iosweep's streams
+        panels.append(
+            (axes[2], md, "metadata operations/s (log10)", tools.threads_axis(md[0], run, s))
+        )
+    for ax, phases, ylabel, x in panels:
+        for phase in phases:
+            _iosweep_line(ax, s, phase, x, colour[phase], run)
             _tool_lines(ax, run, phase, others, mine, colour[phase])
             _published_lines(ax, run, phase, baselines, all_baselines, colour[phase])
-        _finish_axes(ax, axis, ylabel)
+        _finish_axes(ax, x, ylabel)
     titles = panel_titles(run, present)
-    left.set_title(titles[0])
-    right.set_title(titles[1])
+    axes[0].set_title(titles[0])
+    axes[1].set_title(titles[1])
+    if md:
+        axes[2].set_yscale("log", base=10)
+        axes[2].set_title("metadata: every rank's operations / the slowest window", fontsize=9)
     fig.suptitle(_title(run, mine))
     fig.tight_layout()
     return fig

@@ -1,5 +1,5 @@
 """The sections of iosweep-report about other measurements: run against run (the comparison of
-compare.runs as a table) and the IOzone/IOR baselines given with --baseline.
+compare.runs as a table) and the IOzone, IOR and mdtest baselines given with --baseline.
 
 Each function returns the body of its section ('' when there is nothing to show).
 """
@@ -19,22 +19,20 @@ def baselines_section(runs, baselines):
     run = runs[0]
     body = h.p(
         "Outputs of other tools given with --baseline, parsed as iosweep-compare parses them"
-        " (sequential figures in MiB/s, random ones in ops/s); ≠ names what differs from the"
+        " (sequential figures in MiB/s, random and metadata ones in ops/s); ≠ names what differs"
+        " from the"
         f" first run ({escape(run.id)}): such a figure measures something else."
     )
     rows = []
     for src, results in baselines:
-        tool = "IOzone" if src["tool"] == "iozone" else "IOR"
-        settings = tools.settings_text(
-            *(src[k] for k in ("record_bytes", "file_bytes", "direct", "stonewall", "shared"))
-        )
+        settings = tools.settings_text(src)
         for x in results:
-            scale = 1.0 if run.is_random(x.phase) else MIB
+            scale = 1.0 if run.in_ops(x.phase) else MIB
             mine = baseline_mine(run, x)
             diff = tools.differences(mine, x) if mine else ["(run has no such phase)"]
             rows.append(
                 [
-                    h.text_td(f"{tool}[{src['id']}]"),
+                    h.text_td(tools.source_name(src)),
                     h.text_td(f"{x.file}:{x.line}"),
                     h.text_td(settings),
                     h.text_td(x.figure),

@@ -67,6 +67,8 @@ def definitions(report):
         "<li><b>Window.</b> Each rank times open, I/O, fsync (for the phases --fsync names) and"
         " close from its exit of the active ranks' barrier. wall_s is the slowest rank's time;"
         " bandwidth_Bps = all bytes / wall_s, iops = all operations / wall_s (IOR's figures)."
+        " A metadata phase's window runs from the barrier to the rank's last completion; its iops"
+        " is every rank's operations over the slowest rank's window (mdtest's and IO500's rate)."
         "</li><li><b>Units.</b> Stored figures are bytes, bytes/s, ops/s, s and ns; a column"
         " header names the unit shown: MiB/s = bytes/s / 2^20, µs = ns / 1000, GB = 10^9"
         " bytes in the final math as the console prints it.</li>"
@@ -90,6 +92,12 @@ def definitions(report):
 SECTIONS = [
     Section("runs", "Runs", lambda r: overview.glance(r.runs)),
     Section("sweep", "Sweep curves", lambda r: sweep.sweep(r.runs, r.baselines, r.names)),
+    Section(
+        "peaks",
+        "Peak & Sustained",
+        each_run(sections.peaks),
+        heading="Peak & Sustained: the best point and the largest point",
+    ),
     Section("comparison", "Run against run", lambda r: comparison.comparison(r.comparisons)),
     Section("what-ran", "What ran", lambda r: overview.what_ran(r.runs)),
     Section(
@@ -129,14 +137,14 @@ SECTIONS = [
         "baselines",
         "Baselines",
         lambda r: comparison.baselines_section(r.runs, r.baselines),
-        heading="Baselines (IOzone, IOR)",
+        heading="Baselines (IOzone, IOR, mdtest)",
     ),
     Section("definitions", "Definitions", definitions, heading="What the figures mean"),
 ]
 
 
 def read_baselines(paths):
-    """[(source, [Result])] of IOzone and IOR outputs, sources in order of first appearance
+    """[(source, [Result])] of IOzone, IOR and mdtest outputs, sources in order of first appearance
     (compare.tools.sources); Stop naming --baseline for a file that cannot be parsed."""
     results = []
     for path in paths:
@@ -146,9 +154,7 @@ def read_baselines(paths):
             raise Stop(f"--baseline: {e}") from None
     out = []
     for src in tools.sources(results):
-        key = (src["tool"], src["record_bytes"], src["file_bytes"], src["direct"])
-        key += (src["stonewall"], src["shared"])
-        out.append((src, [r for r in results if tools.source_key(r) == key]))
+        out.append((src, [r for r in results if tools.source_key(r) == src["key"]]))
     return out
 
 

@@ -1,6 +1,6 @@
 """The per-run sections of iosweep-report about who and what: stragglers (the ranks and nodes
-that set wall_s) and where the bytes came from (in words); filter-count's final math is
-final_math's.
+that set wall_s), where the bytes came from (in words) and each phase's peak and sustained
+figures; filter-count's final math is final_math's.
 
 Each function takes one run (results.reader.Run) and returns HTML.
 """
@@ -12,6 +12,7 @@ import numpy as np
 from iosweep_tools.report import html as h
 from iosweep_tools.report.html import problem_note
 from iosweep_tools.report.latency import head_cells
+from iosweep_tools.results.peaks import console_names, figure_text, peak_sustained, peaks_text
 
 # ------------------------------------------------------------------------------ stragglers
 
@@ -86,18 +87,62 @@ def stragglers(run):
 # ------------------------------------------------------------------------------ provenance
 
 WIRE = ("wire_fraction", "wire_rx_bytes", "wire_tx_bytes")
+MD = ("md_cache_drop", "md_device_bytes_per_op", "md_wire_bytes_per_op")
+# Below these bytes per operation the storage cannot have answered (results/README.md,
+# "Metadata phases": a request and its reply on the wire, the smallest on-disk inode).
+MD_WIRE_MIN, MD_DEVICE_MIN = 128.0, 128.0
 
 
 def _pct(v):
     return f"{100 * v:.0f}%"
 
 
+def md_words(run, i):
+    """Where the answers of metadata row i came from, in words: the console's notes (the cache
+    drop before a lookup, the wire's and the device's bytes per operation, judged against the
+    least a real crossing costs)."""
+    s = run.summary
+    get = lambda f: float(s[f][i]) if f in s.dtype.names else math.nan  # noqa: E731
+    lookup = "lookup" in run.flags(run.phase_of_row(i))
+    drop, wire, dev = (
+        get("md_cache_drop"),
+        get("md_wire_bytes_per_op"),
+        get("md_device_bytes_per_op"),
+    )
+    out = []
+    if lookup:
+        out.append(
+            {1: "caches dropped before the phase", 2: "the kernel refused to drop the caches"}.get(
+                int(drop) if drop == drop else 0, "caches kept"
+            )
+        )
+    if not math.isnan(wire):
+        out.append(f"the wire carried {wire:.0f} bytes per operation")
+        if wire < MD_WIRE_MIN:
+            out.append("too few to have crossed it: answered by the client's caches")
+    if not math.isnan(dev):
+        out.append(f"the block device counted {dev:.0f} bytes per operation")
+        if dev < MD_DEVICE_MIN:
+            out.append(
+                "too few for a lookup: answered by the caches"
+                if lookup
+                else "too few for a change: not on the device yet"
+            )
+        elif lookup and drop != 1 and math.isnan(wire):
+            out.append("unverified: some answers may have come from the caches")
+    if math.isnan(dev) and math.isnan(wire):
+        out.append("unverified: no block device and no wire counters")
+    return "; ".join(out)
+
+
 def words(run, i):
-    """Where the bytes of summary row i came from, in words."""
+    """Where the bytes of summary row i came from, in words (a metadata row: md_words)."""
     s = run.summary
     names = s.dtype.names
     get = lambda f: float(s[f][i]) if f in names else math.nan  # noqa: E731
     phase = run.phase_of_row(i)
+    if run.is_metadata(phase):
+        return md_words(run, i)
     dev, wire = get("device_fraction"), get("wire_fraction")
     out = []
     if not math.isnan(dev):
@@ -146,6 +191,8 @@ def provenance(run):
         "unflushed_fraction",
     ]
     fields += [f for f in WIRE if f in s.dtype.names]
+    if any(run.is_metadata(p) for p in run.phases_present()):
+        fields += list(MD)
     fields = [f for f in fields if f in s.dtype.names]
     shown, total = h.capped(range(len(s)))
     rows = [
@@ -155,8 +202,10 @@ def provenance(run):
         for i in shown
     ]
     body = h.p(
-        'Measured outside the timed windows (results/README.md, "Where the bytes came from");'
-        " NaN means not measured, said in words."
+        'Measured outside the timed windows (results/README.md, "Where the bytes came from";'
+        ' metadata rows: "Metadata phases", what the device and the wire counted per'
+        " operation and whether the caches were dropped); NaN means not measured, said in"
+        " words."
         + (
             ""
             if any(f in s.dtype.names for f in WIRE)
@@ -164,3 +213,41 @@ def provenance(run):
         )
     )
     return body + h.table(["phase", run.axis(), "rep", *fields, "in words"], rows, total)
+
+
+# -------------------------------------------------------------------------- peak & sustained
+
+
+def peaks(run):
+    """Per phase, the best point and the largest point, as the PixStor study presents its series
+    and the console prints at the end of a run (results.peaks: the same definitions and text)."""
+    rows = peak_sustained(run)
+    if not rows:
+        return ""
+    axis = run.axis()
+    body = h.p(
+        "Per phase, the headline figure's mean over the repetitions of each point (ops/s for"
+        " random and metadata phases, MiB/s = bytes/s / 2^20 otherwise): peak is the best point,"
+        f" sustained the point of the most {escape(axis)}, as the PixStor study presents its"
+        " series; the console prints the same table at the end of the run."
+    )
+    cells = []
+    for p in rows:
+        how = f"mean over repetitions of {p.field}" + (" / 2^20" if p.unit == "MiB/s" else "")
+        cells.append(
+            [
+                h.text_td(p.phase),
+                h.text_td(p.unit),
+                h.derived(p.peak, f"max over {axis} of the {how}", text=figure_text(p, p.peak)),
+                h.text_td(p.peak_at, cls=""),
+                h.derived(
+                    p.sustained,
+                    f"{how} at the largest {axis}",
+                    text=figure_text(p, p.sustained),
+                ),
+                h.text_td(p.sustained_at, cls=""),
+            ]
+        )
+    table = h.table(["phase", "unit", "peak", axis, "sustained", axis], cells)
+    text = peaks_text(rows, axis, console_names(run))
+    return body + table + f'<pre class="peaks">{escape(text)}</pre>'

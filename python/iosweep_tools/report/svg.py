@@ -22,6 +22,12 @@ PHASE_COLOURS = {
     "rand_read": "#9467bd",
     "scan_only": "#bcbd22",
     "ship_count": "#8c564b",
+    "md_mkdir": "#8c564b",
+    "md_create": "#d62728",
+    "md_stat": "#1f77b4",
+    "md_read": "#9467bd",
+    "md_remove": "#ff7f0e",
+    "md_rmdir": "#7f7f7f",
 }
 OTHER_COLOURS = ["#e377c2", "#17becf", "#7f7f7f", "#000000", "#8c564b"]
 DASHES = ["", "7 4", "2 3", "9 3 2 3", "4 4", "1 2"]

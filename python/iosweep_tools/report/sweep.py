@@ -1,5 +1,8 @@
 """The sweep curves of iosweep-report: every phase's headline figure against its points, every
-repetition, where the bytes came from, and the IOzone/IOR baselines drawn on them.
+repetition, where the bytes came from, and the IOzone/IOR/mdtest baselines drawn on them.
+Metadata phases are drawn in ops/s on a log10 axis (their rates span decades: a create that
+waits for the journal, a stat the kernel answers), with the items, folders and what the storage
+counted per operation beside them.
 
     sweep(runs, baselines, names)     # the section's body; `names` the phase names of the file
 
@@ -18,11 +21,11 @@ from iosweep_tools.report.html import MIB
 from iosweep_tools.report.overview import run_name
 from iosweep_tools.results.names import record_bytes
 
-SOURCE_SETTINGS = ("record_bytes", "file_bytes", "direct", "stonewall", "shared")
-
 
 def headline_scale(run, phase):
     fld, _ = run.headline(phase)
+    if run.is_metadata(phase):
+        return fld, 1.0, "operations per second (ops/s)"
     return (fld, 1.0, "IOPS (ops/s)") if fld == "iops" else (fld, MIB, "MiB/s (bytes/s / 2^20)")
 
 
@@ -34,9 +37,12 @@ def sweep(runs, baselines, names):
     body = h.p(
         "The headline figure of every point: all bytes (or operations) over the slowest rank's"
         " time, open to close (wall_s), IOR's definition: bandwidth for sequential and scan"
-        " phases, IOPS for random ones (from the run's phase table). The line joins the mean of"
-        " the repetitions; each repetition is a ring, the band spans min to max. Baselines are the"
-        " other tools' outputs given with --baseline, drawn where they measured the same phase."
+        " phases, IOPS for random ones (from the run's phase table); for metadata phases"
+        " operations per second, every rank's operations over the slowest rank's window from the"
+        " barrier to its last completion (mdtest's and IO500's rate), on a log10 axis. The line"
+        " joins the mean of the repetitions; each repetition is a ring, the band spans min to"
+        " max. Baselines are the other tools' outputs given with --baseline, drawn where they"
+        " measured the same phase."
     )
     if not phases:
         body += h.p(
@@ -68,20 +74,32 @@ def sweep(runs, baselines, names):
             tables += sweep_tables(r, phase, idx, fld, scale, axis, by, len(runs) > 1)
         series += baseline_series(first, phase, baselines, scale)
         kind = "streams (active ranks x depth)" if axis == "streams" else "active ranks"
-        caption = (
-            f"{escape(phase)}: {escape(ylabel)} against {kind}, log2 axis. Window: each rank's"
-            " open to close; the figure divides all bytes by the slowest rank's time."
-            f" {escape(records_note(first, phase))}"
-            + "".join(f" {escape(bytes_note(r, phase))}" for r in runs)
+        md = first.is_metadata(phase)
+        caption = f"{escape(phase)}: {escape(ylabel)} against {kind}, log2 axis" + (
+            ", log10 rate axis. Window: each rank's barrier to its last completion; the figure"
+            " divides every rank's operations by the slowest rank's window."
+            if md
+            else ". Window: each rank's open to close; the figure divides all bytes by the"
+            " slowest rank's time."
         )
+        caption += f" {escape(records_note(first, phase))}"
+        caption += "".join(f" {escape(bytes_note(r, phase))}" for r in runs)
         chart = svg.chart(
-            series, f"{phase}: {ylabel}", f"{kind} (log2)", ylabel, "log2", caption=caption
+            series,
+            f"{phase}: {ylabel}",
+            f"{kind} (log2)",
+            ylabel + (" (log10)" if md else ""),
+            "log2",
+            "log10" if md else "linear",
+            caption=caption,
         )
         cards.append(h.card(escape(phase), chart + tables))
     return body + h.cards(cards)
 
 
 def records_note(run, phase):
+    if run.is_metadata(phase):
+        return md_note(run.attrs)
     rec = record_bytes(run.attrs, phase)
     size = size_text(run.attrs.get("file_size_bytes"))
     return f"Records of {size_text(rec)}; files of {size} per rank."
@@ -96,14 +114,55 @@ def _span(values):
     )
 
 
+def md_note(a):
+    """The items of a run's metadata phases, in a sentence (its run attributes)."""
+    items = a.get("md_items_total") or a.get("md_items")
+    per = "divided over each point's ranks" if a.get("md_items_total") else "per rank"
+    layout = "a tree per stream" if str(a.get("md_layout")) == "private" else "one shared tree"
+    most = a.get("md_items_per_folder")
+    folders = f", at most {most} per folder" if most else ""
+    fsync = ", fsync per item" if a.get("md_fsync") else ""
+    return (
+        f"{items} items {per}, {layout} of depth {a.get('md_depth')}{folders};"
+        f" {size_text(a.get('md_write_bytes'))} written into and"
+        f" {size_text(a.get('md_read_bytes'))} read from each item{fsync}."
+    )
+
+
+def _values(run, idx, f):
+    """The measured values of summary field `f` over rows `idx` (NaN: not measured)."""
+    s = run.summary
+    return [float(s[f][i]) for i in idx if f in s.dtype.names and s[f][i] == s[f][i]]
+
+
+def md_bytes_note(run, idx):
+    """What the storage counted per operation of a metadata phase's points, in a sentence."""
+    dev = _values(run, idx, "md_device_bytes_per_op")
+    wire = _values(run, idx, "md_wire_bytes_per_op")
+    out = []
+    if dev:
+        out.append(f"the block device counted {min(dev):.0f}-{max(dev):.0f} bytes per operation")
+    if wire:
+        out.append(f"the wire carried {min(wire):.0f}-{max(wire):.0f} bytes per operation")
+    drops = {int(v) for v in _values(run, idx, "md_cache_drop")}
+    if drops & {1}:
+        out.append("caches dropped before the phase")
+    elif drops & {2}:
+        out.append("the kernel refused to drop the caches")
+    return "; ".join(out or ["nothing counted what reached the storage (unverified)"])
+
+
 def bytes_note(run, phase):
     """Where the bytes of a phase's points came from, in a sentence (the summary's device,
-    page-cache and unflushed fractions over its rows; NaN is not measured)."""
+    page-cache and unflushed fractions over its rows; NaN is not measured); for a metadata
+    phase, what the device and the wire counted per operation and the cache drop."""
     s = run.summary
     idx = [i for i in range(len(s)) if run.phase_of_row(i) == phase]
+    if run.is_metadata(phase):
+        return f"{run_name(run)}: {md_bytes_note(run, idx)}."
 
     def get(f):  # the measured values of a fraction (NaN: not measured)
-        return [float(s[f][i]) for i in idx if f in s.dtype.names and s[f][i] == s[f][i]]
+        return _values(run, idx, f)
 
     dev = get("device_fraction")
     who = f"{run_name(run)}: "
@@ -121,8 +180,31 @@ def bytes_note(run, phase):
     return who + "; ".join(out) + "."
 
 
+MD_FIELDS = ("rank_iops_min", "rank_iops_max", "md_items", "md_folders", "md_cache_drop")
+MD_FIELDS += ("md_device_bytes_per_op", "md_wire_bytes_per_op", "lat_p50_ns", "lat_p99_ns")
+
+
+def _md_rows(r, shown, axis):
+    """The summary rows of a metadata phase: its rate, operations and items, the ranks' own
+    rates and what the storage counted per operation."""
+    head = [axis, "ranks", "depth", "nodes", "rep", "iops (ops/s)", "wall_s (s)", "ops"]
+    head += ["rank_iops_min (ops/s)", "rank_iops_max (ops/s)", "md_items", "md_folders"]
+    head += ["md_cache_drop", "device (bytes/op)", "wire (bytes/op)", "p50 (µs)", "p99 (µs)"]
+    rows = []
+    for i in shown:
+        cells = [h.td(r, "summary", i, f) for f in (axis, "ranks", "iodepth", "nodes")]
+        cells += [h.td(r, "summary", i, f) for f in ("repetition", "iops", "wall_s", "ops")]
+        for f in MD_FIELDS:
+            scale = 1000.0 if f.startswith("lat_") else None
+            cells.append(h.td(r, "summary", i, f, scale=scale))
+        rows.append(cells)
+    return head, rows
+
+
 def sweep_tables(r, phase, idx, fld, scale, axis, by, many):
     unit = "MiB/s" if scale != 1.0 else "IOPS"
+    if r.is_metadata(phase):
+        unit = "ops/s"
     head = [
         axis,
         "ranks",
@@ -165,6 +247,8 @@ def sweep_tables(r, phase, idx, fld, scale, axis, by, many):
         ]
         for x, v in by.items()
     ]
+    if r.is_metadata(phase):
+        head, rows = _md_rows(r, shown, axis)
     title = f"<h4>{escape(run_name(r))}</h4>" if many else ""
     return (
         title
@@ -184,18 +268,17 @@ def baseline_series(run, phase, baselines, scale):
         pts = {}
         for x in mine:
             pts.setdefault(x.threads, []).append(x.value / scale)
-        tool = "IOzone" if src["tool"] == "iozone" else "IOR"
         ours = baseline_mine(run, mine[0])
         diff = tools.differences(ours, mine[0]) if ours else []
         out.append(
             {
                 "label": ("≠ " + ",".join(diff) + " " if diff else "")
-                + f"{tool}[{src['id']}] {mine[0].figure}:"
+                + f"{tools.source_name(src)} {mine[0].figure}:"
                 f" {', '.join(os.path.basename(f) for f in src['files'])}"
-                f" ({tools.settings_text(*(src[k] for k in SOURCE_SETTINGS))})",
+                f" ({tools.settings_text(src)})",
                 "color": "#555",
                 "dash": "3 3",
-                "marker": "square" if tool == "IOR" else "cross",
+                "marker": "cross" if src["tool"] == "iozone" else "square",
                 "points": sorted((t, float(np.mean(v))) for t, v in pts.items()),
             }
         )
@@ -203,8 +286,15 @@ def baseline_series(run, phase, baselines, scale):
 
 
 def baseline_mine(run, x):
+    """The run's settings beside a baseline's Result `x` (compare.tools.differences); None when
+    the run has no such phase. A metadata phase's are those of the point of x's tasks (or of
+    the phase's first point when the run has none of that many streams)."""
     if x.phase not in run.phases_present():
         return None
+    if run.is_metadata(x.phase):
+        rows = tools.iosweep_rows(run.frame(), run.attrs)
+        at = {k: v for (p, k), v in rows.items() if p == x.phase}
+        return at.get(x.threads) or next(iter(at.values()), None)
     shared = str(run.attrs.get("file_layout") or "per-rank") == "shared"
     size = run.attrs.get("file_size_bytes")
     return {

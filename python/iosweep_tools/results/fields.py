@@ -104,12 +104,13 @@ def check_figure_attrs(g, where):
 
 def check_phase_table(a, where):
     """The phase table a run recorded (names.phase_table); when it parses it must be iosweep's:
-    every row a table with a record kind of seq, rand or scan and flags as text."""
+    every row a table with a record kind of seq, rand, scan or none (a phase without records:
+    the metadata phases) and flags as text."""
     table = phase_table(a)
     for phase, row in table.items():
         if (
             not isinstance(row, dict)
-            or row.get("record") not in ("seq", "rand", "scan")
+            or row.get("record") not in ("seq", "rand", "scan", "none")
             or not isinstance(row.get("flags", ""), str)
         ):
             raise ResultsError(

@@ -4,6 +4,7 @@ table says of each phase.
     phases("results/iosweep.h5")             # {"seq_write": 0, "seq_read": 1, ...}
     enum_members(ds.dtype, "phase"), by_value({"a": 0})   # {name: value}; {0: "a"}
     record_bytes(run_attrs, "rand_read")     # the record size a run's phase used
+    is_metadata("md_stat", run_attrs)        # a metadata phase (ops/s, no records)
     sweep_axis(run_attrs)                    # "streams" for a run of --streams
 
 Phase, engine and status names come from the HDF5 enum types stored in the results file, so a
@@ -90,6 +91,19 @@ def is_random(phase, run=None):
     return "random" in flags if flags is not None else phase.startswith("rand_")
 
 
+def is_metadata(phase, run=None):
+    """Metadata phases (md_mkdir .. md_rmdir) count operations on folders and items, in ops/s:
+    the flag `metadata` of the run's phase table when it recorded one; md_* otherwise."""
+    flags = _flags(phase, run)
+    return "metadata" in flags if flags is not None else phase.startswith("md_")
+
+
+def in_ops(phase, run=None):
+    """A phase whose headline is operations per second (iops): random and metadata phases;
+    the others are measured in bandwidth."""
+    return is_random(phase, run) or is_metadata(phase, run)
+
+
 # What older results files do not record (newer ones carry their phase table): the phases that
 # read in scan records (--scan-record), and the control phases with the phase each is the
 # baseline of. A phase not named here reads or writes in sequential records (--seq-record)
@@ -105,15 +119,18 @@ def is_control(phase, run=None):
     return "control" in flags if flags is not None else phase in CONTROL_OF
 
 
+RECORD_ATTRS = {"seq": "seq_record_bytes", "rand": "rand_record_bytes", "scan": "scan_record_bytes"}
+
+
 def record_attr(phase, run=None):
-    """The run attribute holding the record size `phase` used."""
+    """The run attribute holding the record size `phase` used; None for a phase without records
+    (record kind `none`: the metadata phases, whose bytes per item are md_write_bytes and
+    md_read_bytes)."""
     row = phase_table(run).get(phase)
     if row is not None:
-        return {
-            "seq": "seq_record_bytes",
-            "rand": "rand_record_bytes",
-            "scan": "scan_record_bytes",
-        }[row["record"]]
+        return RECORD_ATTRS.get(row.get("record"))
+    if is_metadata(phase):
+        return None
     if is_random(phase):
         return "rand_record_bytes"
     return "scan_record_bytes" if phase in SCAN_PHASES else "seq_record_bytes"
@@ -122,7 +139,8 @@ def record_attr(phase, run=None):
 def record_bytes(run, phase):
     """The record size, in bytes, that `phase` used in a run (a mapping of run attributes); None
     when the run does not say."""
-    v = run.get(record_attr(phase, run)) if hasattr(run, "get") else None
+    attr = record_attr(phase, run)
+    v = run.get(attr) if attr is not None and hasattr(run, "get") else None
     try:
         v = int(v)
     except (TypeError, ValueError):

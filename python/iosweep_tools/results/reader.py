@@ -28,6 +28,7 @@ from iosweep_tools.results.hdf5 import column, units_of, value
 from iosweep_tools.results.names import (
     by_value,
     is_control,
+    is_metadata,
     is_random,
     record_bytes,
     status_of,
@@ -254,18 +255,28 @@ class Run:
             out.add("writes")
         if is_control(phase):
             out.add("control")
+        if is_metadata(phase):
+            out.add("metadata")
         return out
 
     def is_random(self, phase):
         return "random" in self.flags(phase)
+
+    def is_metadata(self, phase):
+        return "metadata" in self.flags(phase)
+
+    def in_ops(self, phase):
+        """Whether a phase's headline is operations per second (random and metadata phases)."""
+        return bool({"random", "metadata"} & self.flags(phase))
 
     def writes(self, phase):
         return "writes" in self.flags(phase)
 
     def headline(self, phase):
         """(summary field, unit text) of a phase's headline figure: IOPS for random phases,
-        bandwidth for the others."""
-        return ("iops", "ops/s") if self.is_random(phase) else ("bandwidth_Bps", "bytes/s")
+        operations per second for metadata phases (every rank's operations over the slowest
+        rank's window), bandwidth for the others."""
+        return ("iops", "ops/s") if self.in_ops(phase) else ("bandwidth_Bps", "bytes/s")
 
     def config(self):
         """The run's configuration (`config`, TOML) as a dict; {} when absent or unreadable."""
