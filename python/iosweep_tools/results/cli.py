@@ -8,7 +8,7 @@ The same from Python, as DataFrames: results.frames.
 """
 from iosweep_tools.core import cmdline, command, files
 from iosweep_tools.core.errors import Stop
-from iosweep_tools.core.text import one_line, shown
+from iosweep_tools.core.text import one_line
 from iosweep_tools.results import drive_view, export, frames
 from iosweep_tools.results.file import NoSuchRun, ResultsError
 
