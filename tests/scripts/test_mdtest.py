@@ -158,7 +158,13 @@ def md_run(tmp_path_factory):
 
 
 def csv_rows(path):
-    return {(r["phase"], int(r["threads"]), r["source"]): r for r in csv.DictReader(open(path))}
+    """The comparison CSV as {(phase, threads, source): row}, each text cell as stored: a cell a
+    spreadsheet would take for a formula ('=' for settings that agree) carries one leading quote."""
+    rows = [
+        {k: v[1:] if v.startswith("'") else v for k, v in r.items()}
+        for r in csv.DictReader(open(path))
+    ]
+    return {(r["phase"], int(r["threads"]), r["source"]): r for r in rows}
 
 
 def test_a_metadata_run_beside_mdtest_gives_ratios_where_every_setting_agrees(md_run, tmp_path):
