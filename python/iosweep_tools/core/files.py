@@ -196,6 +196,19 @@ def check_space(option, folder, files, size):
         )
 
 
+def check_inodes(option, folder, ranks, per_rank):
+    """Stop when `ranks` x `per_rank` new files and folders do not fit the free inodes of
+    `folder`'s file system (statvfs; a file system that does not count them, such as btrfs,
+    passes)."""
+    v = os.statvfs(folder)
+    need = ranks * per_rank
+    if v.f_files and need > v.f_favail:
+        raise Stop(
+            f"{option}: {ranks} ranks x {per_rank} files and folders need {need} inodes in"
+            f" {shown(folder)} but only {v.f_favail} are free"
+        )
+
+
 def mem_available():
     """MemAvailable of /proc/meminfo in bytes; 0 when unknown."""
     try:

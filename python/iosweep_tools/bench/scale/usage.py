@@ -23,9 +23,30 @@ from iosweep_tools.results.reader import read
 MAX_RANKS = 16384
 MAX_NODES = 1024
 MAX_SIZE = 64 << 30
+MAX_MD_ITEMS = 1 << 20  # items per rank: scale-check is about ranks, not items
+DEFAULT_MD_ITEMS = 8
 RANK_BYTES = 16 << 20  # what one rank of the sweep takes (docs/scaling.md: 6.1 GiB for 512)
-PHASES = 6  # seq-write, seq-read, rand-write, rand-read, scan-only, filter-count
-SUMMARY = {"ranks": fields.POSITIVE, "overhead_s": fields.FIGURE}
+# The phases of a run without --config, in order (iosweep's default --phases).
+PHASES = ["seq-write", "seq-read", "rand-write", "rand-read", "scan-only", "filter-count"]
+MD_FLOOR_OPS = 100  # metadata operations per second any storage being measured exceeds
+SUMMARY = {
+    "ranks": fields.POSITIVE,
+    "nodes": fields.POSITIVE,
+    "overhead_s": fields.FIGURE,
+    "ops": fields.ID,
+    "iops": fields.FIGURE,
+    "stonewalled": fields.FLAG,
+    "md_items": fields.ID,
+    "md_folders": fields.ID,
+}
+ATTRS = {
+    "points": (fields.COUNTS, True),
+    "repetitions": (fields.POSITIVE, True),
+    "md_items": (fields.ID, True),
+    "md_items_total": (fields.ID, True),
+}
+RANKS = {"point": fields.ID, "node": fields.ID, "ops": fields.ID}
+RANK_MAP = {"rank": fields.ID, "node": fields.ID}
 USAGE = {
     "rss_peak_bytes": fields.ID,
     "private_peak_bytes": fields.ID,
@@ -54,24 +75,36 @@ def mib(b):
 
 
 def sweep_command(args, data, out):
-    """The options of `iosweep run`: the sweep 1:--ranks of every phase, 1 MiB sequential
-    records, files of --size in `data`, the results appended to `out`."""
-    cmd = ["run", "--dir", str(data), "--file-size", args.size, "--seq-record", "1MiB"]
+    """The options of `iosweep run`: the sweep 1:--ranks of every phase (of --config's phases
+    with it, the metadata phases at --md-items per rank), 1 MiB sequential records, files of
+    --size in `data`, the results appended to `out`."""
+    cmd = ["run", "--dir", str(data)]
+    if args.config:
+        cmd += ["--config", args.config, "--md-items", str(args.md_items)]
+    cmd += ["--file-size", args.size, "--seq-record", "1MiB"]
     cmd += ["--sweep", f"1:{args.ranks}", "--output", str(out), "--quiet"]
     return cmd + (["--direct"] if args.direct else [])
+
+
+def job_seconds(args):
+    """The job's timeout (core.children.job_timeout): its data files' bytes and its metadata
+    operations at MD_FLOOR_OPS, over every point of the sweep and repetition."""
+    ranks_over_points = sum(sweep_points(args.ranks)) * args.plan.repetitions
+    moved = ranks_over_points * args.size_bytes * len(args.plan.data_phases())
+    md_ops = ranks_over_points * args.plan.md_inodes_per_rank * len(args.plan.md_phases())
+    return job_timeout(moved, md_ops / MD_FLOOR_OPS, args.ranks)
 
 
 def run_job(args, cmd, hosts):
     """Runs the job (mpirun's own binding; over the emulated nodes of `hosts`); returns (its wall
     time in s, MemAvailable before it, the lowest MemAvailable while it ran, mpirun's
     CompletedProcess, whatever its exit status: job_failure says what a non-zero one means)."""
-    moved = sum(sweep_points(args.ranks)) * args.size_bytes * PHASES
     sampler = MemSampler()
     before = sampler.low
     sampler.start()
     t0 = time.monotonic()
     try:
-        timeout = job_timeout(moved, 0, args.ranks)
+        timeout = job_seconds(args)
         launch, env = mpirun(args.ranks, hosts, bind=True)
         p = launched(launch + [str(args.bin)] + cmd, timeout, "the job", env)
     finally:
@@ -114,12 +147,11 @@ def job_failure(out, p, most=6):
 
 
 def read_usage(out):
-    """The run the job wrote, with its points, its summary's overhead and its rank_usage rows
-    checked; Stop (status 1) when it has no rank_usage rows."""
-    points = {"points": (fields.COUNTS, True)}
-    run = written_run(
-        out, what="the job", summary=SUMMARY, attrs=points, tables={"rank_usage": USAGE}
-    )
+    """The run the job wrote, with its points, its summary's overhead and counts, and its
+    rank_usage, ranks and rank_map rows checked; Stop (status 1) when it has no rank_usage
+    rows."""
+    tables = {"rank_usage": USAGE, "ranks": RANKS, "rank_map": RANK_MAP}
+    run = written_run(out, what="the job", summary=SUMMARY, attrs=ATTRS, tables=tables)
     if not len(run.tables["rank_usage"]):
         raise Stop(f"the job wrote no rank_usage rows in run {run.id} of {out}", 1)
     return run
@@ -141,8 +173,13 @@ def report_text(args, run, wall_s, before, low):
         if args.nodes
         else "one machine"
     )
+    what = f"{args.size} per rank"
+    if args.config:
+        what = f"--config {args.config} ({', '.join(args.plan.phases)})"
+        what += f", {args.md_items} items per rank" if args.plan.md_phases() else ""
+        what += f", {args.size} per rank" if args.plan.data_phases() else ""
     lines = [
-        f"{args.ranks} ranks ({where}), sweep 1:{args.ranks}, {args.size} per rank,"
+        f"{args.ranks} ranks ({where}), sweep 1:{args.ranks}, {what},"
         f" {len(run.attrs['points'])} points",
         f"wall time of the whole job: {wall_s:.1f} s",
         "machine memory: MemAvailable fell by at most"
