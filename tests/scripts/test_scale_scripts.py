@@ -1,12 +1,14 @@
 """scripts/scale-check and scripts/isolation-check at their smallest, for real: the figures they
 print come from the job and its results file, nothing is left on disk, and bad input is one
-line with exit status 2."""
+line with exit status 2. scale-check's metadata path runs the PixStor empty-file preset over
+emulated nodes, and says so when the run it verifies is not what it asked for."""
 import re
 import subprocess
 
+import h5py
 import pytest
 
-from conftest import BIN, SOURCE_DIR
+from conftest import BIN, SOURCE_DIR, latest_run
 from iosweep_tools.core.launch import can_emulate
 
 SCALE = str(SOURCE_DIR / "scripts" / "scale-check")
@@ -36,6 +38,114 @@ def test_scale_check_reports_wall_memory_and_overhead(tmp_path):
     assert over and float(over.group(1)) <= float(over.group(2))
     assert out.stat().st_size > 0
     assert sorted(x.name for x in tmp_path.iterdir()) == ["r.h5"]  # the run's own folder is gone
+
+
+MD_PHASES = ["md-create", "md-stat", "md-remove"]  # modes/pixstor-md-empty.toml's
+
+
+def test_scale_check_runs_a_metadata_preset_over_emulated_nodes(tmp_path):
+    why = can_emulate()
+    if why:
+        pytest.skip(why)
+    out = tmp_path / "r.h5"
+    p = subprocess.run(
+        [SCALE, "--ranks", "8", "--nodes", "4", "--config", "pixstor-md-empty"]
+        + ["--md-items", "3", "--dir", str(tmp_path), "--output", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    text = p.stdout
+    assert (
+        "8 ranks (4 emulated nodes x 2 slots, round-robin), sweep 1:8, --config pixstor-md-empty"
+        " (md-create, md-stat, md-remove), 3 items per rank, 4 points" in text
+    )
+    assert "verified: run complete, all 4 points" in text
+    # The table of the metadata rows: every phase at every point, ops = ranks x items.
+    rows = re.findall(r"^ +(\d+)  (md-\S+) +(\d+) +([0-9.]+)$", text, re.M)
+    assert [(int(k), ph) for k, ph, _, _ in rows] == [
+        (k, ph) for k in (1, 2, 4, 8) for ph in MD_PHASES
+    ]
+    assert all(int(ops) == 3 * int(k) and float(rate) > 0 for k, _, ops, rate in rows), rows
+    # The results file itself: the preset's count replaced, ranks round-robin over the nodes.
+    with h5py.File(out, "r") as f:
+        run = latest_run(f)
+        assert int(run.attrs["md_items"]) == 3 and int(run.attrs["md_items_total"]) == 0
+        hosts = list(run["hosts"].asstr()[()])
+        for r in run["rank_map"][()]:
+            assert hosts[r["node"]] == f"node{r['rank'] % 4 + 1:02d}"
+        s = run["summary"][()]
+        assert list(s["ops"]) == [3 * int(k) for k in s["ranks"]]
+        assert list(s["nodes"]) == [min(int(k), 4) for k in s["ranks"]]
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["r.h5"]  # no item, no folder left
+
+
+# A job whose run is not what scale-check asked for (a wrapper of the real binary that changes
+# the arguments of `iosweep run`, what it leaves behind or what its results file says; the dry
+# run and `units` go through unchanged): the figures are printed, then one line says what does
+# not hold, status 1. (id, the wrapper's Python line over `args` (iosweep's arguments), what
+# the line says after "scale-check: the job's run <id> in '<file>': ")
+MISRUNS = [
+    ("items-not-taken",
+     "i = args.index('--md-items'); args[i + 1] = '4'",
+     r"its md-items, md_items, md_items_total are \('4', 4, 0\), not 3 per rank \(and 6 more"),
+    ("a-stat-short-of-one-op",
+     "after = lambda: one_op_less(args[args.index('--output') + 1], 'md_stat')",
+     r"md-stat at 1 ranks: 3 items and 2 ops, not 1 x 3$"),
+    ("a-point-missing",
+     "i = args.index('--sweep'); args[i:i + 2] = ['--ranks', '2']",
+     r"its points are \[2\], not \[1, 2\] \(--sweep 1:2\) \(and 1 more\)$"),
+    ("a-phase-missing",
+     "args += ['--phases', 'md-create,md-remove']",
+     r"0 md-stat rows at 1 ranks, not 1 \(and 1 more\)$"),
+    ("an-item-left-behind",
+     "after = lambda: open(args[args.index('--dir') + 1] + '/stray', 'w').close()",
+     r"'[^']*/data' still holds 1 entries \(stray ...\)$"),
+]  # fmt: skip
+WRAPPER = """#!/usr/bin/python3
+import os, subprocess, sys
+import h5py
+
+def one_op_less(out, phase):  # the first summary row of `phase` counts one operation less
+    with h5py.File(out, "r+") as f:
+        run = f["runs"][f["run_index"]["run_id"][-1].decode()]
+        s = run["summary"][()]
+        code = h5py.check_enum_dtype(s.dtype["phase"])[phase]
+        s["ops"][list(s["phase"]).index(code)] -= 1
+        run["summary"][...] = s
+
+BIN, args, after = {bin!r}, sys.argv[1:], None
+if args[:1] == ["run"] and "--dry-run" not in args:
+    {change}
+status = subprocess.run([BIN] + args).returncode
+if after and os.environ.get("OMPI_COMM_WORLD_RANK") == "0":  # once, after rank 0 wrote
+    after()
+sys.exit(status)
+"""
+
+
+@pytest.mark.parametrize("case", MISRUNS, ids=[m[0] for m in MISRUNS])
+def test_scale_check_says_when_the_run_is_not_what_it_asked(case, tmp_path):
+    _, change, said = case
+    wrapper = tmp_path / "iosweep"
+    wrapper.write_text(WRAPPER.format(bin=BIN, change=change))
+    wrapper.chmod(0o755)
+    work = tmp_path / "w"
+    work.mkdir()
+    p = subprocess.run(
+        [SCALE, "--ranks", "2", "--config", "pixstor-md-empty", "--md-items", "3"]
+        + ["--dir", work, "--bin", wrapper],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 1, p.stdout + p.stderr
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("scale-check: the job's run "), p.stderr
+    assert re.search(said, lines[0]), lines[0]
+    assert "wall time of the whole job" in p.stdout and "verified:" not in p.stdout
+    assert list(work.iterdir()) == []
 
 
 # The job's ranks end other than the run says (a wrapper of the real binary: `iosweep units`

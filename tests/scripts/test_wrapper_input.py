@@ -3,6 +3,8 @@ pass to iosweep included (sizes through `iosweep units`, --bin an executable), b
 or job is made: one line naming the argument, status 2, nothing created. No row starts a job:
 every row is refused before, and the arguments the rows do not change are the smallest a real
 run would take."""
+import os
+
 import pytest
 
 from iosweep_tools.core import files
@@ -54,6 +56,7 @@ COMMON = [
     ("unknown-option", ["--bogus"], "--bogus: "),
 ]
 
+MD = ["--config", "pixstor-md-empty"]  # a metadata preset
 CASES = [
     # scale-check
     ("scale-check", "ranks-absurd", ["--ranks", "1000000"], "--ranks: must be at most 16384"),
@@ -65,6 +68,22 @@ CASES = [
     ("scale-check", "size-not-whole-records", ["--size", "1536k"], "--size: 1536k is not a mul"),
     ("scale-check", "output-folder-missing", ["--output", "{tmp}/none/r.h5"], "--output: "),
     ("scale-check", "output-in-proc", ["--output", "/proc/r.h5"], "--output: '/proc/r.h5' is on"),
+    ("scale-check", "config-missing", ["--config", "no-such"], "--config: 'no-such' is neither a"),
+    ("scale-check", "config-empty", ["--config", ""], "--config: is empty; expected a preset"),
+    ("scale-check", "config-not-toml", ["--config", "{tmp}/notes.txt"], "--config: '"),
+    ("scale-check", "config-a-folder", ["--config", "{tmp}"], "--config: '"),
+    ("scale-check", "config-a-fifo", ["--config", "{tmp}/fifo.h5"], "--config: '"),
+    ("scale-check", "config-with-newline", ["--config", "smoke\n--fsync"], "--config: 'smoke\\n"),
+    ("scale-check", "md-items-without-config", ["--md-items", "8"], "--md-items: only with --con"),
+    ("scale-check", "md-items-zero", MD + ["--md-items", "0"], "--md-items: must be at least 1"),
+    ("scale-check", "md-items-absurd", MD + ["--md-items", "2000000"], "--md-items: must be at mo"),
+    ("scale-check", "md-items-nan", MD + ["--md-items", "nan"], "--md-items: 'nan' is not a whole"),
+    (
+        "scale-check",
+        "md-items-data-preset",
+        ["--config", "smoke", "--md-items", "8"],
+        "--md-items: --config smoke runs no metadata phase",
+    ),
     # isolation-check
     ("isolation-check", "pairs-zero", ["--pairs", "0"], "--pairs: must be at least 1 (found 0)"),
     ("isolation-check", "pairs-absurd", ["--pairs", "1000"], "--pairs: must be at most 100"),
@@ -152,3 +171,15 @@ def test_ranks_beyond_the_memory_are_refused_before_anything_is_made(
     if not avail or avail >= need:
         pytest.skip(f"this machine has {avail} bytes available, enough for {args}")
     run_row(where, script, args, name)
+
+
+def test_metadata_items_beyond_the_free_inodes_are_refused_before_anything_is_made(where):
+    # 1024 ranks of 2^20 items each and their folders (1025 with the preset's 1024 per folder).
+    ranks, per_rank = 1024, (1 << 20) + 1025
+    v = os.statvfs(where["d"])
+    if files.mem_available() < ranks * 16 * MiB:
+        pytest.skip(f"this machine has too little memory for {ranks} ranks: refused for that")
+    if not v.f_files or v.f_favail >= ranks * per_rank:
+        pytest.skip(f"{where['d']} has {v.f_favail} free inodes of {v.f_files}: enough")
+    args = MD + ["--ranks", str(ranks), "--md-items", str(1 << 20)]
+    run_row(where, "scale-check", args, f"--md-items: {ranks} ranks x {per_rank} files and folders")

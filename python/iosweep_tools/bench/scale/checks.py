@@ -68,7 +68,8 @@ def _placement(run, ranks, nodes):
     }
     if sorted(node_of) != list(range(ranks)) or int(run.attrs["world_size"]) != ranks:
         out.append(
-            f"its rank_map holds {len(node_of)} ranks, world size {run.attrs['world_size']}, not {ranks}"
+            f"its rank_map holds {len(node_of)} ranks, world size"
+            f" {run.attrs['world_size']}, not {ranks}"
         )
         return out
     if int(run.attrs["n_nodes"]) != nodes or len({node_of[r] for r in range(nodes)}) != nodes:

@@ -149,8 +149,6 @@ def _check_layout(args):
 def _check_plan(args):
     """What the job will run: iosweep's default phases, or --config's as iosweep's dry run of
     the job's command line says (which refuses what iosweep would refuse)."""
-    if args.md_items is not None and not args.config:
-        raise Stop("--md-items: only with --config (a preset with metadata phases)")
     if not args.config:
         args.plan = Plan(list(PHASES), 1)
         return
@@ -167,6 +165,8 @@ def _check_plan(args):
 
 def parse_args(argv):
     args = _arguments().parse_args(argv)
+    if args.md_items is not None and not args.config:
+        raise Stop("--md-items: only with --config (a preset with metadata phases)")
     _check_layout(args)
     args.bin = cmdline.binary("--bin", args.bin)
     args.dir = files.work_folder("--dir", args.dir or "/var/tmp")
