@@ -15,8 +15,8 @@ records) and reports, from the job itself and from the results file it wrote:
 
 With --nodes, the ranks are spread over that many emulated nodes (scripts/cluster/emu-rsh, root
 only), --slots per node, placed round-robin (`--map-by node`), as a threadlist of nodes would
-place IOzone's threads. Not a CI test (tests/cluster runs a smaller one); docs/scaling.md
-records its figures.
+place IOzone's threads. CI runs it at its smallest (tests/scripts/test_scale_scripts.py: 8
+ranks on 4 emulated nodes for a metadata preset); docs/scaling.md records its figures at scale.
 
 Every argument is checked before anything is made (one line, status 2): the bounds --help
 gives, --size by iosweep's own parser (a multiple of the 1 MiB record), the files of the
