@@ -44,12 +44,12 @@ Caches. mdtest never drops the kernel's caches, so iosweep runs with --cache kee
 is another measurement. On a local disk both tools' stat and read may be answered by the caches:
 the figures compare the tools, not the disk.
 
-Readers on the bed. iosweep's md-stat and md-read touch the items of the next rank, on the other
-node, whenever a point spans nodes, and md-remove removes the rank's own. mdtest's -N 1 moves
-each phase one rank further than the phase before: stat touches the next rank's files (the other
-node), read those of the rank after it (with 2 nodes round-robin, a rank of its own node) and
-remove those three ranks on (the other node). The stat rows compare the same placement; the read
-and remove rows do not quite.
+Readers on the bed (ranks round-robin: mpirun --map-by node). iosweep's md-stat and md-read
+touch the items of the next rank, on the other node, whenever a point spans nodes, and md-remove
+removes the rank's own. mdtest's -N 1 moves each phase one rank further than the phase before:
+stat touches the files of the next rank (the other node), read those of the rank two on (with 2
+nodes, a rank of its own node) and remove those of the rank three on (the other node). The stat
+rows compare the same placement; the read and remove rows do not quite.
 
 Every argument is checked before anything is made (one line naming it, status 2): --mdtest
 given and executable, numbers within the bounds --help gives, --items a multiple of the leaf
@@ -94,57 +94,97 @@ def parse_args(argv):
     ap = cmdline.doc_parser(__doc__, prog="bench-vs-mdtest")
     ap.add_argument(
         "--mdtest",
+        metavar="PATH",
         default=os.environ.get("IOSWEEP_MDTEST"),
         help="the mdtest binary, built from IOR's repository outside this one"
         " (default: $IOSWEEP_MDTEST)",
     )
-    ap.add_argument("--bin", default=install.find_binary(), help=cmdline.BIN_HELP)
+    ap.add_argument("--bin", metavar="PATH", default=install.find_binary(), help=cmdline.BIN_HELP)
     where = ap.add_mutually_exclusive_group()
     where.add_argument("--target", choices=TARGETS, help="local (default), tmpfs or bed")
     where.add_argument(
         "--bed", dest="target", action="store_const", const="bed", help="--target bed"
     )
     ap.add_argument(
-        "--name", type=cmdline.text_value("a bed's name"), help="the bed to use (--target bed)"
+        "--name",
+        metavar="NAME",
+        type=cmdline.text_value("a bed's name"),
+        help="the bed to use (--target bed)",
     )
     ap.add_argument(
         "--dir",
+        metavar="DIR",
         help="an existing folder where a folder of this command's own is made and removed"
         " (default /var/tmp; /dev/shm for --target tmpfs; the volume on the bed)",
     )
     ap.add_argument(
         "--pairs",
+        metavar="N",
         type=cmdline.count(1, MAX_PAIRS),
         default=3,
         help=f"pairs of runs, 1 to {MAX_PAIRS} (default 3)",
     )
     ap.add_argument(
         "--ranks",
+        metavar="N",
         type=cmdline.count(1, MAX_RANKS),
         help=f"ranks of every run, 1 to {MAX_RANKS} (default 2; 4 on the bed, an even count)",
     )
+    _shape_arguments(ap)
+    ap.add_argument(
+        "--accept",
+        metavar="RATIO",
+        type=cmdline.number(0, 10, above=True),
+        default=0.95,
+        help="the ratio iosweep / mdtest an operation must reach for 'ok' (default 0.95)",
+    )
+    ap.add_argument("--csv", metavar="OUT", help="also write the table to this CSV file")
+    ap.add_argument("--save", metavar="DIR", help="a new folder to keep the runs' outputs in")
+    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    return _checked(ap.parse_args(argv))
+
+
+def _shape_arguments(ap):
+    """The arguments of the shape both tools run (mdtest's letters in their help)."""
     ap.add_argument(
         "--items",
+        metavar="N",
         type=cmdline.count(1, MAX_ITEMS),
         help=f"files per rank, mdtest -n (default {DEFAULT_ITEMS}; a multiple of the leaf folders)",
     )
     ap.add_argument(
         "--items-per-folder",
+        metavar="N",
         type=cmdline.count(1, MAX_ITEMS),
         help="files per leaf folder, mdtest -I, instead of --items (files per rank: this x"
         " BRANCH^DEPTH)",
     )
     ap.add_argument(
-        "--depth", type=cmdline.count(0, 8), default=0, help="levels below the top, -z (0 to 8)"
+        "--depth",
+        metavar="N",
+        type=cmdline.count(0, 8),
+        default=0,
+        help="levels of folders below the top of each tree, -z (0 to 8; default 0)",
     )
     ap.add_argument(
         "--branch",
+        metavar="N",
         type=cmdline.count(1, 1024),
         default=1,
         help="children per folder, -b (1 to 1024; default 1)",
     )
-    ap.add_argument("--write-bytes", default="0", help="bytes written into each file, -w (0)")
-    ap.add_argument("--read-bytes", default="0", help="bytes read from each file, -e (0)")
+    ap.add_argument(
+        "--write-bytes",
+        metavar="SIZE",
+        default="0",
+        help="bytes written into each file, -w (default 0)",
+    )
+    ap.add_argument(
+        "--read-bytes",
+        metavar="SIZE",
+        default="0",
+        help="bytes read from each file, -e (default 0)",
+    )
     ap.add_argument("--fsync", action="store_true", help="fsync each file after its write, -y")
     ap.add_argument(
         "--layout",
@@ -152,16 +192,6 @@ def parse_args(argv):
         default="private",
         help="private: a tree per rank (-u; default); shared: one tree for all ranks",
     )
-    ap.add_argument(
-        "--accept",
-        type=cmdline.number(0, 10, above=True),
-        default=0.95,
-        help="the ratio iosweep / mdtest an operation must reach for 'ok' (default 0.95)",
-    )
-    ap.add_argument("--csv", help="also write the table to this CSV file")
-    ap.add_argument("--save", help="a new folder to keep the runs' outputs in")
-    ap.add_argument("--markdown", action="store_true", help="print the table as Markdown")
-    return _checked(ap.parse_args(argv))
 
 
 def _checked(a):

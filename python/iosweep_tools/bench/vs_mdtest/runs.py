@@ -231,9 +231,9 @@ def matched(run, results, k):
             continue  # iosweep has no row of this operation and task count
         if row["match"] != "=":
             raise Stop(
-                f"pair {k}: {OPERATIONS[row['phase']]}: the tools did not run the same shape "
-                f"({row['match'].removeprefix('≠ ')} differ: iosweep run {run.id}, "
-                f"{row['source_files']})",
+                f"pair {k}: {OPERATIONS[row['phase']]}: the tools did not run the same shape:"
+                f" they differ in {row['match'].removeprefix('≠ ')} (iosweep run {run.id} of"
+                f" {run.path}, {row['source_files']}; --save DIR keeps both)",
                 1,
             )
         mine = row[f"iosweep_{row['compared_with']}"]
