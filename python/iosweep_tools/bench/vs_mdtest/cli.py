@@ -318,8 +318,8 @@ def _header(a, place):
     else:
         dev = block_device(place.work)
         lines.append(
-            f"target:  {a.target}: {place.work} ({fs_type(place.work)}; device "
-            f"{dev.name if dev else 'none: ' + dev.why})"
+            f"target:  {a.target}: {place.work} ({fs_type(place.work)}; "
+            f"{'device ' + dev.name if dev else 'no block device'})"
         )
     per = f" ({a.per_folder} per leaf folder)" if a.per_folder else ""
     lines.append(
