@@ -779,3 +779,35 @@ def test_dfs_vs_ior_smoke(bed):
     for r in rows:
         assert float(r[6]) > 0 and float(r[7]) > 0  # IOR's and iosweep's MiB/s
         assert 0.9 < float(r[-1]) < 1.2 and 0.9 < float(r[-2]) < 1.2  # both went to the servers
+
+
+# ----------------------------------------------------------------- scripts/bench-vs-mdtest
+
+
+def test_bench_vs_mdtest_on_the_bed(bed, tmp_path):
+    """One pair of mdtest and iosweep on the volume, 4 ranks round-robin over the 2 nodes, when
+    an mdtest binary is given ($IOSWEEP_MDTEST: mdtest is built outside this repository): every
+    operation has a finite, positive ratio, mdtest ran with -N 1, iosweep's points spanned both
+    nodes, and the volume holds afterwards what it held before."""
+    mdtest = os.environ.get("IOSWEEP_MDTEST")
+    if not mdtest or not os.access(mdtest, os.X_OK):
+        pytest.skip("no mdtest binary: set IOSWEEP_MDTEST to one to run iosweep and mdtest here")
+    listing = "import os, sys; print(sorted(os.listdir(sys.argv[1])))"
+    before = bed.py("node1", listing, bed.mount)
+    save, table = tmp_path / "save", tmp_path / "table.csv"
+    p = subprocess.run(
+        [SOURCE_DIR / "scripts" / "bench-vs-mdtest", "--mdtest", mdtest, "--bed", "--name", NAME,
+         "--pairs", "1", "--items", "20", "--save", save, "--csv", table],
+        capture_output=True, text=True, timeout=600, env=mpi_env(),
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert bed.py("node1", listing, bed.mount) == before
+    rows = table.read_text().splitlines()[1:]
+    assert [r.split(",")[0] for r in rows] == ["mkdir", "create", "stat", "read", "remove", "rmdir"]
+    for r in rows:
+        ratio = float(r.split(",")[5])
+        assert 0 < ratio < float("inf"), r
+    assert "'-N' '1'" in (save / "mdtest.1.txt").read_text()
+    with h5py.File(save / "iosweep.h5", "r") as f:
+        s = latest_run(f)["summary"][()]
+        assert set(s["nodes"]) == {2} and set(s["ranks"]) == {4}

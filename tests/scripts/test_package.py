@@ -21,7 +21,7 @@ LAYERS = {
     "report": {"core", "results", "compare"},
     "plot": {"core", "results", "compare"},
     "dfsbed": {"core"},
-    "bench": {"core", "results", "dfsbed"},
+    "bench": {"core", "results", "compare", "dfsbed"},
     "threadlist": {"core"},
 }
 COMMAND = "iosweep_tools.core.command"  # the top level of every command: the cli modules' alone
@@ -90,7 +90,7 @@ def test_every_command_is_a_cli_module_its_launcher_and_its_entry_point_run():
     clis = {m for m in MODULES if is_cli(m)}
     text = (SOURCE_DIR / "pyproject.toml").read_text()
     entry = dict(re.findall(r'^([a-z-]+) = "(iosweep_tools[\w.]*):main"$', text, re.M))
-    assert len(entry) == 12 and set(entry.values()) == clis
+    assert len(entry) == 13 and set(entry.values()) == clis
     for launcher, module in entry.items():
         shim = (SOURCE_DIR / "scripts" / launcher).read_text()
         pkg, _, leaf = module.rpartition(".")

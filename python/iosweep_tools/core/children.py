@@ -172,16 +172,17 @@ def refused(p):
     return p.returncode == 2 and any(ln.startswith("iosweep:") for ln in said_lines(p.stderr))
 
 
-def job(cmd, timeout, what, env=None):
+def job(cmd, timeout, what, env=None, name=None):
     """Runs a job (mpirun iosweep ..., fio ...) and returns its CompletedProcess when it exits
-    with 0. Otherwise raises Stop naming `what` and the line the job said: status 2 when iosweep
-    refused its arguments, status 1 for any other failure, a hang past `timeout` seconds or
-    endless output."""
+    with 0. Otherwise raises Stop naming `what`, the program (`name`, else the command's first
+    word: "mpirun" for a job started through nsenter) and the line the job said: status 2 when
+    iosweep refused its arguments, status 1 for any other failure, a hang past `timeout` seconds
+    or endless output."""
     p = launched(cmd, timeout, what, env)
     if p.returncode != 0:
         said = first_said(p.stderr) or first_said(p.stdout) or "no message"
         raise Stop(
-            f"{what}: {os.path.basename(str(cmd[0]))} exited {p.returncode}: {said}",
+            f"{what}: {name or os.path.basename(str(cmd[0]))} exited {p.returncode}: {said}",
             2 if refused(p) else 1,
         )
     return p

@@ -50,6 +50,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from iosweep_tools.bench.beds import bed_for, dfs_bed
 from iosweep_tools.bench.harness import machine_text
 from iosweep_tools.bench.vs_ior.runner import (
     SEQ_RECORD,
@@ -62,7 +63,6 @@ from iosweep_tools.bench.vs_ior.runner import (
 from iosweep_tools.core import cmdline, command, install, units
 from iosweep_tools.core.errors import Stop
 from iosweep_tools.dfsbed.base import NAME_RE, Fail, can_run
-from iosweep_tools.dfsbed.bed import Bed
 
 
 def parse_args(argv):
@@ -112,34 +112,11 @@ def main(argv=None):
     return command.plain(_main, sys.argv[1:] if argv is None else argv)
 
 
-def _dfs_bed(*args):
-    """scripts/dfs-bed ARGS (libexec/iosweep/dfs-bed when installed), its output kept."""
-    return subprocess.run(
-        [str(install.scripts_dir() / "dfs-bed"), *args], capture_output=True, text=True
-    )
-
-
-def _bed(a):
-    """(the bed to run on, the name of the one brought up for this command or None): --name's,
-    else iosweep-dfs when it is up, else one of its own with 2 nodes."""
-    bed = Bed(a.name or "iosweep-dfs")
-    if bed.state.get("phase") == "up":
-        return bed, None
-    if a.name:
-        raise Stop(f"--name: bed {a.name} is not up (scripts/dfs-bed --name {a.name} up)", 1)
-    own = f"dfs-vs-ior-{os.getpid()}"
-    up = _dfs_bed("--name", own, "up", "--nodes", "2", "--slots", str(a.ranks // 2),
-                  "--brick-size", "4g")  # fmt: skip
-    if up.returncode != 0:
-        raise Stop(f"could not bring a bed up: {up.stderr.strip()}", 1)
-    return Bed(own), own
-
-
 def _check_slots(a, bed, own):
     slots = {ln.split()[1] for ln in Path(bed.hostfile).read_text().splitlines() if ln.strip()}
     if slots != {f"slots={a.ranks // 2}"}:
         if own:
-            _dfs_bed("--name", own, "down")
+            dfs_bed("--name", own, "down")
         raise Stop(
             f"--ranks: bed {bed.name}'s host file {bed.hostfile} has {', '.join(sorted(slots))} "
             f"per node; IOR's -C needs {a.ranks // 2} per node (ranks in blocks, half per node)"
@@ -166,7 +143,7 @@ def _main(argv):
     why = can_run()
     if why:
         raise Stop(f"no GlusterFS bed here: {why}", 1)
-    bed, own = _bed(a)
+    bed, own = bed_for(a.name, "dfs-vs-ior", a.ranks // 2)
     _check_slots(a, bed, own)
     runner = None
     rows = []
@@ -183,6 +160,6 @@ def _main(argv):
         if runner is not None:
             runner.cleanup()
         if own:
-            _dfs_bed("--name", own, "down")
+            dfs_bed("--name", own, "down")
     print(table_text(rows, a, getattr(runner, "ior_version", "?")), end="")
     return 0
