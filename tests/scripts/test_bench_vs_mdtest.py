@@ -48,6 +48,11 @@ REFUSALS = [
     (["--dir", "{w}", "--csv", "{t}/table.txt"], "--csv: '{t}/table.txt': the file is written"),
     (["--dir", "{w}", "--csv", "{t}/ok.csv", "--save", "{w}"],
      "--save: '{w}' exists; expected a new folder"),
+    # A shape the file system cannot hold is refused before any run, not part way through one.
+    (["--dir", "{w}", "--ranks", "64", "--items", "100000000"],
+     "--items: 64 ranks x 100000002 files and folders need 6400000128 inodes in '{w}'"),
+    (["--dir", "{w}", "--items", "100000", "--write-bytes", "1g"],
+     "--write-bytes: 200000 file(s) of 1 GiB need 195 TiB in '{w}' but only"),
 ]  # fmt: skip
 
 

@@ -219,6 +219,8 @@ def _checked(a):
             f"--read-bytes: at most --write-bytes, what each file holds (found {a.read_bytes}"
             f" > {a.write_bytes})"
         )
+    if a.target != "bed":  # the bed's volume is checked by the bed's own bring-up
+        _check_room(a)
     if a.csv:
         a.csv = files.output_file("--csv", a.csv, suffixes={"csv"})
     if a.save:
@@ -251,6 +253,16 @@ def _check_target(a):
         )
     if a.target == "tmpfs" and kind not in MEMORY_FS:
         raise Stop(f"--dir: {shown(a.dir)} is on {kind}, not tmpfs (--target tmpfs needs one)")
+
+
+def _check_room(a):
+    """One run's files and folders fit the target's free inodes and space (one run at a time:
+    each removes its items before the next), so that a shape too large for the file system is
+    refused before anything starts instead of failing part way."""
+    folders = sum(a.branch**level for level in range(a.depth + 1)) + 1  # the tree, its top
+    files.check_inodes("--items", a.dir, a.ranks, a.items + folders)
+    if a.write_bytes:
+        files.check_space("--write-bytes", a.dir, a.ranks * a.items, a.write_bytes)
 
 
 def _check_shape(a):
