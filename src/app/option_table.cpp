@@ -125,7 +125,8 @@ const OptionRow kOptions[] = {
      .record =
          [](const Config& c, R a) {
            a.text("placement", c.sweep.placement == Placement::spread ? "spread" : "block");
-         }},
+         },
+     .whole_run = true},
     {.name = "repetitions",
      .metavar = "N",
      .help = "Run every point this many times",
@@ -138,7 +139,8 @@ const OptionRow kOptions[] = {
      .help = "Seed of the data pattern (the bytes of every file)",
      .fallback = "42",
      .set = [](V v, Config& c) { c.work.seed = v.u64(); },
-     .record = [](const Config& c, R a) { a.u64("seed", c.work.seed); }},
+     .record = [](const Config& c, R a) { a.u64("seed", c.work.seed); },
+     .whole_run = true},
     {.name = "order-seed",
      .metavar = "N",
      .help = "Pin the random phases' record orders (default: a new order every run; repetitions "
@@ -148,13 +150,15 @@ const OptionRow kOptions[] = {
            c.work.order_seed_pinned = !v.unset();
            if (!v.unset()) c.work.order_seed = v.u64();
          },
-     .record = [](const Config& c, R a) { a.flag("order_seed_pinned", c.work.order_seed_pinned); }},
+     .record = [](const Config& c, R a) { a.flag("order_seed_pinned", c.work.order_seed_pinned); },
+     .whole_run = true},
     {.name = "filter-key",
      .metavar = "N",
      .help = "The 64-bit value filter-count counts (decimal or 0x hex)",
      .fallback = "0xfeedfacecafebeef",
      .set = [](V v, Config& c) { c.work.filter_key = v.u64(); },
-     .record = [](const Config& c, R a) { a.u64("filter_key", c.work.filter_key); }},
+     .record = [](const Config& c, R a) { a.u64("filter_key", c.work.filter_key); },
+     .whole_run = true},
     {.name = "filter-every",
      .metavar = "N",
      .help = "One planted key every N 64-bit words (N >= 2)",
@@ -164,7 +168,8 @@ const OptionRow kOptions[] = {
            c.work.filter_every =
                v.count(kMinFilterEvery, std::numeric_limits<std::uint64_t>::max() / 2);
          },
-     .record = [](const Config& c, R a) { a.u64("filter_every_words", c.work.filter_every); }},
+     .record = [](const Config& c, R a) { a.u64("filter_every_words", c.work.filter_every); },
+     .whole_run = true},
     {.name = "filter-kernel",
      .metavar = "NAME",
      .help = "Count kernel: auto, avx512, avx2 or scalar",
@@ -318,7 +323,8 @@ const OptionRow kOptions[] = {
          [](const Config& c, R a) {
            a.real("rated_bw_Bps", c.report.rated_bw_Bps);
            a.real("rated_bw2_Bps", c.report.rated_bw2_Bps);
-         }},
+         },
+     .whole_run = true},
     {.name = "fsync",
      .metavar = "[LIST]",
      .help = "fsync inside the timed window of every writing phase (as IOzone -e), or of the "
@@ -346,7 +352,8 @@ const OptionRow kOptions[] = {
      .fallback = "false",
      .form = OptionForm::flag,
      .set = [](V v, Config& c) { c.work.keep = v.flag(); },
-     .record = [](const Config& c, R a) { a.flag("keep", c.work.keep); }},
+     .record = [](const Config& c, R a) { a.flag("keep", c.work.keep); },
+     .whole_run = true},
     {.name = "engine",
      .metavar = "NAME",
      .help = "",
@@ -467,7 +474,8 @@ const OptionRow kOptions[] = {
            for (const auto& n : c.work.wire_interfaces)
              s += (s.empty() ? "" : ",") + n;
            a.text("wire_interface", c.work.wire_off ? "none" : s.empty() ? "auto" : s);
-         }},
+         },
+     .whole_run = true},
     {.name = "read-shift",
      .metavar = "K|auto",
      .help = "Reading phases: position i reads the file of position (i+K) mod k, as IOR -C; auto: "
@@ -521,19 +529,22 @@ const OptionRow kOptions[] = {
      .help = "No live progress on stderr",
      .fallback = "false",
      .form = OptionForm::flag,
-     .set = [](V v, Config& c) { c.report.quiet = v.flag(); }},
+     .set = [](V v, Config& c) { c.report.quiet = v.flag(); },
+     .whole_run = true},
     {.name = "show-controls",
      .metavar = "",
      .help = "Also print the rows of control phases (scan-only, filter-count's baseline)",
      .fallback = "false",
      .form = OptionForm::flag,
-     .set = [](V v, Config& c) { c.report.show_controls = v.flag(); }},
+     .set = [](V v, Config& c) { c.report.show_controls = v.flag(); },
+     .whole_run = true},
     {.name = "force",
      .metavar = "",
      .help = "Run even when --dir lacks the free space the largest point needs",
      .fallback = "false",
      .form = OptionForm::flag,
-     .set = [](V v, Config& c) { c.force = v.flag(); }},
+     .set = [](V v, Config& c) { c.force = v.flag(); },
+     .whole_run = true},
     {.name = "format",
      .metavar = "FORMAT",
      .help = "table, or iozone: also print IOzone-style throughput blocks",
@@ -541,7 +552,8 @@ const OptionRow kOptions[] = {
      .set =
          [](V v, Config& c) {
            c.report.iozone_format = v.choice<bool>({{"table", false}, {"iozone", true}});
-         }},
+         },
+     .whole_run = true},
     {.name = "reuse",
      .metavar = "RUN_ID",
      .help = "Use the files an earlier run kept with --keep (its run id; same --dir, --file-size, "
@@ -552,23 +564,27 @@ const OptionRow kOptions[] = {
              v.refuse("'" + printable(v.text()) + "' is not a run id");
            c.work.reuse_run = v.text();
          },
-     .record = [](const Config& c, R a) { a.text("reuse_run", c.work.reuse_run); }},
+     .record = [](const Config& c, R a) { a.text("reuse_run", c.work.reuse_run); },
+     .whole_run = true},
     {.name = "output",
      .metavar = "FILE",
      .help = "HDF5 results file; the run is appended",
      .fallback = "results/iosweep.h5",
-     .set = [](V v, Config& c) { c.report.output = v.text(); }},
+     .set = [](V v, Config& c) { c.report.output = v.text(); },
+     .whole_run = true},
     {.name = "label",
      .metavar = "TEXT",
      .help = "Free text stored with the run",
      .set = [](V v, Config& c) { c.report.label = v.text(); },
-     .record = [](const Config& c, R a) { a.text("label", c.report.label); }},
+     .record = [](const Config& c, R a) { a.text("label", c.report.label); },
+     .whole_run = true},
     {.name = "dry-run",
      .metavar = "",
      .help = "Validate, print the plan (points, files, bytes per phase) and touch nothing",
      .fallback = "false",
      .form = OptionForm::flag,
-     .set = [](V v, Config& c) { c.dry_run = v.flag(); }},
+     .set = [](V v, Config& c) { c.dry_run = v.flag(); },
+     .whole_run = true},
 };
 
 }  // namespace

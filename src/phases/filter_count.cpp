@@ -57,10 +57,10 @@ EngineNeed FilterCount::engine_need(const Workload& work, const EngineOptions& i
   return {depth, EngineUse::overlap};
 }
 
-std::uint64_t FilterCount::buffer_bytes(const Workload& work, const EngineOptions& io,
-                                        const SweepPoint& point) const {
-  const RankStreams& per_rank = point.per_rank;
-  const unsigned depth = engine_need(work, io, per_rank).depth;
+std::uint64_t FilterCount::buffer_bytes(const Workload& work, const SweepPoint& point,
+                                        const PhasePlan& plan) const {
+  (void)point;
+  const unsigned depth = plan.depth;
   return std::max<std::uint64_t>(work.scan_record * depth * 2, creation_buffer_bytes(work, depth));
 }
 

@@ -115,11 +115,11 @@ EngineNeed IoPhase::engine_need(const Workload& work, const EngineOptions& io,
           EngineUse::io};
 }
 
-std::uint64_t IoPhase::buffer_bytes(const Workload& work, const EngineOptions& io,
-                                    const SweepPoint& point) const {
+std::uint64_t IoPhase::buffer_bytes(const Workload& work, const SweepPoint& point,
+                                    const PhasePlan& plan) const {
   const RankStreams& per_rank = point.per_rank;
-  const std::uint64_t record = work.record_bytes(desc().record);
-  const unsigned depth = engine_need(work, io, per_rank).depth;
+  const std::uint64_t record = plan.record_bytes;
+  const unsigned depth = plan.depth;
   std::uint64_t own = record * depth * (work.verify ? 2 : 1);
   if (writes()) {
     const std::size_t copies =

@@ -117,9 +117,9 @@ EngineNeed ShipCount::engine_need(const Workload& work, const EngineOptions& io,
   return FilterCount(desc()).engine_need(work, io, per_rank);
 }
 
-std::uint64_t ShipCount::buffer_bytes(const Workload& work, const EngineOptions& io,
-                                      const SweepPoint& point) const {
-  return FilterCount(desc()).buffer_bytes(work, io, point) + kInboxSlots * work.scan_record;
+std::uint64_t ShipCount::buffer_bytes(const Workload& work, const SweepPoint& point,
+                                      const PhasePlan& plan) const {
+  return FilterCount(desc()).buffer_bytes(work, point, plan) + kInboxSlots * work.scan_record;
 }
 
 void ShipCount::prepare(PhaseContext& ctx) {
