@@ -62,10 +62,12 @@ std::string reuse_check(const Workload& w, const std::string& dir, int position,
                        : "--file-size is " + std::to_string(w.file_size)) +
            "; give the kept run's --file-size" + (w.shared() ? " and rank counts" : "");
   try {
-    AlignedBuffer head(kBlockBytes);
+    // The region's first contiguous bytes, at most a block (a strided block may be fewer).
+    const std::uint64_t contiguous = strided ? w.seq_record : w.file_size;
+    AlignedBuffer head(static_cast<std::size_t>(std::min<std::uint64_t>(kBlockBytes, contiguous)));
     fsops::read_head(path, head.span());
     const DataSpec spec{w.seed, w.filter_key, w.filter_every, w.file_size};
-    if (verify_blocks(spec, static_cast<std::uint64_t>(position), 0, head.span(), nullptr) != 0)
+    if (verify_bytes(spec, static_cast<std::uint64_t>(position), 0, head.span(), nullptr) != 0)
       return "--reuse: " + q +
              " does not hold this run's data (written with another --seed, --filter-key, "
              "--filter-every or --shared-pattern, or not by iosweep)";

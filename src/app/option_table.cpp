@@ -65,20 +65,24 @@ const OptionRow kOptions[] = {
      .record = [](const Config& c, R a) { a.u64("file_size_bytes", c.work.file_size); }},
     {.name = "seq-record",
      .metavar = "SIZE",
-     .help = "Record size of seq-write and seq-read",
+     .help = "Record size of seq-write and seq-read: any byte size through the page cache "
+             "(IOR's -t 47008), a multiple of the device's logical block with --direct; "
+             "--file-size holds whole records",
      .fallback = "16m",
      .set = [](V v, Config& c) { c.work.seq_record = v.size(); },
      .record = [](const Config& c, R a) { a.u64("seq_record_bytes", c.work.seq_record); }},
     {.name = "rand-record",
      .metavar = "SIZE",
-     .help = "Record size of rand-write and rand-read",
+     .help = "Record size of rand-write and rand-read (any byte size, as --seq-record), at "
+             "multiples of itself",
      .fallback = "4k",
      .set = [](V v, Config& c) { c.work.rand_record = v.size(); },
      .record = [](const Config& c, R a) { a.u64("rand_record_bytes", c.work.rand_record); }},
     {.name = "scan-record",
      .metavar = "SIZE",
      .help = "Read size of filter-count: auto = 1 MiB (counted while in L2), or --seq-record with "
-             "--direct",
+             "--direct or where 1 MiB does not divide the file (or a strided block); a multiple "
+             "of 8 bytes (whole 64-bit words are counted)",
      .fallback = "auto",
      // auto (0 here) is resolved with --direct and --seq-record (app/config_build.cpp).
      .set = [](V v, Config& c) { c.work.scan_record = v.text() == "auto" ? 0 : v.size(); },
@@ -197,8 +201,9 @@ const OptionRow kOptions[] = {
      .record = [](const Config& c, R a) { a.text("file_layout", layout_name(c.work)); }},
     {.name = "shared-pattern",
      .metavar = "PATTERN",
-     .help = "--file-layout shared: segmented (each rank's bytes contiguous) or strided (blocks of "
-             "--seq-record interleaved rank by rank, as IOR's segments)",
+     .help = "--file-layout shared: segmented (each rank's bytes contiguous: IOR's -b file-size "
+             "-s 1) or strided (blocks of --seq-record interleaved rank by rank: IOR's -b = -t "
+             "with -s segments, as IO500's ior-hard)",
      .fallback = "segmented",
      .set =
          [](V v, Config& c) {

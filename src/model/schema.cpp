@@ -100,7 +100,8 @@ const FieldDesc kSummary[] = {
     {FIELD(SummaryRow, verify_max_s), .type = FieldType::f64, .unit = "s",
      .reduction = "max over ranks of time spent verifying (inside the timed window)"},
     {FIELD(SummaryRow, bad_blocks), .type = FieldType::u64, .unit = "blocks",
-     .reduction = "sum over ranks of 4 KiB blocks that failed verification"},
+     .reduction = "sum over ranks of 4 KiB blocks that failed verification (a block two records "
+                  "share counts once per record whose part of it failed)"},
     {FIELD(SummaryRow, order_seed), .type = FieldType::u64, .unit = "1",
      .reduction = "random phases: the seed of this point's record orders (--order-seed, or the "
                   "run's nonce, mixed with ranks, or streams with --streams, and repetition); a "

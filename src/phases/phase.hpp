@@ -137,8 +137,10 @@ inline bool preallocates(const PhaseContext& ctx) {
 double cached_fraction(const std::string& path, std::uint64_t bytes);
 double unflushed_fraction(const std::string& path, std::uint64_t file_bytes, std::uint64_t written);
 
-// Where this rank's region `region` (a position) sits in the file it opens: the whole file of
-// one rank, or its region of the shared file of the point's k ranks (see Layout).
+// Where region `region` (a position) sits in the file it is in: the whole file of one rank, or
+// its region of the shared file of k ranks (see Layout), as IOR lays out its ranks' blocks.
+Layout layout_for(const Workload& w, int k, int region);
+// The same for this point's k.
 Layout layout_of(const PhaseContext& ctx, int region);
 // The bytes a page-cache or dirty measurement covers: a rank's file, or the whole shared file.
 std::uint64_t file_bytes_of(const PhaseContext& ctx, std::uint64_t region_bytes);

@@ -30,7 +30,7 @@ class ShipCount::Collecting {
         count_(count),
         senders_(static_cast<int>(
             std::count_if(sender_files.begin(), sender_files.end(), [](int f) { return f >= 0; }))),
-        verifier_(ctx.data, 0),
+        verifier_(ctx.data, 0, record),
         idx_(kInboxSlots),
         st_(kInboxSlots) {
     for (int i = 0; i < kInboxSlots; ++i) {
