@@ -138,8 +138,10 @@ bool PhasePoint::run_window() {
     run_error = run_.who + ": " + printable(e.what());
   }
   if (rank0) run_.progress.end_phase();
-  // The metadata phases' items sit in the first folder (sweep_runner.cpp).
-  sample_.folder = phase_->data_files() ? folder_of_file(run_, sample_.file) : 0;
+  // The metadata phases' items sit in the folder of the position whose items they are (the
+  // first folder for the shared layout: phases/md_set.hpp).
+  sample_.folder = phase_->data_files() ? folder_of_file(run_, sample_.file)
+                                        : run_.md.folder_of(sample_.file);
   if (!gate_.checkpoint(run_error)) return false;
   t_closed_ns_ = now_ns();
   run_.counters.after(probe ? &*probe : nullptr);
@@ -175,6 +177,7 @@ PointInput PhasePoint::point_input(NodeCounters::Rows counted, unsigned engine_d
     in.notes.push_back("depth " + std::to_string(in.iodepth) + ", not " +
                        std::to_string(in.point_depth) +
                        ": the phase had no more records to keep in flight");
+  in.notes.insert(in.notes.end(), ctx_.notes.begin(), ctx_.notes.end());
   in.nodes = run_.place.full.nodes_used(slot_.k);
   in.repetition = slot_.rep;
   in.bin_s = run_.cfg.work.timeseries_bin_s;

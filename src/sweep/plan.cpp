@@ -136,8 +136,8 @@ void print_md_plan(std::FILE* out, const Config& cfg, const std::vector<SweepPoi
   const MdSpec& md = cfg.work.md;
   if (data_phases(cfg.work) == cfg.work.phases.size()) return;
   std::fprintf(out, "  metadata: %s\n", describe_md(md).c_str());
-  std::fprintf(out, "  files of the metadata phases: %s/iosweep.<run-id>.md/, always removed\n",
-               printable(cfg.work.dirs.front()).c_str());
+  std::fprintf(out, "  files of the metadata phases: %s\n",
+               describe_md_places(md, cfg.work.dirs).c_str());
   std::fprintf(out, "%6s %8s %12s %8s %10s\n", "ranks", "streams", "items", "branch", "folders");
   MdPoint plan;
   for (const SweepPoint& pt : points) {

@@ -43,6 +43,14 @@ bool SweepRunner::agree_world(const std::string& mine) {
 }
 
 int SweepRunner::fail() {
+  // The metadata folders first: what could not be removed belongs in the status message.
+  const std::string md_left = md_ ? md_->remove_all() : std::string();
+  if (!md_left.empty()) {
+    if (rank0_)
+      failure_ += "; " + who() + ": " + md_left;
+    else
+      std::fprintf(stderr, "iosweep: %s: %s\n", who().c_str(), md_left.c_str());
+  }
   if (rank0_) {
     if (recorder_) recorder_->flush();
     std::string not_marked;
@@ -56,7 +64,6 @@ int SweepRunner::fail() {
     std::fprintf(stderr, "iosweep: %s%s\n", failure_.c_str(), not_marked.c_str());
   }
   if (files_ && !work_.keep) files_->remove_own();
-  if (md_) md_->remove_all();
   return kExitFailure;
 }
 
@@ -313,7 +320,10 @@ void SweepRunner::watch_signals() {
       std::fflush(stderr);
     }
     if (!work_.keep) files_->remove_own();
-    md_->remove_all();
+    if (const std::string left = md_->remove_all(); !left.empty()) {
+      std::fprintf(stderr, "iosweep: %s: %s\n", who().c_str(), left.c_str());
+      std::fflush(stderr);
+    }
   });
   md_->stop_on(watcher_->stop_flag());
 }
@@ -349,7 +359,9 @@ int SweepRunner::run_points() {
 int SweepRunner::finish() {
   progress_.reset();
   if (!work_.keep) files_->remove_own();
-  md_->finish();
+  // What the run left of its metadata folders (what it did not make) fails the run, named.
+  if (const std::string left = md_->finish(); !agree_world(left.empty() ? left : who() + ": " + left))
+    return fail();
   if (failure_ = write_rank_usage(); !failure_.empty()) return fail();
   if (rank0_) {
     try {
@@ -370,9 +382,9 @@ int SweepRunner::run() {
   files_ = std::make_unique<FileSet>(work_.dirs, place_.folder_of_position, run_id_,
                                      work_.reuse_run.empty() ? run_id_ : work_.reuse_run,
                                      place_.self.position, work_.shared());
-  // The metadata phases' folders and items sit in the first folder of --dir.
-  md_ = std::make_unique<MdSet>(work_.dirs.front(), run_id_, place_.self.position, work_.md,
-                                work_.seed);
+  // The metadata phases' trees sit in each position's folder of --dir, as its data file.
+  md_ = std::make_unique<MdSet>(MdPlaces{work_.dirs, place_.folder_of_position}, run_id_,
+                                place_.self.position, work_.md, work_.seed);
   note_rank_identities();
   make_writers();
   watch_signals();
