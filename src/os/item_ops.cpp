@@ -138,9 +138,8 @@ ItemResult item_beneath(ItemCall call, int root, const char* path, std::byte* bu
   if (n >= sizeof folder) return {-ENAMETOOLONG, ItemStep::first};
   std::memcpy(folder, path, n);
   folder[n] = '\0';
-  const auto fd = static_cast<int>(retried([&] {
-    return openat2_call(root, folder, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  }));
+  const auto fd = static_cast<int>(
+      retried([&] { return openat2_call(root, folder, O_PATH | O_DIRECTORY | O_CLOEXEC); }));
   if (fd < 0) return failed(ItemStep::first);
   const ItemResult r = item_call(call, fd, slash + 1, buf, bytes, sync);
   ::close(fd);
@@ -155,9 +154,8 @@ bool openat2_available() {
 }
 
 int open_child_folder(int dir, const char* name) {
-  const int fd = retried([&] {
-    return ::openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  });
+  const int fd =
+      retried([&] { return ::openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC); });
   return fd < 0 ? -errno : fd;
 }
 

@@ -55,7 +55,8 @@ void MdSet::make_folders(std::uint64_t from, std::uint64_t to) {
         l.tree.append_leaf(j, name);
       Lock lock = locked_open();
       const fsops::ItemResult r = fsops::make_folder(parent, name.c_str());
-      if (r.result < 0) throw IoError::on_item("mkdir", walk.path(s, j), static_cast<int>(-r.result));
+      if (r.result < 0)
+        throw IoError::on_item("mkdir", walk.path(s, j), static_cast<int>(-r.result));
       const fsops::ItemIdentity id = fsops::identity_at(parent, name.c_str());
       if (!id.folder)
         throw IoError::on_item("mkdir", walk.path(s, j), id.err != 0 ? id.err : ENOTDIR,
@@ -375,8 +376,7 @@ std::string MdSet::remove_all() {
   closed_ = true;
   std::vector<std::string> left;
   if (pass_.active && !cv_.wait_for(lock, bound, [&] { return !pass_.active; }))
-    left.push_back(printable(set_path_of(my_folder_)) +
-                   " (a window was still making items " +
+    left.push_back(printable(set_path_of(my_folder_)) + " (a window was still making items " +
                    std::to_string(static_cast<int>(kMdPassWaitS)) +
                    " s after the stop; what it made is not recorded)");
   if (pass_.pending) {

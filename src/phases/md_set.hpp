@@ -186,13 +186,13 @@ class MdSet {
   bool real_ = true;
   int set_fd_ = -1;  // this rank's set folder
   bool set_made_ = false;
-  std::vector<MdId> set_ids_;               // index = folder of --dir: its set, as made
-  MdIds folder_ids_, item_ids_;             // this rank's folders and items, as made
-  MdIds shared_ids_;                        // the shared layout: position 0's folders
-  std::uint64_t folders_ = 0;               // this rank's folder ops made (a prefix)
+  std::vector<MdId> set_ids_;                // index = folder of --dir: its set, as made
+  MdIds folder_ids_, item_ids_;              // this rank's folders and items, as made
+  MdIds shared_ids_;                         // the shared layout: position 0's folders
+  std::uint64_t folders_ = 0;                // this rank's folder ops made (a prefix)
   std::uint64_t created_ = 0, removed_ = 0;  // this rank's items
-  bool items_made_ = false;                 // created by a phase or untimed
-  std::vector<std::uint64_t> created_by_;   // every position's created count
+  bool items_made_ = false;                  // created by a phase or untimed
+  std::vector<std::uint64_t> created_by_;    // every position's created count
 };
 
 }  // namespace iosweep

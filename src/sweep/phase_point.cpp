@@ -140,8 +140,8 @@ bool PhasePoint::run_window() {
   if (rank0) run_.progress.end_phase();
   // The metadata phases' items sit in the folder of the position whose items they are (the
   // first folder for the shared layout: phases/md_set.hpp).
-  sample_.folder = phase_->data_files() ? folder_of_file(run_, sample_.file)
-                                        : run_.md.folder_of(sample_.file);
+  sample_.folder =
+      phase_->data_files() ? folder_of_file(run_, sample_.file) : run_.md.folder_of(sample_.file);
   if (!gate_.checkpoint(run_error)) return false;
   t_closed_ns_ = now_ns();
   run_.counters.after(probe ? &*probe : nullptr);

@@ -360,7 +360,8 @@ int SweepRunner::finish() {
   progress_.reset();
   if (!work_.keep) files_->remove_own();
   // What the run left of its metadata folders (what it did not make) fails the run, named.
-  if (const std::string left = md_->finish(); !agree_world(left.empty() ? left : who() + ": " + left))
+  if (const std::string left = md_->finish();
+      !agree_world(left.empty() ? left : who() + ": " + left))
     return fail();
   if (failure_ = write_rank_usage(); !failure_.empty()) return fail();
   if (rank0_) {

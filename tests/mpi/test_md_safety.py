@@ -200,7 +200,7 @@ def test_a_stream_folder_swapped_for_a_link_is_never_followed(
     assert len(lines) == 1, err
     m = re.match(rf"iosweep: rank 0 \(host {re.escape(this_host())}\): (.*)$", lines[0])
     assert m, lines[0]
-    assert f"/t0.0" in m.group(1) and re.search(r"\(errno \d+, E[A-Z]+\)", m.group(1)), lines[0]
+    assert "/t0.0" in m.group(1) and re.search(r"\(errno \d+, E[A-Z]+\)", m.group(1)), lines[0]
     assert re.search(r"\(errno 40, ELOOP\)|a symbolic link", m.group(1)), lines[0]
     with h5py.File(out, "r") as f:
         g = latest_run(f)
@@ -246,9 +246,7 @@ def test_a_file_at_an_items_name_is_left_and_named(tmp_path, workdir):
 
 
 @pytest.mark.parametrize("where", ["stream", "root"])
-def test_a_file_dropped_into_the_runs_folders_is_left_and_the_run_says_so(
-    tmp_path, workdir, where
-):
+def test_a_file_dropped_into_the_runs_folders_is_left_and_the_run_says_so(tmp_path, workdir, where):
     """A file dropped into a stream folder, or into the run's own metadata folder, during the
     run: the cleanup leaves it and the run ends with status 1 saying what was left and where
     (it used to be removed with the rest, once with status 0 and no word)."""
@@ -353,7 +351,7 @@ def test_the_trees_take_the_folders_as_the_data_files_do(tmp_path, workdir):
     )
     assert f"files of the metadata phases: the one shared tree in the first folder, {a}/" in (
         dry.stdout
-    ), dry.stdout + dry.stderr
+    ), (dry.stdout + dry.stderr)
     reps = 5  # the run goes to its end: a few chances to stop it with a set in place
     args = iosweep_argv(**common, phases="md-create,md-stat", repetitions=reps)  # --dir first
     p = start(3, args)

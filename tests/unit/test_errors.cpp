@@ -29,9 +29,8 @@ TEST(Errors, EveryErrnoOfTheCLibraryHasItsName) {
 }
 
 TEST(Errors, AMessageNamesTheErrno) {
-  EXPECT_EQ(describe_errno(ENOTEMPTY), std::string(std::strerror(ENOTEMPTY)) +
-                                           " (errno " + std::to_string(ENOTEMPTY) +
-                                           ", ENOTEMPTY)");
+  EXPECT_EQ(describe_errno(ENOTEMPTY), std::string(std::strerror(ENOTEMPTY)) + " (errno " +
+                                           std::to_string(ENOTEMPTY) + ", ENOTEMPTY)");
   EXPECT_EQ(errno_name(EWOULDBLOCK), "EAGAIN");  // an alias: the name strerrorname_np gives
   EXPECT_EQ(errno_name(0), "errno 0");
   EXPECT_EQ(errno_name(-5), "errno -5");
