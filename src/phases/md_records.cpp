@@ -27,6 +27,16 @@ std::string left_because(const std::string& path, int err, const std::string& wh
   return printable(path) + " (" + describe_errno(err) + (why.empty() ? "" : "; " + why) + ")";
 }
 
+// What a folder the run could not remove holds (ENOTEMPTY), for the message.
+std::string what_it_holds(int parent, const std::string& name, int err) {
+  if (err != ENOTEMPTY && err != EEXIST) return {};
+  const int fd = fsops::open_child_folder(parent, name.c_str());
+  if (fd < 0) return {};
+  std::string holds = "holds what this run did not make: " + fsops::names_in(fd, 3);
+  ::close(fd);
+  return holds;
+}
+
 }  // namespace
 
 std::string left_text(const std::vector<std::string>& left) {
@@ -193,15 +203,16 @@ void MdSet::remove_items(Lock* held, std::vector<std::string>& left) {
       l.append_item_name(position_, s, i, name);
       const fsops::ItemIdentity now = fsops::identity_at(dir, name.c_str());
       const std::string path = walk.path(tree, j) + "/" + name;
-      if (!now.valid && now.err == ENOENT) {
-        item_ids_[op] = {};  // gone already
-      } else if (!now.same(rec.dev, rec.ino) || !now.regular) {
+      const bool gone = !now.valid && now.err == ENOENT;
+      const bool ours = now.same(rec.dev, rec.ino) && now.regular;
+      const fsops::ItemResult r =
+          ours ? fsops::remove_item(dir, name.c_str()) : fsops::ItemResult{};
+      if (gone || (ours && r.result == 0))
+        item_ids_[op] = {};  // removed, or gone already
+      else if (!ours)
         left.push_back(left_because(path, EEXIST, "not the item this run made there"));
-      } else if (const auto r = fsops::remove_item(dir, name.c_str()); r.result == 0) {
-        item_ids_[op] = {};
-      } else {
+      else
         left.push_back(left_because(path, static_cast<int>(-r.result), ""));
-      }
     }
   }
 }
@@ -231,26 +242,20 @@ void MdSet::remove_folders(Lock* held, std::vector<std::string>& left) {
         l.tree.append_leaf(j, name);
       const fsops::ItemIdentity now = fsops::identity_at(parent, name.c_str());
       const std::string path = walk.path(s, j);
-      if (!now.valid && now.err == ENOENT) {
-        folder_ids_[op] = {};
-      } else if (!now.same(rec.dev, rec.ino) || !now.folder) {
+      const bool gone = !now.valid && now.err == ENOENT;
+      const bool ours = now.same(rec.dev, rec.ino) && now.folder;
+      const fsops::ItemResult r =
+          ours ? fsops::remove_folder(parent, name.c_str()) : fsops::ItemResult{};
+      if (gone || (ours && r.result == 0)) {
+        folder_ids_[op] = {};  // removed, or gone already
+      } else if (!ours) {
         left.push_back(left_because(path, now.valid ? EEXIST : now.err,
                                     now.valid && !now.folder
                                         ? "a symbolic link or file where the run made a folder"
                                         : "not the folder this run made there"));
-      } else if (const auto r = fsops::remove_folder(parent, name.c_str()); r.result == 0) {
-        folder_ids_[op] = {};
       } else {
-        const int err = static_cast<int>(-r.result);
-        std::string holds;
-        if (err == ENOTEMPTY || err == EEXIST) {
-          const int fd = fsops::open_child_folder(parent, name.c_str());
-          if (fd >= 0) {
-            holds = "holds what this run did not make: " + fsops::names_in(fd, 3);
-            ::close(fd);
-          }
-        }
-        left.push_back(left_because(path, err, holds));
+        left.push_back(left_because(path, static_cast<int>(-r.result),
+                                    what_it_holds(parent, name, static_cast<int>(-r.result))));
       }
     }
   }

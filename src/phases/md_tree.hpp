@@ -86,9 +86,10 @@ class MdHold {
 
   const std::vector<MdFolder>& folders() const { return folders_; }
   bool beneath() const { return beneath_; }
-  // The entry of folder j of `stream`'s tree (0: the set folder, also with `beneath`).
+  // The entry of folder j of `stream`'s tree (0: the set folder, also with `beneath` and when
+  // only the set folder is held).
   std::uint32_t index(std::uint64_t stream, std::uint64_t j) const {
-    if (beneath_ || j < first_) return 0;
+    if (beneath_ || count_ == 0 || j < first_) return 0;
     return static_cast<std::uint32_t>(1 + stream * count_ + (j - first_));
   }
 
