@@ -48,10 +48,10 @@ void swap_ids(const MdIds& mine, int to, MdIds& theirs, int from, MPI_Comm comm)
 
 }  // namespace
 
-MdSet::MdSet(MdPlaces places, const std::string& run_id, int position, const MdSpec& spec,
+MdSet::MdSet(MdPlaces places, std::string run_id, int position, const MdSpec& spec,
              std::uint64_t seed)
     : places_(std::move(places)),
-      run_id_(run_id),
+      run_id_(std::move(run_id)),
       position_(position),
       spec_(spec),
       content_(spec.write_bytes) {

@@ -71,8 +71,7 @@ std::string left_text(const std::vector<std::string>& left);
 
 class MdSet {
  public:
-  MdSet(MdPlaces places, const std::string& run_id, int position, const MdSpec& spec,
-        std::uint64_t seed);
+  MdSet(MdPlaces places, std::string run_id, int position, const MdSpec& spec, std::uint64_t seed);
   ~MdSet();
   MdSet(const MdSet&) = delete;
   MdSet& operator=(const MdSet&) = delete;
