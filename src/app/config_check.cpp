@@ -106,6 +106,11 @@ std::string folder_checks(StepPlan& step, const LocalPlace& place, const std::st
     align_max = std::max(align_max, align);
   }
   w.direct_alignment = align_max;
+  // Spellings are compared when the option is read (D,D/); the folders themselves here, on
+  // every node: D,D/../d, a symbolic link to D and a bind mount of D are one folder.
+  if (place.self.local_index == 0)
+    if (auto why = fsops::same_folder_twice(w.dirs); !why.empty())
+      return "--dir: host " + host + ": " + why;
   return {};
 }
 

@@ -56,16 +56,27 @@ std::vector<PhaseId> phases_of(const OptionValue& v) {
   if (v.unset())  // the default: every phase but the opt-in ones (ship-count, metadata)
     for (const auto& d : phase_descs())
       want[d.id] = !d.opt_in();
+  // One rule for a phase named twice, by its name or through the group md, as for any list
+  // entry given twice (OptionValue::list): refused, saying how.
+  std::vector<std::string> named_as(256);
+  auto name_it = [&](const PhaseDesc& d, const std::string& as) {
+    const std::string& before = named_as[d.id];
+    if (!before.empty())
+      v.refuse("'" + std::string(d.name) + "' is listed twice (through " + before + " and " + as +
+               ")");
+    named_as[d.id] = as;
+    want[d.id] = true;
+  };
   for (const auto& name : v.list()) {
     if (name == "md") {  // every metadata phase
       for (const auto& d : phase_descs())
-        want[d.id] = want[d.id] || d.metadata();
+        if (d.metadata()) name_it(d, name);
       continue;
     }
     const PhaseDesc* d = find_phase_desc(name);
     if (d == nullptr)
       v.refuse("unknown phase '" + printable(name) + "'; choose from " + phase_names() + ", or md");
-    want[d->id] = true;
+    name_it(*d, name);
   }
   // A control phase runs whenever the phase it is the baseline of runs.
   for (const auto& d : phase_descs())

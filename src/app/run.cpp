@@ -39,6 +39,7 @@ std::string plan_on_rank0(const std::vector<StepInput>& steps, const LocalPlace&
   std::string mine;
   if (mpi.rank() != 0) {
     std::vector<Config> configs;
+    configs.reserve(steps.size());
     for (const StepInput& s : steps)
       configs.push_back(s.cfg);
     try {

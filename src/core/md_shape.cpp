@@ -59,6 +59,11 @@ void MdTree::append_path(std::uint64_t j, std::string& out) const {
   }
 }
 
+void MdTree::append_leaf(std::uint64_t j, std::string& out) const {
+  out += 'd';
+  append_number((j - 1) % branch, out);
+}
+
 std::uint64_t auto_branch(unsigned depth, bool leaf_only, std::uint64_t per_folder,
                           std::uint64_t items) {
   if (per_folder == 0) return 1;
@@ -82,6 +87,11 @@ std::pair<std::uint64_t, std::uint64_t> interleaved(std::uint64_t n, std::uint64
   const std::uint64_t m = n / d;
   if (o < m * d) return {o % d, o / d};
   return {o - m * d, m};
+}
+
+std::uint64_t interleaved_op(std::uint64_t n, std::uint64_t d, std::uint64_t s, std::uint64_t i) {
+  const std::uint64_t m = n / d;
+  return i < m ? i * d + s : m * d + s;
 }
 
 std::uint64_t MdLayout::folder_of(std::uint64_t i, std::uint64_t n) const {
@@ -117,30 +127,40 @@ std::uint64_t MdLayout::remove_needs(int position, std::uint64_t o) const {
   return total - (shared ? c : c * streams + s);
 }
 
-void MdLayout::append_folder(int position, std::uint64_t stream, std::uint64_t j,
-                             std::string& out) const {
+void MdLayout::append_top(int position, std::uint64_t stream, std::string& out) const {
   if (shared) {
     out += "shared";
-  } else {
-    out += 't';
-    append_number(static_cast<std::uint64_t>(position), out);
-    out += '.';
-    append_number(stream, out);
+    return;
   }
+  out += 't';
+  append_number(static_cast<std::uint64_t>(position), out);
+  out += '.';
+  append_number(stream, out);
+}
+
+void MdLayout::append_folder(int position, std::uint64_t stream, std::uint64_t j,
+                             std::string& out) const {
+  append_top(position, stream, out);
   if (j == 0) return;
   out += '/';
   tree.append_path(j, out);
 }
 
-void MdLayout::append_item(int position, std::uint64_t stream, std::uint64_t i, std::uint64_t n,
-                           std::string& out) const {
-  append_folder(position, stream, folder_of(i, n), out);
-  out += "/f.";
+void MdLayout::append_item_name(int position, std::uint64_t stream, std::uint64_t i,
+                                std::string& out) const {
+  out += "f.";
   append_number(static_cast<std::uint64_t>(position), out);
   out += '.';
   append_number(stream, out);
   out += '.';
   append_number(i, out);
+}
+
+void MdLayout::append_item(int position, std::uint64_t stream, std::uint64_t i, std::uint64_t n,
+                           std::string& out) const {
+  append_folder(position, stream, folder_of(i, n), out);
+  out += '/';
+  append_item_name(position, stream, i, out);
 }
 
 void MdLayout::append_item_op(int position, std::uint64_t n, std::uint64_t o,

@@ -47,6 +47,8 @@ struct MdTree {
   bool is_leaf(std::uint64_t j) const { return first_child(j) >= folders(); }
   // Appends folder j's path below the top ("d1/d0"; nothing for the top itself).
   void append_path(std::uint64_t j, std::string& out) const;
+  // Appends folder j's own name in its parent ("d0"), j > 0.
+  void append_leaf(std::uint64_t j, std::string& out) const;
 };
 
 // branch^0 + ... + branch^depth (with_top) or branch^depth, saturating at `cap` (the result is
@@ -63,6 +65,8 @@ std::uint64_t auto_branch(unsigned depth, bool leaf_only, std::uint64_t per_fold
 // is (stream, index within the stream).
 std::pair<std::uint64_t, std::uint64_t> interleaved(std::uint64_t n, std::uint64_t d,
                                                     std::uint64_t o);
+// Its inverse: the position in that order of item i of stream s.
+std::uint64_t interleaved_op(std::uint64_t n, std::uint64_t d, std::uint64_t s, std::uint64_t i);
 
 // The folders and items of one point, as every rank of it sees them.
 struct MdLayout {
@@ -82,8 +86,20 @@ struct MdLayout {
   std::uint64_t make_needs(std::uint64_t o) const;
   std::uint64_t remove_needs(int position, std::uint64_t o) const;
 
+  // Folder op of (stream, folder j): the inverse of folder_op.
+  std::uint64_t op_of(std::uint64_t stream, std::uint64_t j) const {
+    return shared ? j : j * streams + stream;
+  }
+  // The trees `position` makes or touches: one per stream, or the shared one.
+  std::uint64_t trees() const { return shared ? 1 : streams; }
+
   // Names relative to the point's set folder (appended to `out`).
   void append_folder(int position, std::uint64_t stream, std::uint64_t j, std::string& out) const;
+  // One component: a tree's top folder in the set folder ("t3.1", "shared"), and an item's own
+  // name in its folder ("f.3.1.17").
+  void append_top(int position, std::uint64_t stream, std::string& out) const;
+  void append_item_name(int position, std::uint64_t stream, std::uint64_t i,
+                        std::string& out) const;
   void append_item(int position, std::uint64_t stream, std::uint64_t i, std::uint64_t n,
                    std::string& out) const;
   // Item o (in the rank's round-robin order) of a position that has n items.

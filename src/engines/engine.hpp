@@ -10,12 +10,16 @@
 // (engines/engine_table.hpp) from the engine options of the run (model/config.hpp).
 //
 // Metadata requests (the md-* phases) go through the same submit and reap: each names one item
-// or folder relative to a folder the engine opened (OpenMode::folder), never following a
-// symbolic link at the item itself, and is one operation as mdtest counts them: a create is
-// open(O_CREAT | O_EXCL) + write of `length` bytes + fsync when `sync` + close; a read is open
-// + read of `length` bytes + close. Its completion's result is the bytes written or read (0 for
-// the others) or -errno, and `step` says which call of the sequence failed. Only engines whose
-// description takes metadata (kTakesMetadata) are given them.
+// or folder (one component) in a folder whose descriptor the caller holds (`dir`: opened by the
+// metadata set without following a link, checked to be the folder the run made), never
+// following a symbolic link at the item itself, and is one operation as mdtest counts them: a
+// create is open(O_CREAT | O_EXCL) + write of `length` bytes + fsync when `sync` + close; a read
+// is open + read of `length` bytes + close. With `beneath` the name is a path below `dir` whose
+// folder is resolved first by openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) (os/item_ops.hpp,
+// item_beneath: when a rank may not hold a descriptor per folder); engines run those as the
+// posix engine does. Its completion's result is the bytes written or read (0 for the others) or
+// -errno, and `step` says which call of the sequence failed. Only engines whose description
+// takes metadata (kTakesMetadata) are given them.
 #pragma once
 
 #include <cstddef>
@@ -30,7 +34,7 @@ namespace iosweep {
 enum class IoOp : std::uint8_t {
   read,
   write,
-  // Metadata: on the item `name` below the folder `file`.
+  // Metadata: on the item `name` in the folder `dir`.
   mkdir,      // mkdirat; never takes an existing name
   create,     // openat(O_CREAT | O_EXCL | O_WRONLY), write `length` bytes, fsync if `sync`, close
   stat,       // statx / fstatat without following a symbolic link
@@ -50,7 +54,9 @@ struct IoRequest {
   std::size_t length = 0;
   std::byte* buf = nullptr;
   std::uint64_t tag = 0;
-  const char* name = nullptr;  // metadata: the item, relative to the folder (NUL-terminated)
+  const char* name = nullptr;  // metadata: the item, relative to `dir` (NUL-terminated)
+  int dir = -1;                // metadata: the descriptor of the item's folder (the caller's)
+  bool beneath = false;        // metadata: `name` is a path below `dir` (item_beneath)
   bool sync = false;           // create: fsync before the close
 };
 

@@ -7,9 +7,30 @@
 
 namespace iosweep {
 
-IoCompletion PosixEngine::execute_item(const IoRequest& r) const {
-  const int dir = fd(r.file);
+fsops::ItemCall item_call_of(IoOp op) {
+  switch (op) {
+    case IoOp::mkdir:
+      return fsops::ItemCall::mkdir;
+    case IoOp::create:
+      return fsops::ItemCall::create;
+    case IoOp::stat:
+      return fsops::ItemCall::stat;
+    case IoOp::read_item:
+      return fsops::ItemCall::read;
+    case IoOp::unlink:
+      return fsops::ItemCall::unlink;
+    default:
+      return fsops::ItemCall::rmdir;
+  }
+}
+
+IoCompletion execute_item(const IoRequest& r) {
+  const int dir = r.dir;
   fsops::ItemResult x{-EINVAL, fsops::ItemStep::first};
+  if (r.beneath) {
+    x = fsops::item_beneath(item_call_of(r.op), dir, r.name, r.buf, r.length, r.sync);
+    return {r.tag, x.result, 0, x.step};
+  }
   switch (r.op) {
     case IoOp::mkdir:
       x = fsops::make_folder(dir, r.name);

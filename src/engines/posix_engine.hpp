@@ -10,6 +10,11 @@
 
 namespace iosweep {
 
+// One metadata request performed to completion with the system calls (os/item_ops.hpp): the
+// posix engine's, and any engine's for a request whose name is a path resolved `beneath`.
+IoCompletion execute_item(const IoRequest& r);
+fsops::ItemCall item_call_of(IoOp op);
+
 class PosixEngine final : public FdEngine {
  public:
   // `metadata`: built for metadata requests (it says so in its detail; it runs both).
@@ -29,8 +34,6 @@ class PosixEngine final : public FdEngine {
   IoCompletion execute(const IoRequest& r) const;
 
  private:
-  IoCompletion execute_item(const IoRequest& r) const;
-
   bool metadata_;
   std::deque<IoCompletion> done_;
 };

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "core/errors.hpp"
+#include "engines/posix_engine.hpp"
 #include "os/file_ops.hpp"
 
 namespace iosweep {
@@ -126,6 +127,7 @@ UringEngine::UringEngine(const EngineOptions& options, bool metadata)
         "open/read/close chains need; use --engine posix for the metadata phases");
   }
   md_.resize(metadata ? depth() : 0);
+  done_now_.reserve(metadata ? depth() : 0);
   io_uring_register_ring_fd(&ring_);  // optional: saves a file lookup per enter
 }
 
@@ -234,9 +236,9 @@ void UringEngine::queue_md(unsigned slot) {
   if (io_uring_sq_space_left(&ring_) < f.steps) {
     if (const int rc = io_uring_submit(&ring_); rc >= 0) unsubmitted_ = 0;
     if (io_uring_sq_space_left(&ring_) < f.steps)
-      throw IoError("io_uring_enter", path(r.file), 0, EBUSY, "submission queue full");
+      throw IoError("io_uring_enter", r.name, 0, EBUSY, "submission queue full");
   }
-  const int dir = fd(r.file);
+  const int dir = r.dir;
   io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
   io_uring_sqe_set_data64(sqe, md_data(slot, MdStep::first));
   ++unsubmitted_;
@@ -308,9 +310,14 @@ bool UringEngine::reap_md(std::uint64_t data, int res, IoCompletion& out) {
 
 void UringEngine::submit(std::span<const IoRequest> requests) {
   // The last request stays queued: the reap() that follows submits it and waits in one call.
+  static const std::string kItem = "(a metadata request)";
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const IoRequest& r = requests[i];
-    const unsigned slot = slots_.take(r, path(r.file));
+    if (metadata_op(r.op) && r.beneath) {  // resolved by openat2: the posix engine's calls
+      done_now_.push_back(execute_item(r));
+      continue;
+    }
+    const unsigned slot = slots_.take(r, metadata_op(r.op) ? kItem : path(r.file));
     if (metadata_op(r.op))
       queue_md(slot);
     else
@@ -326,6 +333,12 @@ void UringEngine::submit(std::span<const IoRequest> requests) {
 
 std::size_t UringEngine::reap(std::span<IoCompletion> out, std::size_t min) {
   std::size_t n_out = 0;
+  while (n_out < out.size() && done_now_head_ < done_now_.size())
+    out[n_out++] = done_now_[done_now_head_++];
+  if (done_now_head_ == done_now_.size()) {
+    done_now_.clear();
+    done_now_head_ = 0;
+  }
   for (;;) {
     int rc = 0;
     const unsigned want = static_cast<unsigned>(min > n_out ? min - n_out : 0);

@@ -16,7 +16,10 @@
 // step is hard-linked, so the close runs whatever the write or fsync returned. Each request
 // completes when its chain's last completion arrives. These operations run in the kernel's
 // io-wq worker threads (they may block), so depth pays where each one waits (a network file
-// system, a cold cache), not on a local disk with hot caches.
+// system, a cold cache), not on a local disk with hot caches. Every one is relative to the
+// folder descriptor the request carries (IoRequest::dir); a request whose name is a path to
+// resolve by openat2 (`beneath`) is performed in submit() with the posix engine's calls, since
+// io_uring's statx, unlinkat and mkdirat take no resolve flags.
 #pragma once
 
 #include <liburing.h>
@@ -78,6 +81,9 @@ class UringEngine final : public FdEngine {
   std::vector<io_uring_cqe*> cqes_;
   bool metadata_ = false;
   std::vector<MdFlight> md_;  // per slot
+  // Metadata requests resolved by openat2, performed in submit(), handed out by the next reap().
+  std::vector<IoCompletion> done_now_;
+  std::size_t done_now_head_ = 0;
 };
 
 }  // namespace iosweep

@@ -1,6 +1,7 @@
 // A point's metadata layout (see md_plan.hpp).
 #include "model/md_plan.hpp"
 
+#include "core/errors.hpp"
 #include "model/limits.hpp"
 
 namespace iosweep {
@@ -31,6 +32,17 @@ std::string describe_md(const MdSpec& md) {
   s += "; " + std::to_string(md.write_bytes) + " bytes written, " + std::to_string(md.read_bytes) +
        " read per item" + (md.fsync ? ", fsynced" : "");
   return s;
+}
+
+std::string describe_md_places(const MdSpec& spec, const std::vector<std::string>& dirs) {
+  const std::string first = dirs.empty() ? std::string(".") : dirs.front();
+  if (spec.shared || dirs.size() <= 1)
+    return std::string(spec.shared && dirs.size() > 1 ? "the one shared tree in the first folder, "
+                                                      : "") +
+           printable(first) + "/iosweep.<run-id>.md/, removed at the end";
+  return "each rank's trees in its folder of --dir, as its data file (" +
+         std::to_string(dirs.size()) +
+         " folders: <folder>/iosweep.<run-id>.md/ in each folder used), removed at the end";
 }
 
 std::string plan_md_point(const MdSpec& spec, int k, unsigned depth, MdPoint& out) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/md_shape.hpp"
 #include "model/config.hpp"
@@ -29,6 +30,10 @@ struct MdPoint {
 
 // One line of what the metadata phases make: "1024 items per rank; a tree per stream, ...".
 std::string describe_md(const MdSpec& spec);
+// Where they make it, for --dry-run: each rank's trees in its own folder of --dir (as its data
+// file), or the shared layout's one tree in the first folder; always under the run's own folder
+// there, which is removed (unless it holds what the run did not make).
+std::string describe_md_places(const MdSpec& spec, const std::vector<std::string>& dirs);
 
 // Plans the point of `k` ranks keeping `depth` requests in flight each; empty, or
 // "--option: problem" naming the point when its items do not fit.

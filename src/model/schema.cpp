@@ -189,6 +189,13 @@ const FieldDesc kSummary[] = {
     {FIELD(SummaryRow, drive_fraction_min), .type = FieldType::f64, .unit = "1",
      .reduction = "min over drives of the device's bytes in the phase's direction / its ranks' "
                   "bytes (the device table's drive_fraction); NaN without device counters"},
+    {FIELD(SummaryRow, drive_iops_min), .type = FieldType::f64, .unit = "ops/s",
+     .reduction = "the slowest drive by operations: min over drives of its ranks' ops / the "
+                  "slowest of those ranks' elapsed (the device table's drive_iops; the metadata "
+                  "phases' per-drive rate); NaN without device counters"},
+    {FIELD(SummaryRow, drive_iops_max), .type = FieldType::f64, .unit = "ops/s",
+     .reduction = "the fastest drive by operations: max over drives of drive_iops; NaN without "
+                  "device counters"},
     {FIELD(SummaryRow, rank_iops_min), .type = FieldType::f64, .unit = "ops/s",
      .reduction = "min over ranks of ops_i / elapsed_i"},
     {FIELD(SummaryRow, rank_iops_max), .type = FieldType::f64, .unit = "ops/s",
@@ -475,10 +482,16 @@ const FieldDesc kDevice[] = {
      .reduction = "active ranks of that node whose file is in those folders"},
     {FIELD(DeviceRow, claimed_bytes), .type = FieldType::u64, .unit = "bytes",
      .reduction = "sum over those ranks of bytes (their timed windows)"},
+    {FIELD(DeviceRow, claimed_ops), .type = FieldType::u64, .unit = "ops",
+     .reduction = "sum over those ranks of ops (their timed windows): the metadata phases' "
+                  "items or folders touched in the folders on this device"},
     {FIELD(DeviceRow, seconds), .type = FieldType::f64, .unit = "s",
      .reduction = "max over those ranks of elapsed; 0 without ranks"},
     {FIELD(DeviceRow, drive_Bps), .type = FieldType::f64, .unit = "bytes/s",
      .reduction = "on the row with counted = 1: claimed_bytes of every row of the drive / the max "
+                  "of their seconds; NaN on other rows and for a drive without ranks"},
+    {FIELD(DeviceRow, drive_iops), .type = FieldType::f64, .unit = "ops/s",
+     .reduction = "on the row with counted = 1: claimed_ops of every row of the drive / the max "
                   "of their seconds; NaN on other rows and for a drive without ranks"},
     {FIELD(DeviceRow, drive_fraction), .type = FieldType::f64, .unit = "1",
      .reduction = "on the row with counted = 1: the device's bytes in the phase's direction / "

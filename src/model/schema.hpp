@@ -130,6 +130,10 @@ struct SummaryRow {
   std::int32_t drive_slowest;  // the device table's `drive` id
   std::int32_t drive_fastest;
   double drive_fraction_min;
+  // The same drives by their ranks' operations over those ranks' slowest time (the metadata
+  // phases' per-drive figure; NaN without device counters).
+  double drive_iops_min;
+  double drive_iops_max;
   // Operations per second of each rank (ops_i / elapsed_i): the spread of the headline.
   double rank_iops_min;
   double rank_iops_max;
@@ -271,10 +275,12 @@ struct DeviceRow {
   char folders[256];    // the folders of --dir on it on that node, comma-separated
   std::uint32_t ranks;  // active ranks of that node whose file is in those folders
   std::uint64_t claimed_bytes;  // what those ranks moved in their timed windows
+  std::uint64_t claimed_ops;    // the operations they completed in them
   double seconds;               // the slowest of those ranks' windows; 0 without ranks
   // On the row that counts the drive: every row's claims of the drive over their slowest
   // time, and the device's bytes in the phase's direction over those claims; NaN elsewhere.
   double drive_Bps;
+  double drive_iops;  // the same for their operations
   double drive_fraction;
   char note[256];  // why the counters could not be measured (then 0, and counted 0); empty: they
                    // were

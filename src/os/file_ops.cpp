@@ -8,6 +8,7 @@
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -233,6 +234,23 @@ std::string check_writable_dir(const std::string& dir) {
   if (::statvfs(dir.c_str(), &vfs) == 0 && (vfs.f_flag & ST_RDONLY))
     return q + " is on a read-only file system";
   if (::access(dir.c_str(), W_OK | X_OK) != 0) return q + " is not writable";
+  return {};
+}
+
+std::string same_folder_twice(const std::vector<std::string>& dirs) {
+  std::vector<FileIdentity> ids;
+  for (const auto& d : dirs) {
+    struct stat st {};
+    FileIdentity id;
+    if (::stat(d.c_str(), &st) == 0) id = {st.st_dev, st.st_ino, true};
+    for (std::size_t j = 0; j < ids.size(); ++j)
+      if (id == ids[j])
+        return "'" + printable(dirs[j]) + "' and '" + printable(d) +
+               "' are the same folder (device " + std::to_string(major(st.st_dev)) + ":" +
+               std::to_string(minor(st.st_dev)) + ", inode " + std::to_string(st.st_ino) +
+               "); list each folder once";
+    ids.push_back(id);
+  }
   return {};
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace iosweep::fsops {
 
@@ -78,6 +79,10 @@ std::string cache_probe_method();
 
 // Checks made before anything is created; each returns an empty string or a reason.
 std::string check_writable_dir(const std::string& dir);
+// Two spellings of one folder among `dirs` (D and D/../d, a symbolic link to D, a bind mount
+// of D: the same device and inode, as this node sees them): "'D' and 'E' are the same folder
+// ...", or empty. A folder that cannot be read is left to check_writable_dir.
+std::string same_folder_twice(const std::vector<std::string>& dirs);
 // Probes O_DIRECT in `dir` with an unnamed temporary file; sets the required alignment.
 std::string probe_direct(const std::string& dir, std::uint64_t& alignment);
 std::string fs_type(const std::string& dir);

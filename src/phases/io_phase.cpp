@@ -96,7 +96,8 @@ std::string check_record(const Workload& work, const EngineOptions& io, std::uin
     return opt + ": " + format_size(rec) + " is not a multiple of " +
            std::to_string(work.direct_alignment) +
            " bytes, the logical block of --dir's device: O_DIRECT needs buffer, offset and "
-           "length aligned to it (records of any size need the page cache: leave out --direct)";
+           "length aligned to it (the O_DIRECT alignment; records of any size need the page "
+           "cache: leave out --direct)";
   if (rec > work.file_size)
     return opt + ": " + format_size(rec) + " is larger than --file-size " +
            format_size(work.file_size);

@@ -50,6 +50,7 @@ MdDriver::MdDriver(const MdJob& job)
     free_tags_.push_back(i - 1);
   batch_.reserve(depth_);
   done_.resize(depth_);
+  res_.failed.reserve(depth_);
   if (job.needs != nullptr) completed_.assign(job.end - job.begin, false);
 }
 
@@ -70,7 +71,8 @@ void MdDriver::issue() {
                          ? job_.read_buffers.data() + std::size_t{tag} * job_.bytes
                          : job_.source;
     IoRequest r;
-    r.file = job_.dir;
+    r.dir = (*job_.folders)[(*job_.names).folder(next_)].fd;
+    r.beneath = job_.beneath;
     r.op = job_.op;
     r.length = expected_;
     r.buf = buf;
@@ -87,10 +89,15 @@ void MdDriver::issue() {
   in_flight_ += static_cast<unsigned>(batch_.size());
 }
 
+std::string MdDriver::path_of(std::uint64_t index) const {
+  return (*job_.folders)[job_.names->folder(index)].path + "/" + (*job_.names)[index];
+}
+
 // The first failed request, or one that moved fewer bytes than asked, named by its item.
 void MdDriver::note_failure(std::uint64_t index, const IoCompletion& c) {
+  res_.failed.push_back(index);
   if (failure_) return;
-  const std::string path = job_.dir_path + "/" + (*job_.names)[index];
+  const std::string path = path_of(index);
   // A request that moved fewer bytes than asked failed in its write or read.
   const char* call = md_call_name(job_.op, c.result < 0 ? c.step : MdStep::data);
   if (c.result < 0) {
@@ -121,7 +128,9 @@ void MdDriver::complete(const IoCompletion& c) {
 }
 
 MdResult MdDriver::run() {
-  res_ = {};
+  res_.ops = res_.bytes = res_.next = 0;
+  res_.stonewalled = false;
+  res_.failed.clear();
   next_ = done_prefix_ = job_.begin;
   in_flight_ = 0;
   t_now_ = now_ns();

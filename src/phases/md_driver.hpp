@@ -3,7 +3,9 @@
 // time every one from its submit to the reap that returned it, bin completions in the time
 // series, start no request before the ones it needs have completed (a folder's parent made, its
 // children removed), and stop issuing at the stonewall deadline or on an interrupt. Every name
-// is built before the window (MdNames); inside it the loop only hands pointers to the engine.
+// is built before the window (MdNames), each with the folder it is relative to, whose
+// descriptor the metadata set opened and holds (MdFolder); inside the window the loop only
+// hands a descriptor and a pointer to the engine.
 #pragma once
 
 #include <atomic>
@@ -20,39 +22,61 @@
 
 namespace iosweep {
 
-// Names relative to one folder, each NUL-terminated, built before a window and read inside it.
+// A folder the requests of a window are relative to: its descriptor, opened and held by the
+// metadata set (phases/md_set.hpp), and its path for messages.
+struct MdFolder {
+  int fd = -1;
+  std::string path;
+};
+
+// Names, each NUL-terminated and relative to one of the window's folders (its index), built
+// before a window and read inside it.
 class MdNames {
  public:
   void clear() {
     text_.clear();
     at_.clear();
+    folder_.clear();
   }
   void reserve(std::uint64_t names, std::uint64_t bytes) {
     at_.reserve(names);
+    folder_.reserve(names);
     text_.reserve(bytes);
   }
-  // Appends the next name: `build(std::string&)` appends its characters.
+  // Appends the next name, relative to folder `folder`: `build(std::string&)` appends its
+  // characters.
   template <class F>
-  void add(F build) {
+  void add(std::uint32_t folder, F build) {
     at_.push_back(text_.size());
+    folder_.push_back(folder);
     build(text_);
     text_ += '\0';
   }
+  template <class F>
+  void add(F build) {
+    add(0, build);
+  }
   const char* operator[](std::uint64_t i) const { return text_.data() + at_[i]; }
+  std::uint32_t folder(std::uint64_t i) const { return folder_[i]; }
   std::uint64_t size() const { return at_.size(); }
-  std::uint64_t bytes() const { return text_.size() + at_.size() * sizeof(std::uint64_t); }
+  std::uint64_t bytes() const {
+    return text_.size() + at_.size() * (sizeof(std::uint64_t) + sizeof(std::uint32_t));
+  }
 
  private:
   std::string text_;
   std::vector<std::uint64_t> at_;
+  std::vector<std::uint32_t> folder_;
 };
 
 // One pass over a range of a list of metadata requests; the timed fields are set by the phase
 // that arms its window (left empty for untimed passes).
 struct MdJob {
   Engine* engine = nullptr;  // its depth() is the loop's depth
-  int dir = -1;              // the folder handle the names are relative to
-  std::string dir_path;      // for messages
+  // The folders the names are relative to (MdNames::folder); with `beneath`, every name is a
+  // path below the first, resolved by openat2 without following a link (item_beneath).
+  const std::vector<MdFolder>* folders = nullptr;
+  bool beneath = false;
   IoOp op = IoOp::stat;
   const MdNames* names = nullptr;
   std::uint64_t begin = 0, end = 0;   // the range of names to perform
@@ -77,6 +101,9 @@ struct MdResult {
   std::uint64_t bytes = 0;
   std::uint64_t next = 0;  // the first request not issued (every one before it completed)
   bool stonewalled = false;
+  // The requests before `next` that failed (at most the depth: none is issued after the first
+  // failure), so a create that found a name taken never counts that name as made.
+  std::vector<std::uint64_t> failed;
 };
 
 // The loop with everything it needs allocated up front: construct it before the timed window
@@ -86,11 +113,15 @@ class MdDriver {
  public:
   explicit MdDriver(const MdJob& job);
   MdResult run();
+  // What the last run() reached, also when it threw.
+  const MdResult& result() const { return res_; }
 
  private:
   void issue();
   void complete(const IoCompletion& c);
   void note_failure(std::uint64_t index, const IoCompletion& c);
+
+  std::string path_of(std::uint64_t index) const;
 
   const MdJob& job_;
   unsigned depth_;

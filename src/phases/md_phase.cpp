@@ -2,6 +2,7 @@
 #include "phases/md_phase.hpp"
 
 #include <algorithm>
+#include <exception>
 
 #include "core/clock.hpp"
 #include "model/md_plan.hpp"
@@ -63,7 +64,12 @@ std::uint64_t MdPhase::buffer_bytes(const Workload& work, const SweepPoint& poin
   const std::uint64_t ops = folder_phase(desc().id) ? md.layout.folder_ops(0) : md.items_of(0);
   const std::uint64_t per_request =
       (desc().id == kMdRead ? work.md.read_bytes : 0) + 256;  // its read buffer, a statx
-  return ops * name_bytes(work.md.depth) + per_request * point.per_rank.depth + work.md.write_bytes;
+  // What the run records of its folders and items (a device and an inode each), and the
+  // folders a window holds (a path each).
+  const std::uint64_t records = (md.items_of(0) + md.layout.folder_ops(0)) * sizeof(MdId);
+  const std::uint64_t held = md.layout.folder_ops(0) * (sizeof(MdFolder) + 64);
+  return ops * name_bytes(work.md.depth) + per_request * point.per_rank.depth +
+         work.md.write_bytes + records + held;
 }
 
 // md-stat and md-read look items up: with --cache drop, every node's dentry and inode caches
@@ -96,11 +102,14 @@ bool MdPhase::ensure(PhaseContext& ctx) {
   }
 }
 
-// Every name the window will hand the engine, and what each folder request waits for.
+// Every name the window will hand the engine: one component in a held folder (a path below the
+// set folder when the folders are resolved by openat2, and for md-mkdir), and what each folder
+// request waits for.
 void MdPhase::build_names(const PhaseContext& ctx) {
   const MdSet& md = *ctx.md;
   const MdLayout& l = md.plan().layout;
   const int me = ctx.self.position;
+  const bool paths = held_.beneath() || desc().id == kMdMkdir;
   names_.clear();
   needs_.clear();
   if (folder_phase(desc().id)) {
@@ -108,7 +117,17 @@ void MdPhase::build_names(const PhaseContext& ctx) {
     const bool make = desc().id == kMdMkdir;
     names_.reserve(n, n * name_bytes(l.tree.depth));
     for (std::uint64_t o = 0; o < n; ++o) {
-      names_.add([&](std::string& s) { l.append_folder_op(me, make ? o : n - 1 - o, s); });
+      const std::uint64_t op = make ? o : n - 1 - o;
+      const auto [st, j] = l.folder_op(op);
+      const std::uint32_t in = paths || j == 0 ? 0 : held_.index(st, l.tree.parent(j));
+      names_.add(in, [&, st = st, j = j](std::string& s) {
+        if (paths)
+          l.append_folder_op(me, op, s);
+        else if (j == 0)
+          l.append_top(me, st, s);
+        else
+          l.tree.append_leaf(j, s);
+      });
       needs_.push_back(make ? l.make_needs(o) : l.remove_needs(me, o));
     }
     return;
@@ -116,8 +135,17 @@ void MdPhase::build_names(const PhaseContext& ctx) {
   const std::uint64_t planned = md.plan().items_of(source_);
   const std::uint64_t n = desc().id == kMdCreate ? planned : md.created_of(source_);
   names_.reserve(n, n * name_bytes(l.tree.depth));
-  for (std::uint64_t o = 0; o < n; ++o)
-    names_.add([&](std::string& s) { l.append_item_op(source_, planned, o, s); });
+  for (std::uint64_t o = 0; o < n; ++o) {
+    const auto [st, i] = interleaved(planned, l.streams, o);
+    const std::uint64_t ns = share_of(planned, l.streams, st);
+    const std::uint64_t tree = l.shared ? 0 : st, j = l.folder_of(i, ns);
+    names_.add(held_.index(tree, j), [&, st = st, i = i](std::string& s) {
+      if (paths)
+        l.append_item(source_, st, i, ns, s);
+      else
+        l.append_item_name(source_, st, i, s);
+    });
+  }
 }
 
 void MdPhase::prepare(PhaseContext& ctx) {
@@ -129,8 +157,16 @@ void MdPhase::prepare(PhaseContext& ctx) {
       !ensure(ctx))
     return;  // another rank failed: the point's gate stops it
   source_ = desc().lookup() ? ctx.read_position : ctx.self.position;
+  const int reader = ((ctx.self.position - ctx.read_shift) % ctx.k + ctx.k) % ctx.k;
+  const MdSet::Hold what = desc().id == kMdMkdir   ? MdSet::Hold::set
+                           : desc().id == kMdRmdir ? MdSet::Hold::parents
+                                                   : MdSet::Hold::items;
+  if (!md.hold(ctx.active, what, source_, reader, held_)) return;
+  if (held_.beneath() && ctx.self.position == 0)
+    ctx.notes.emplace_back(
+        "folders resolved by openat2 per operation (more folders than a rank may hold "
+        "descriptors): 2 calls more per operation");
   build_names(ctx);
-  dir_ = ctx.engine->open(md.path(), {.folder = true});
   if (desc().id == kMdRead)
     read_buffers_ = AlignedBuffer(ctx.work.md.read_bytes * ctx.engine->depth());
   ctx.progress_total = names_.size();
@@ -140,8 +176,8 @@ void MdPhase::prepare(PhaseContext& ctx) {
 MdJob MdPhase::job(PhaseContext& ctx) {
   MdJob j;
   j.engine = ctx.engine;
-  j.dir = dir_;
-  j.dir_path = ctx.md->path();
+  j.folders = &held_.folders();
+  j.beneath = held_.beneath();
   j.op = op();
   j.names = &names_;
   j.end = names_.size();
@@ -155,10 +191,25 @@ MdJob MdPhase::job(PhaseContext& ctx) {
   return j;
 }
 
+bool MdPhase::creates() const {
+  return desc().id == kMdMkdir || desc().id == kMdCreate;
+}
+
+// After a window, what it reached (also when it failed part way): what it made, to be recorded;
+// what it removed, forgotten.
+void MdPhase::note_reached(MdSet& md, const MdResult& reached) const {
+  if (creates()) return md.end_pass(reached);
+  if (desc().id == kMdRemove) return md.note_removed(reached);
+  if (desc().id == kMdRmdir) return md.note_unmade(reached);
+}
+
 void MdPhase::run(PhaseContext& ctx, RankSample& s) {
   // Everything the window needs is set up before its clock starts.
   MdJob j = job(ctx);
   MdDriver driver(j);
+  MdSet& md = *ctx.md;
+  if (creates() && !md.begin_pass(op(), 0))
+    throw RunFailure("stopping: the run is removing its metadata folders, nothing more is made");
   const Usage before = self_usage();
   s.t_start_unix_ns = unix_now_ns();
   const std::uint64_t t0 = now_ns();
@@ -169,9 +220,15 @@ void MdPhase::run(PhaseContext& ctx, RankSample& s) {
   j.series = &ctx.series;
   j.progress_ops = ctx.progress_bytes;
   j.stop = ctx.stop;
-  timed_ = driver.run();
+  try {
+    timed_ = driver.run();
+  } catch (...) {
+    note_reached(md, driver.result());
+    throw;
+  }
   const std::uint64_t t1 = now_ns();
   // Outside the timed window from here on.
+  note_reached(md, timed_);
   s.file = source_;
   s.ops = timed_.ops;
   s.bytes = timed_.bytes;
@@ -182,49 +239,50 @@ void MdPhase::run(PhaseContext& ctx, RankSample& s) {
   s.cpu_s = (after.user_s - before.user_s) + (after.sys_s - before.sys_s);
   s.rss_peak_bytes = after.rss_peak_bytes;
   s.private_bytes = private_bytes();
-  const MdPoint& plan = ctx.md->plan();
+  const MdPoint& plan = md.plan();
   s.md_items = plan.items_of(ctx.self.position);
   s.md_folders = plan.layout.folder_ops(ctx.self.position);
   s.md_branch = plan.layout.tree.branch;
-  MdSet& md = *ctx.md;
-  switch (desc().id) {
-    case kMdMkdir:
-      return md.note_made(timed_.next);
-    case kMdCreate:
-      return md.note_created(timed_.next);
-    case kMdRemove:
-      return md.note_removed(timed_.next);
-    case kMdRmdir:
-      return md.note_unmade(timed_.next);
-    default:
-      return;
-  }
 }
 
-// IO500's wear-out for md-create: after the stonewall every rank goes on, untimed, to the count
-// of the rank that got furthest (at most its own items), so the phases after it touch as many
-// items on every rank.
+// Untimed, collective: the identities of what the window made, recorded; for md-create with
+// IO500's wear-out, every rank then goes on past the stonewall to the count of the rank that
+// got furthest (at most its own items), so the phases after it touch as many items on every
+// rank, and what that made is recorded too.
 void MdPhase::finish(PhaseContext& ctx, RankSample& s) {
+  if (!creates()) return;
+  MdSet& md = *ctx.md;
+  if (!md.record_pass(ctx.active)) return;
   if (desc().id != kMdCreate || !ctx.work.stonewall_wearout || ctx.work.stonewall_s <= 0) return;
   std::uint64_t mine = timed_.next, furthest = 0;
   MPI_Allreduce(&mine, &furthest, 1, MPI_UINT64_T, MPI_MAX, ctx.active);
   const std::uint64_t target = std::min<std::uint64_t>(furthest, names_.size());
-  if (target <= mine) return;
-  const std::uint64_t t0 = now_ns();
-  MdJob j = job(ctx);
-  j.begin = mine;
-  j.end = target;
-  j.stop = ctx.stop;
-  const MdResult r = run_md(j);
-  s.wearout_ops = r.ops;
-  s.wearout_bytes = r.bytes;
-  s.wearout_s = ns_to_s(now_ns() - t0);
-  ctx.md->note_created(r.next);
+  std::exception_ptr failed;
+  if (target > mine && md.begin_pass(IoOp::create, mine)) {
+    const std::uint64_t t0 = now_ns();
+    MdJob j = job(ctx);
+    j.begin = mine;
+    j.end = target;
+    j.stop = ctx.stop;
+    MdDriver driver(j);
+    try {
+      driver.run();
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    md.end_pass(driver.result());
+    s.wearout_ops = driver.result().ops;
+    s.wearout_bytes = driver.result().bytes;
+    s.wearout_s = ns_to_s(now_ns() - t0);
+  }
+  // Every rank records (collective), also one whose wear-out failed: then it says why.
+  md.record_pass(ctx.active);
+  if (failed) std::rethrow_exception(failed);
 }
 
 void MdPhase::cleanup(PhaseContext& ctx) {
-  if (dir_ >= 0 && ctx.engine != nullptr) ctx.engine->close(dir_);
-  dir_ = -1;
+  (void)ctx;
+  held_.release();
   names_.clear();
   needs_.clear();
   read_buffers_ = AlignedBuffer();

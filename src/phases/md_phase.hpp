@@ -5,6 +5,16 @@
 // md-remove its items, md-rmdir its trees. What a phase needs and no earlier phase of the
 // repetition made (the trees, the items) is made untimed before its window (phases/md_set.hpp).
 //
+// Every request of a window is one call on one component in a folder the phase opened before
+// the window (walking down from the set folder, no link followed, each folder checked to be the
+// one the run made) and holds through it: md-create .. md-remove in the folders that hold
+// items, md-rmdir in the folders with children (a top folder in the set folder), md-mkdir in
+// the set folder with the path of a folder whose parent the same window made. So a folder
+// swapped for a symbolic link while the run goes on is never followed: the window keeps working
+// in the folders it holds, and the next walk stops the run naming the link. Where a rank may not
+// hold a descriptor per folder, each request resolves its folder by openat2 instead (two calls
+// more per operation, said in the row's notes).
+//
 // Timing: a rank's window runs from its exit from the active ranks' barrier to its last
 // request's completion; the row's headline is every rank's operations over the slowest rank's
 // window, mdtest's and IO500's rate (sweep/reducer.cpp). One operation is one item as mdtest
@@ -37,6 +47,8 @@ class MdPhase final : public Phase {
 
  private:
   IoOp op() const;
+  bool creates() const;
+  void note_reached(MdSet& md, const MdResult& reached) const;
   bool ensure(PhaseContext& ctx);
   void build_names(const PhaseContext& ctx);
   MdJob job(PhaseContext& ctx);
@@ -44,7 +56,7 @@ class MdPhase final : public Phase {
   MdNames names_;
   std::vector<std::uint64_t> needs_;  // folder phases: what each request waits for
   AlignedBuffer read_buffers_;
-  int dir_ = -1;    // the set folder, opened through the phase's engine
+  MdHold held_;     // the folders the window's requests are relative to
   int source_ = 0;  // the position whose items or folders the rank touches
   bool ready_ = false;
   MdResult timed_;

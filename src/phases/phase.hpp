@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <string>
+#include <vector>
 
 #include "core/histogram.hpp"
 #include "core/pattern.hpp"
@@ -55,6 +56,8 @@ struct PhaseContext {
   std::atomic<std::uint64_t>* progress_bytes = nullptr;  // rank 0 only
   std::uint64_t progress_total = 0;                      // bytes this rank plans to move
   const std::atomic<bool>* stop = nullptr;
+  // Rank 0: what the phase's row says beyond its figures (how it ran), added to its notes.
+  std::vector<std::string> notes;
   // A phase and its control (scan-only for filter-count) run back to back in every repetition
   // and read through the same buffers: the first leaves them here at cleanup and the second
   // takes them at prepare. On a disk that merges a request's pages into DMA segments, freshly

@@ -59,7 +59,6 @@ PhasePoint::PhasePoint(const RunShared& run, PointGate& gate, const PhaseRow& ro
       row_(row),
       desc_(row.desc()),
       slot_(slot),
-      point_(slot.point->point),
       k_(slot.point->point.ranks),
       phase_(row.make(desc_)),
       ctx_(context_for(run, desc_, slot, handoff)) {
@@ -138,9 +137,11 @@ bool PhasePoint::run_window() {
     run_error = run_.who + ": " + printable(e.what());
   }
   if (rank0) run_.progress.end_phase();
-  // The metadata phases' items sit in the first folder (sweep_runner.cpp); the folder is the
-  // run's index (the node counters know the union of the steps' folders).
-  const int folder = phase_->data_files() ? folder_of_file(run_, sample_.file) : 0;
+  // The metadata phases' items sit in the folder of the position whose items they are (the
+  // first folder for the shared layout: phases/md_set.hpp); the folder is the run's index (the
+  // node counters know the union of the steps' folders).
+  const int folder =
+      phase_->data_files() ? folder_of_file(run_, sample_.file) : run_.md.folder_of(sample_.file);
   sample_.folder = run_.folder_in_run[static_cast<std::size_t>(folder)];
   if (!gate_.checkpoint(run_error)) return false;
   t_closed_ns_ = now_ns();
@@ -179,6 +180,7 @@ PointInput PhasePoint::point_input(NodeCounters::Rows counted) const {
     in.notes.push_back("depth " + std::to_string(in.iodepth) + ", not " +
                        std::to_string(in.point_depth) +
                        ": the phase had no more records to keep in flight");
+  in.notes.insert(in.notes.end(), ctx_.notes.begin(), ctx_.notes.end());
   in.nodes = run_.place.full.nodes_used(k_);
   in.repetition = slot_.rep;
   in.bin_s = run_.cfg.work.timeseries_bin_s;

@@ -84,7 +84,6 @@ class PhasePoint {
   const PhaseRow& row_;
   const PhaseDesc& desc_;
   const PhaseSlot slot_;
-  const SweepPoint& point_;
   const int k_;  // active ranks
   std::unique_ptr<Phase> phase_;
   std::unique_ptr<Engine> engine_;

@@ -92,8 +92,8 @@ std::uint64_t print_data_plan(std::FILE* out, const StepPlan& step, const Topolo
 void print_md_plan(std::FILE* out, const StepPlan& step) {
   const MdSpec& md = step.cfg.work.md;
   std::fprintf(out, "  metadata: %s\n", describe_md(md).c_str());
-  std::fprintf(out, "  files of the metadata phases: %s/iosweep.<run-id>.md/, always removed\n",
-               printable(step.cfg.work.dirs.front()).c_str());
+  std::fprintf(out, "  files of the metadata phases: %s\n",
+               describe_md_places(md, step.cfg.work.dirs).c_str());
   std::fprintf(out, "%6s %8s %12s %8s %10s\n", "ranks", "streams", "items", "branch", "folders");
   for (const PointPlan& p : step.points) {
     for (const PhasePlan& ph : p.reps.front()) {

@@ -196,6 +196,7 @@ void claim_devices(const PointInput& in, std::vector<DeviceRow>& devices) {
       DeviceRow& d = devices[i];
       d.ranks += 1;
       d.claimed_bytes += r.bytes;
+      d.claimed_ops += r.ops;
       d.seconds = std::max(d.seconds, r.elapsed_s);
       break;
     }
@@ -209,38 +210,45 @@ void reduce_drives(const PointInput& in, PointResult& out) {
   SummaryRow& s = out.summary;
   s.drives = 0;
   s.drive_bw_min_Bps = s.drive_bw_max_Bps = s.drive_fraction_min = kNaN;
+  s.drive_iops_min = s.drive_iops_max = kNaN;
   s.drive_slowest = s.drive_fastest = -1;
   claim_devices(in, out.devices);
   struct Drive {
-    double claimed = 0, seconds = 0;
+    double claimed = 0, ops = 0, seconds = 0;
     std::uint32_t ranks = 0;
     DeviceRow* counted = nullptr;
   };
   std::map<std::int32_t, Drive> drives;
   for (auto& d : out.devices) {
-    d.drive_Bps = d.drive_fraction = kNaN;
+    d.drive_Bps = d.drive_iops = d.drive_fraction = kNaN;
     Drive& v = drives[d.drive];
     v.claimed += static_cast<double>(d.claimed_bytes);
+    v.ops += static_cast<double>(d.claimed_ops);
     v.seconds = std::max(v.seconds, d.seconds);
     v.ranks += d.ranks;
     if (d.counted) v.counted = &d;
   }
+  // The slowest and fastest drive: by bytes, or by operations for the metadata phases (whose
+  // lookups move no bytes).
   for (auto& [id, v] : drives) {
     if (v.ranks == 0 || v.counted == nullptr) continue;
-    const double bps = safe_div(v.claimed, v.seconds);
+    const double bps = safe_div(v.claimed, v.seconds), iops = safe_div(v.ops, v.seconds);
     const auto seen =
         static_cast<double>(in.writes ? v.counted->write_bytes : v.counted->read_bytes);
     const double fraction = v.claimed > 0 ? seen / v.claimed : kNaN;
     v.counted->drive_Bps = bps;
+    v.counted->drive_iops = iops;
     v.counted->drive_fraction = fraction;
-    if (s.drives++ == 0 || bps < s.drive_bw_min_Bps) {
-      s.drive_bw_min_Bps = bps;
-      s.drive_slowest = id;
-    }
-    if (s.drives == 1 || bps > s.drive_bw_max_Bps) {
-      s.drive_bw_max_Bps = bps;
-      s.drive_fastest = id;
-    }
+    const bool first = s.drives++ == 0;
+    const double rate = in.metadata ? iops : bps;
+    const double slowest = in.metadata ? s.drive_iops_min : s.drive_bw_min_Bps;
+    const double fastest = in.metadata ? s.drive_iops_max : s.drive_bw_max_Bps;
+    if (first || rate < slowest) s.drive_slowest = id;
+    if (first || rate > fastest) s.drive_fastest = id;
+    s.drive_bw_min_Bps = first ? bps : std::min(s.drive_bw_min_Bps, bps);
+    s.drive_bw_max_Bps = first ? bps : std::max(s.drive_bw_max_Bps, bps);
+    s.drive_iops_min = first ? iops : std::min(s.drive_iops_min, iops);
+    s.drive_iops_max = first ? iops : std::max(s.drive_iops_max, iops);
     if (!std::isnan(fraction) &&
         (std::isnan(s.drive_fraction_min) || fraction < s.drive_fraction_min))
       s.drive_fraction_min = fraction;

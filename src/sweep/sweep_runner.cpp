@@ -44,15 +44,24 @@ bool SweepRunner::agree_world(const std::string& mine) {
   return any == 0;
 }
 
-// Every step's files and metadata items this rank made (the kept ones stay).
-void SweepRunner::remove_files() {
-  for (auto& files : file_sets_)
-    if (!cfg_.work.keep) files->remove_own();
+// Every step's metadata folders and items this rank made; what could not be removed, named.
+std::string SweepRunner::remove_md() {
+  std::string left;
   for (Step& s : steps_)
-    s.md->remove_all();
+    if (const std::string l = s.md->remove_all(); !l.empty())
+      left += (left.empty() ? "" : "; ") + l;
+  return left;
 }
 
 int SweepRunner::fail() {
+  // The metadata folders first: what could not be removed belongs in the status message.
+  const std::string md_left = remove_md();
+  if (!md_left.empty()) {
+    if (rank0_)
+      failure_ += "; " + who() + ": " + md_left;
+    else
+      std::fprintf(stderr, "iosweep: %s: %s\n", who().c_str(), md_left.c_str());
+  }
   if (rank0_) {
     if (recorder_) recorder_->flush();
     std::string not_marked;
@@ -65,7 +74,8 @@ int SweepRunner::fail() {
     std::fflush(stdout);
     std::fprintf(stderr, "iosweep: %s%s\n", failure_.c_str(), not_marked.c_str());
   }
-  remove_files();
+  for (auto& files : file_sets_)
+    if (!cfg_.work.keep) files->remove_own();
   return kExitFailure;
 }
 
@@ -221,8 +231,12 @@ void SweepRunner::make_steps() {
                                                      w.reuse_run.empty() ? files_id : w.reuse_run,
                                                      place_.self.position, w.shared()));
     s.files = file_sets_[sp.dataset_index].get();
-    // The metadata phases' folders and items sit in the first folder of the step's --dir.
-    s.md = std::make_unique<MdSet>(w.dirs.front(), files_id, place_.self.position, w.md, w.seed);
+    // The metadata phases' trees sit in each position's folder of the step's --dir, as its data
+    // file; each step has its own metadata folders.
+    const std::string md_id =
+        plan_.steps.size() > 1 ? run_id_ + ".s" + std::to_string(i) : run_id_;
+    s.md = std::make_unique<MdSet>(MdPlaces{w.dirs, sp.folder_of_position}, md_id,
+                                   place_.self.position, w.md, w.seed);
   }
 }
 
@@ -244,8 +258,10 @@ void SweepRunner::clean_up_on_signal(int sig) {
                         : "not marked in the results file");
     std::fflush(stderr);
   }
-  for (Step& s : steps_)
-    s.md->remove_all();
+  // The metadata sets likewise: closed, a window that creates waited for (bounded), what it
+  // made removed; what was left said here.
+  if (const std::string md_left = remove_md(); !md_left.empty())
+    std::fprintf(stderr, "iosweep: %s: %s\n", who().c_str(), md_left.c_str());
   const bool keep = cfg_.work.keep;  // an option of the whole run
   for (auto& files : file_sets_) {
     // An exclusive create inside a window ends as soon as the driver sees the stop flag (set
@@ -311,8 +327,11 @@ int SweepRunner::finish() {
   progress_.reset();
   for (auto& files : file_sets_)
     if (!cfg_.work.keep) files->remove_own();
+  // What the run left of its metadata folders (what it did not make) fails the run, named.
+  std::string left;
   for (Step& s : steps_)
-    s.md->finish();
+    if (const std::string l = s.md->finish(); !l.empty()) left += (left.empty() ? "" : "; ") + l;
+  if (!agree_world(left.empty() ? left : who() + ": " + left)) return fail();
   const std::vector<RankUsageRow> usage = memory_.gather(mpi_.rank(), rank0_);
   if (rank0_) {
     try {

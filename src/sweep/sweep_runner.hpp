@@ -65,7 +65,7 @@ class SweepRunner {
   int run_step(Step& step);
   int finish();
   int fail();
-  void remove_files();
+  std::string remove_md();
   bool agree_world(const std::string& mine);
   bool run_point(Step& step, const PointPlan& point, MPI_Comm comm);
   bool run_phase(Step& step, PointGate& gate, const PhaseSlot& slot);

@@ -15,6 +15,7 @@ import re
 import shutil
 import struct
 import subprocess
+from pathlib import Path
 
 import h5py
 import numpy as np
@@ -235,8 +236,8 @@ def test_a_folder_missing_or_full_on_one_node_is_refused_before_anything_is_writ
     said = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert p.returncode == 2 and len(said) == 1, p.stderr
     assert said[0].startswith(
-        f"iosweep: --file-size: the largest point needs {FILE} bytes (4 MiB, 1 files) in "
-        f"'{view / 'd1'}' on host node2 but only "
+        f"iosweep: --file-size: the point of 4 rank(s) needs {FILE} bytes (4 MiB: its data "
+        f"files and metadata items together) in '{view / 'd1'}' on host node2 but only "
     )
     assert {d: sorted(os.listdir(d)) for d in drives.mounts} == before
     assert not out.exists()
@@ -347,10 +348,10 @@ def test_the_compute_adjacent_study_scaled_down(drives, tmp_path):
         with h5py.File(out, "r") as f:
             g = latest_run(f)
             run_id, hosts_of = g.name.split("/")[-1], list(g["hosts"].asstr()[()])
-            for r in g["rank_map"][()]:  # on its own node's drive
+            for r in g["rank_map"][()]:  # on its own node's drive, the steps' one data set
                 node = hosts_of[r["node"]]
                 assert (
-                    drives.folder(node, r["folder"]) / f"iosweep.{run_id}.{r['position']}"
+                    drives.folder(node, r["folder"]) / f"iosweep.{run_id}.d0.{r['position']}"
                 ).is_file()
             half, _ = check_drives_counted_their_ranks(g, "filter_count", 6, False)
             assert half["drives"] == 6 and half["nodes"] == 3  # nodes first, drives second
@@ -375,3 +376,58 @@ def test_the_compute_adjacent_study_scaled_down(drives, tmp_path):
                 for name in os.listdir(drives.folder(node, i)):
                     if name.startswith("iosweep."):
                         os.unlink(drives.folder(node, i) / name)
+
+
+MD_PHASES = ["md_mkdir", "md_create", "md_stat", "md_read", "md_remove", "md_rmdir"]
+
+
+def test_the_metadata_phases_on_every_drive(drives, tmp_path):
+    """The metadata phases over 2 drives and 2 nodes (this machine's mounts: both nodes' ranks
+    of a folder on one drive), as mdtest -d a@b: each rank's trees in its folder of --dir, every
+    drive's rows claim the operations of the ranks whose items were there and its counted row
+    gives their rate, md-create's fsynced items reach each drive's own counters, and nothing is
+    left on any drive."""
+    folders = [drives.folder("node1", i) for i in range(2)]
+    hosts = threadlist(tmp_path, NODES[:2], 2)
+    out = tmp_path / "r.h5"
+    p = iosweep(
+        hosts,
+        4,
+        folders,
+        phases="md",
+        ranks=4,
+        md_items=200,
+        md_fsync=True,
+        md_write_bytes="4k",
+        md_read_bytes="4k",
+        output=out,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert [sorted(os.listdir(d)) for d in folders] == [["lost+found"]] * 2
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        folder_of = {int(r["position"]): int(r["folder"]) for r in g["rank_map"][()]}
+        assert sorted(folder_of.values()) == [0, 0, 1, 1]
+        for phase_name in MD_PHASES:
+            row, dev = point_rows(g, phase_name, 4)
+            rk = g["ranks"][()]
+            rk = rk[rk["point"] == row["point"]]
+            # A rank's operations are claimed where the items it touched are: its source's folder.
+            assert [int(r["folder"]) for r in rk] == [folder_of[int(r["file"])] for r in rk]
+            assert row["drives"] == 2, phase_name
+            rates = []
+            for drive in set(dev["drive"]):
+                rows = dev[dev["drive"] == drive]
+                (counted,) = rows[rows["counted"] == 1]
+                on_it = {
+                    folders.index(Path(x)) for r in rows for x in text(r["folders"]).split(",")
+                }
+                mine = rk[np.isin(rk["folder"], list(on_it))]
+                assert rows["claimed_ops"].sum() == mine["ops"].sum() > 0, phase_name
+                seconds = rows["seconds"].max()
+                assert counted["drive_iops"] == pytest.approx(mine["ops"].sum() / seconds)
+                rates.append(counted["drive_iops"])
+                if phase_name == "md_create":  # fsynced: every item's bytes reached its drive
+                    assert counted["write_bytes"] >= rows["claimed_bytes"].sum() > 0
+            assert row["drive_iops_min"] == pytest.approx(min(rates))
+            assert row["drive_iops_max"] == pytest.approx(max(rates))

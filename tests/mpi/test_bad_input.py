@@ -385,3 +385,22 @@ def test_a_preset_with_a_byte_order_mark_is_read(env, tmp_path):
     preset.write_bytes(b"\xef\xbb\xbf" + b'file-size = "8MiB"\nseq-record = "1MiB"\n')
     p = run_sweep(2, config=preset, dir=work, output=out, dry_run=True, check=0)
     assert "8 MiB per rank" in p.stdout
+
+
+@pytest.mark.parametrize(
+    "phases,said",
+    [
+        ("md-stat,md-stat", "'md-stat' is listed twice"),
+        ("md,md-stat", "'md-stat' is listed twice (through md and md-stat)"),
+        ("md-rmdir,md", "'md-rmdir' is listed twice (through md-rmdir and md)"),
+    ],
+)
+def test_a_phase_named_twice_is_refused_by_one_rule(env, phases, said):
+    """A phase named twice, by its name or through the group md, is one refusal: one line,
+    status 2, nothing created (md,md-stat used to run md-stat once, silently)."""
+    tmp, work, out, _ = env
+    before = snapshot(tmp)
+    p = run_sweep(2, *GOOD, phases=phases, dir=work, output=out, quiet=False)
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
+    assert p.returncode == 2 and lines == ["iosweep: --phases: " + said], p.stderr
+    assert snapshot(tmp) == before

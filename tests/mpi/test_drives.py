@@ -3,6 +3,7 @@ of their own): every rank's file in its folder, two folders on one device counte
 list recorded and run again by --rerun, and the refusals (a folder missing, named twice, or a
 list for a shared file) in one line with nothing created."""
 import os
+import subprocess
 import tomllib
 
 import h5py
@@ -89,3 +90,34 @@ def test_a_bad_folder_in_the_list_is_refused_in_one_line_before_anything_is_writ
         lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
         assert p.returncode == 2 and lines == ["iosweep: " + said], p.stderr
         assert snapshot(tmp_path) == before
+
+
+def test_one_folder_spelled_twice_is_refused_by_its_device_and_inode(tmp_path):
+    """D,D/../d, D,/x/./d, a symbolic link to D and a bind mount of D are one folder: refused in
+    one line naming both spellings (compared by device and inode on every node), status 2,
+    nothing created."""
+    (a,) = folders_of(tmp_path, 1)
+    (tmp_path / "link").symlink_to(a)
+    spellings = [f"{a}/../{a.name}", f"{tmp_path}/./{a.name}", str(tmp_path / "link")]
+    bind = tmp_path / "bind"
+    bound = False
+    if os.geteuid() == 0:
+        bind.mkdir()
+        bound = subprocess.run(["mount", "--bind", str(a), str(bind)]).returncode == 0
+        if bound:
+            spellings.append(str(bind))
+    out = tmp_path / "r.h5"
+    try:
+        before = snapshot(tmp_path)
+        for other in spellings:
+            p = run_sweep(2, dir=f"{a},{other}", file_size="1MiB", output=out)
+            lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
+            said = f"iosweep: --dir: host {this_host()}: '{a}' and '{other}' are the same folder"
+            assert p.returncode == 2 and len(lines) == 1, p.stderr
+            assert lines[0].startswith(said) and lines[0].endswith("list each folder once")
+            assert snapshot(tmp_path) == before
+    finally:
+        # A bind mount of a folder of the same file system is no mount point to
+        # os.path.ismount (same device as its parent): it is unmounted because this test made it.
+        if bound:
+            subprocess.run(["umount", str(bind)])

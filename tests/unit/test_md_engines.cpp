@@ -17,6 +17,7 @@
 #include "core/errors.hpp"
 #include "core/md_shape.hpp"
 #include "engines/engine_table.hpp"
+#include "os/item_ops.hpp"
 #include "phases/md_driver.hpp"
 
 using namespace iosweep;
@@ -60,12 +61,13 @@ class MdRoundTrip : public testing::TestWithParam<MdParam> {
     std::string detail;
     if (auto why = probe_engine(opts_, detail); !why.empty()) GTEST_SKIP() << why;
     engine_ = make_engine(opts_, EngineUse::metadata);
-    handle_ = engine_->open(dir_, {.folder = true});
+    folders_ = {{fsops::open_folder(dir_), dir_}};
     layout_.tree = {.depth = 1, .branch = 3, .leaf_only = true};
     layout_.streams = engine_->depth();
   }
   void TearDown() override {
-    if (engine_) engine_->close(handle_);
+    for (const auto& f : folders_)
+      ::close(f.fd);
     fs::remove_all(dir_);
   }
   // One pass of the loop over `names` [0, n).
@@ -74,8 +76,8 @@ class MdRoundTrip : public testing::TestWithParam<MdParam> {
                 std::span<std::byte> reads = {}) {
     MdJob j;
     j.engine = engine_.get();
-    j.dir = handle_;
-    j.dir_path = dir_;
+    j.folders = &folders_;
+    j.beneath = beneath_;
     j.op = op;
     j.names = &names;
     j.end = names.size();
@@ -91,7 +93,8 @@ class MdRoundTrip : public testing::TestWithParam<MdParam> {
   bool real_ = true;
   EngineOptions opts_;
   std::unique_ptr<Engine> engine_;
-  int handle_ = -1;
+  std::vector<MdFolder> folders_;  // the test's folder: every name is relative to it
+  bool beneath_ = false;           // names resolved by openat2
   MdLayout layout_;
   std::byte source_[100]{};
 };
@@ -181,6 +184,37 @@ TEST_P(MdRoundTrip, SymbolicLinksAreNeverFollowed) {
   std::string text;
   std::getline(in, text);
   EXPECT_EQ(text, "keep me");
+}
+
+// Where a rank may not hold a descriptor per folder, an item is a path below the set folder and
+// its folder is resolved by openat2 without following a link: a folder swapped for a link to
+// another folder stops every request with ELOOP, and nothing in the link's target is touched.
+TEST_P(MdRoundTrip, PathsResolvedBeneathNeverFollowALink) {
+  if (!real_) GTEST_SKIP() << "the null engine opens no item";
+  if (!fsops::openat2_available()) GTEST_SKIP() << "this kernel has no openat2 (Linux < 5.6)";
+  beneath_ = true;
+  fs::create_directories(dir_ + "/real/d0");
+  const std::string victim = dir_ + "/victim";
+  fs::create_directory(victim);
+  std::ofstream(victim + "/f.0.0.0") << "keep me";
+  ASSERT_EQ(::symlink(victim.c_str(), (dir_ + "/real/d1").c_str()), 0);
+  MdNames good, linked;
+  good.add([](std::string& s) { s += "real/d0/f.0.0.0"; });
+  linked.add([](std::string& s) { s += "real/d1/f.0.0.0"; });
+  EXPECT_EQ(pass(IoOp::create, good, sizeof source_).ops, 1u);
+  EXPECT_EQ(pass(IoOp::stat, good).ops, 1u);
+  for (IoOp op : {IoOp::stat, IoOp::unlink, IoOp::create}) {
+    try {
+      pass(op, linked, op == IoOp::create ? sizeof source_ : 0);
+      FAIL() << "a path through a symbolic link was followed";
+    } catch (const IoError& e) {
+      EXPECT_EQ(e.err(), ELOOP) << e.what();
+      EXPECT_NE(std::string(e.what()).find(dir_ + "/real/d1/f.0.0.0"), std::string::npos);
+    }
+  }
+  EXPECT_TRUE(fs::exists(victim + "/f.0.0.0"));
+  EXPECT_EQ(fs::directory_iterator(victim)->path().filename(), "f.0.0.0");
+  EXPECT_EQ(pass(IoOp::unlink, good).ops, 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, MdRoundTrip, testing::ValuesIn(metadata_engines()), md_name);

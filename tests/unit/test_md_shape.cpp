@@ -67,6 +67,7 @@ TEST(MdShape, SharesAndRoundRobinCoverEveryItemOnce) {
         ASSERT_LT(s, d);
         EXPECT_EQ(i, next[s]++) << "a prefix of the order is a prefix of every stream";
         ASSERT_LT(i, share_of(n, d, s));
+        EXPECT_EQ(interleaved_op(n, d, s, i), o) << "the inverse of the order";
       }
     }
 }
