@@ -218,6 +218,10 @@ const FieldDesc kSummary[] = {
      .reduction = "metadata phases: the smallest over nodes of a node's wire bytes (received + "
                   "sent) during the phase / the ops its ranks completed; NaN where no interface "
                   "was sampled or for a data phase"},
+    {FIELD(SummaryRow, stall_s), .type = FieldType::f64, .unit = "s",
+     .reduction = "max over ranks of stall_s: the longest time one operation stayed outstanding, "
+                  "as the ranks' stall watches saw it (to 0.25 s), from 10 s (or --stall-limit "
+                  "when smaller) on; 0 when no operation took that long"},
     {FIELD(SummaryRow, notes), .type = FieldType::str256, .unit = "text",
      .reduction = "what the row's figures carry, as the console's notes column prints it (counts, "
                   "efficiency, where the bytes came from, what could not be measured and why, "
@@ -343,6 +347,10 @@ const FieldDesc kRanks[] = {
     {FIELD(RankRow, folder), .type = FieldType::i32, .unit = "1",
      .reduction = "index into --dir's folders of the file the rank read or wrote (the folder of "
                   "the rank at position file)"},
+    {FIELD(RankRow, stall_s), .type = FieldType::f64, .unit = "s",
+     .reduction = "the longest time one operation of the rank stayed outstanding in the phase "
+                  "(its preparation and cleanup included), as its stall watch saw it (to 0.25 "
+                  "s), from 10 s (or --stall-limit when smaller) on; 0 when none took that long"},
 };
 
 const FieldDesc kRankUsage[] = {

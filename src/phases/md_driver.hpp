@@ -15,6 +15,7 @@
 
 #include "core/errors.hpp"
 #include "core/histogram.hpp"
+#include "core/pulse.hpp"
 #include "core/timeseries.hpp"
 #include "engines/engine.hpp"
 
@@ -70,6 +71,7 @@ struct MdJob {
   TimeSeries* series = nullptr;
   std::atomic<std::uint64_t>* progress_ops = nullptr;
   const std::atomic<bool>* stop = nullptr;
+  Pulse* pulse = nullptr;  // as DriverJob's: set before the driver is built
 };
 
 struct MdResult {
@@ -93,6 +95,7 @@ class MdDriver {
   void note_failure(std::uint64_t index, const IoCompletion& c);
 
   const MdJob& job_;
+  Pulse::Describer describer_;
   unsigned depth_;
   std::size_t expected_;                            // bytes a request moves when it succeeds
   std::vector<std::uint64_t> index_of_, issue_ns_;  // per tag

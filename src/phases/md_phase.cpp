@@ -134,6 +134,7 @@ void MdPhase::prepare(PhaseContext& ctx) {
     return;  // another rank failed: the point's gate stops it
   source_ = desc().lookup() ? ctx.read_position : ctx.self.position;
   build_names(ctx);
+  const PulseStep step(ctx.pulse, "open", "open of " + md.path());
   dir_ = ctx.engine->open(md.path(), {.folder = true});
   if (desc().id == kMdRead)
     read_buffers_ = AlignedBuffer(ctx.work.md.read_bytes * ctx.engine->depth());
@@ -156,6 +157,7 @@ MdJob MdPhase::job(PhaseContext& ctx) {
   j.read_buffers = read_buffers_.span();
   j.sync = desc().id == kMdCreate && ctx.work.md.fsync;
   j.needs = needs_.empty() ? nullptr : &needs_;
+  j.pulse = ctx.pulse;
   return j;
 }
 

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <exception>
 
+#include "core/clock.hpp"
 #include "core/errors.hpp"
 #include "core/pattern.hpp"
 #include "model/limits.hpp"
@@ -44,6 +45,13 @@ MdSet::~MdSet() {
 bool MdSet::agreed(MPI_Comm comm, const std::function<void()>& step) {
   std::exception_ptr failed;
   try {
+    // "mkdir in SET (operation 12 of this rank's)": the calls below say which.
+    const Pulse::Describer d(pulse_, [this](const char* verb, std::uint64_t op) {
+      std::string s = std::string(verb) + " in " + (set_path_.empty() ? root_ : set_path_);
+      if (op != Pulse::kNowhere) s += " (untimed, operation " + std::to_string(op) + " of this rank's)";
+      return s;
+    });
+    beat("prepare", Pulse::kNowhere);
     step();
   } catch (...) {
     failed = std::current_exception();
@@ -110,6 +118,7 @@ void MdSet::make_folders(std::uint64_t from, std::uint64_t to) {
   for (std::uint64_t o = from; o < to && real_ && set_fd_ >= 0 && going(); ++o) {
     name.clear();
     plan_.layout.append_folder_op(position_, o, name);
+    beat("mkdir", o);
     const fsops::ItemResult r = fsops::make_folder(set_fd_, name.c_str());
     if (r.result < 0) throw IoError::on_item("mkdir", full(name), static_cast<int>(-r.result));
   }
@@ -121,6 +130,7 @@ void MdSet::remove_folders(std::uint64_t present) {
   for (std::uint64_t o = present; o > 0 && real_ && set_fd_ >= 0 && going(); --o) {
     name.clear();
     plan_.layout.append_folder_op(position_, o - 1, name);
+    beat("rmdir", o - 1);
     const fsops::ItemResult r = fsops::remove_folder(set_fd_, name.c_str());
     if (r.result < 0 && r.result != -ENOENT)
       throw IoError::on_item("rmdir", full(name), static_cast<int>(-r.result));
@@ -134,6 +144,7 @@ void MdSet::make_items(std::uint64_t from, std::uint64_t to) {
   for (std::uint64_t o = from; o < to && real_ && set_fd_ >= 0 && going(); ++o) {
     name.clear();
     plan_.layout.append_item_op(position_, n, o, name);
+    beat("create", o);
     const fsops::ItemResult r =
         fsops::create_item(set_fd_, name.c_str(), content_.data(), bytes, false);
     if (r.result < 0)
@@ -148,6 +159,7 @@ void MdSet::remove_items(std::uint64_t from, std::uint64_t to) {
   for (std::uint64_t o = from; o < to && real_ && set_fd_ >= 0 && going(); ++o) {
     name.clear();
     plan_.layout.append_item_op(position_, n, o, name);
+    beat("remove", o);
     const fsops::ItemResult r = fsops::remove_item(set_fd_, name.c_str());
     if (r.result < 0 && r.result != -ENOENT)
       throw IoError::on_item("remove", full(name), static_cast<int>(-r.result));

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "core/pulse.hpp"
 #include "model/md_plan.hpp"
 #include "os/file_ops.hpp"
 
@@ -48,6 +49,9 @@ class MdSet {
   const MdPoint& plan() const { return plan_; }
   // Untimed work stops early once this is set (a signal: the run ends and removes everything).
   void stop_on(const std::atomic<bool>* stop) { stop_ = stop; }
+  // The rank's pulse (core/pulse.hpp): every untimed call on an item or folder says so, from the
+  // main thread (remove_all, which any thread may call, says nothing).
+  void watch_with(Pulse* pulse) { pulse_ = pulse; }
   const std::string& path() const { return set_path_; }
   int position() const { return position_; }
 
@@ -88,12 +92,16 @@ class MdSet {
   void make_items(std::uint64_t from, std::uint64_t to);
   void remove_items(std::uint64_t from, std::uint64_t to);
   void share_counts(MPI_Comm comm);
+  void beat(const char* verb, std::uint64_t op) const {
+    if (pulse_ != nullptr) pulse_->busy(verb, op, now_ns());
+  }
   std::string full(const std::string& name) const { return set_path_ + "/" + name; }
 
   std::string dir_, root_;
   int position_;
   std::vector<std::byte> content_;
   const std::atomic<bool>* stop_ = nullptr;
+  Pulse* pulse_ = nullptr;
   mutable std::mutex mu_;
   fsops::FileIdentity root_id_;  // position 0, once it made the run's folder
   bool root_made_ = false;

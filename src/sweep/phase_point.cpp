@@ -36,6 +36,7 @@ PhaseContext context_for(const RunShared& run, const PhaseDesc& desc, const Phas
   ctx.series = TimeSeries(static_cast<std::uint64_t>(work.timeseries_bin_s * 1e9));
   ctx.stop = run.stop;
   ctx.order_seed = slot.order_seed;
+  ctx.pulse = run.stall != nullptr ? run.stall->pulse() : nullptr;
   return ctx;
 }
 
@@ -63,10 +64,13 @@ PhasePoint::PhasePoint(const RunShared& run, PointGate& gate, const PhaseRow& ro
   sample_.rank = run.mpi.rank();
   sample_.position = run.place.self.position;
   sample_.node = run.place.self.node;
+  run.md.watch_with(ctx_.pulse);
 }
 
 bool PhasePoint::run() {
-  return prepare_untimed() && run_window() && finish_untimed() && record();
+  const bool ok = prepare_untimed() && run_window() && finish_untimed() && record();
+  if (run_.mpi.rank() == 0) run_.progress.rest();
+  return ok;
 }
 
 std::string PhasePoint::guarded(const std::function<void()>& step) const {
@@ -82,8 +86,11 @@ std::string PhasePoint::guarded(const std::function<void()>& step) const {
 // much of its file is valid, and the phase's own preparation (buffers, order, cache drop).
 bool PhasePoint::prepare_untimed() {
   if (!gate_.checkpoint(guarded([&] {
-        run_.files.check_folder(run_.place.self.position);
-        run_.files.check_folder(ctx_.read_position);
+        {
+          const PulseStep step(ctx_.pulse, "stat", "checking the folders of --dir");
+          run_.files.check_folder(run_.place.self.position);
+          run_.files.check_folder(ctx_.read_position);
+        }
         const EngineNeed need = phase_->engine_need(run_.cfg.work, run_.cfg.io, point_.per_rank);
         EngineOptions io = run_.cfg.io;
         io.iodepth = need.depth;
@@ -127,8 +134,11 @@ bool PhasePoint::run_window() {
     ctx_.progress_bytes = run_.progress.counter();
   }
   const std::optional<NodeCounters::CacheProbe> probe = cache_probe();
-  run_.counters.before(phase_->caches_to_drop(run_.cfg.work, run_.cfg.io),
-                       probe ? &*probe : nullptr);
+  {
+    const PulseStep step(ctx_.pulse, "sample", "dropping caches and sampling counters");
+    run_.counters.before(phase_->caches_to_drop(run_.cfg.work, run_.cfg.io),
+                         probe ? &*probe : nullptr);
+  }
   MPI_Barrier(slot_.comm);
   pre_window_ns_ = now_ns() - t_prepared_ns_;
   std::string run_error;
@@ -142,6 +152,7 @@ bool PhasePoint::run_window() {
   sample_.folder = phase_->data_files() ? folder_of_file(run_, sample_.file) : 0;
   if (!gate_.checkpoint(run_error)) return false;
   t_closed_ns_ = now_ns();
+  const PulseStep step(ctx_.pulse, "sample", "sampling counters");
   run_.counters.after(probe ? &*probe : nullptr);
   return true;
 }
@@ -200,6 +211,7 @@ PointInput PhasePoint::point_input(NodeCounters::Rows counted, unsigned engine_d
 // whether the run goes on.
 bool PhasePoint::record() {
   const bool rank0 = run_.mpi.rank() == 0;
+  if (run_.stall != nullptr) sample_.stall_s = run_.stall->take_longest_s();
   NodeCounters::Rows counted = run_.counters.collect(slot_.comm);
   PointInput in;
   if (rank0) in = point_input(std::move(counted), engine_->depth());
@@ -211,6 +223,7 @@ bool PhasePoint::record() {
                                       std::to_string(engine_->depth()) + ": " + engine_->detail();
     engine_.reset();
     in.overhead_s = ns_to_s(pre_window_ns_ + (now_ns() - t_closed_ns_));
+    const PulseStep step(ctx_.pulse, "append", "appending the point to " + run_.cfg.report.output);
     verdict = run_.recorder->record(row_, in, engine_detail);
   }
   engine_.reset();

@@ -298,7 +298,8 @@ RankRow rank_row(const RankSample& r, std::uint32_t point) {
           .private_bytes = r.private_bytes,
           .mpi_bytes = r.mpi_bytes,
           .mpi_remote_bytes = r.mpi_remote_bytes,
-          .folder = r.folder};
+          .folder = r.folder,
+          .stall_s = r.stall_s};
 }
 
 // What the point is: its phase, engine, ranks, depth, streams, nodes and repetition.
@@ -333,6 +334,7 @@ void sum_samples(const PointInput& in, PointResult& out) {
     s.verify_max_s = std::max(s.verify_max_s, r.verify_s);
     s.bad_blocks += r.bad_blocks;
     s.lat_max_ns = std::max(s.lat_max_ns, static_cast<double>(r.latency_max_ns));
+    s.stall_s = std::max(s.stall_s, r.stall_s);
     s.mpi_bytes += r.mpi_bytes;
     s.mpi_remote_bytes += r.mpi_remote_bytes;
     s.cpu_s += r.cpu_s;
@@ -477,6 +479,25 @@ void reduce_series(const PointInput& in, PointResult& out) {
                           .lat_max_ns = in.merged_latency[b].max_ns});
 }
 
+// An operation that stayed outstanding from the stall watch's notice on (sweep/stall.hpp): the
+// row says how long, and whose (the ranks table has each rank's, the rank's stderr what it was).
+void note_stall(const PointInput& in, PointResult& out) {
+  const RankSample* worst = nullptr;
+  int stalled = 0;
+  for (const auto& r : in.samples) {
+    if (r.stall_s <= 0) continue;
+    ++stalled;
+    if (worst == nullptr || r.stall_s > worst->stall_s) worst = &r;
+  }
+  if (worst == nullptr) return;
+  char b[128];
+  std::snprintf(b, sizeof b, "stalled %.1f s: one operation of rank %d", worst->stall_s,
+                worst->rank);
+  std::string n = b;
+  if (stalled > 1) n += " (" + std::to_string(stalled) + " ranks stalled)";
+  out.notes.push_back(n);
+}
+
 // What the row moved when it is not what a whole file holds, and a window too short for its
 // figure (kShortWindowS).
 void note_what_ran(const PointInput& in, PointResult& out) {
@@ -513,6 +534,7 @@ PointResult reduce_point(const PointInput& in) {
   out.notes = in.notes;
   identify(in, out.summary);
   sum_samples(in, out);
+  note_stall(in, out);
   reduce_provenance(in, out);
   reduce_drives(in, out);
   reduce_metadata(in, out);

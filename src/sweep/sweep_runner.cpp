@@ -139,7 +139,8 @@ RunShared SweepRunner::shared() {
                    .progress = *progress_,
                    .recorder = recorder_.get(),
                    .stop = watcher_->stop_flag(),
-                   .who = who()};
+                   .who = who(),
+                   .stall = stall_.get()};
 }
 
 // One phase of one point: buffers pass only from a phase to its control or back, within one
@@ -291,7 +292,7 @@ void SweepRunner::watch_signals() {
                        : sig == SIGTERM ? "SIGTERM"
                        : sig == SIGPIPE ? "SIGPIPE (the standard output was closed)"
                                         : "SIGHUP";
-    if (rank0_) {
+    if (rank0_ && !stall_->ending()) {
       // A rank that died first (killed, its node lost) makes the launcher stop the others with
       // SIGTERM: the status names the lost rank, not the signal that followed.
       const std::string lost = lost_ranks();
@@ -312,6 +313,7 @@ void SweepRunner::watch_signals() {
                    work_.keep ? "" : ", its files removed");
       std::fflush(stderr);
     }
+    if (stall_->stalled_here()) return;  // its files stay (sweep/stall.hpp)
     if (!work_.keep) files_->remove_own();
     md_->remove_all();
   });
@@ -347,7 +349,9 @@ int SweepRunner::run_points() {
 
 // After the last point: the run's files removed, every rank's usage stored, the run complete.
 int SweepRunner::finish() {
+  stall_->detach_progress();
   progress_.reset();
+  const PulseStep step(stall_->pulse(), "unlink", "removing the run's files");
   if (!work_.keep) files_->remove_own();
   md_->finish();
   if (failure_ = write_rank_usage(); !failure_.empty()) return fail();
@@ -374,12 +378,18 @@ int SweepRunner::run() {
   md_ = std::make_unique<MdSet>(work_.dirs.front(), run_id_, place_.self.position, work_.md,
                                 work_.seed);
   note_rank_identities();
+  stall_ = std::make_unique<StallWatch>(work_, mpi_, who());
   make_writers();
   watch_signals();
   if (!start_writers()) return fail();
   room_ = std::make_unique<Room>(MPI_COMM_WORLD);
   progress_ = std::make_unique<Progress>(rank0_ && !cfg_.report.quiet, stderr);
   progress_->begin_run(planned_bytes_of_rank0(cfg_, points_));
+  stall_->start({.mark_aborted = [this](const std::string& m) { return writers_.abort_from_signal(m); },
+                 .output = cfg_.report.output,
+                 .run_id = run_id_,
+                 .files_note = files_->dir_of(place_.self.position) + "/iosweep." + run_id_ + ".*",
+                 .progress = progress_.get()});
   if (const int status = run_points(); status != 0) return status;
   return finish();
 }

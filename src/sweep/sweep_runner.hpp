@@ -25,6 +25,7 @@
 #include "sweep/progress.hpp"
 #include "sweep/recorder.hpp"
 #include "sweep/signals.hpp"
+#include "sweep/stall.hpp"
 
 namespace iosweep {
 
@@ -78,6 +79,7 @@ class SweepRunner {
   std::unique_ptr<MdSet> md_;  // the metadata phases' folders and items
   WriterList writers_;         // rank 0: complete before the signal watcher starts
   std::unique_ptr<Progress> progress_;
+  std::unique_ptr<StallWatch> stall_;  // after the writers and progress: ends before them
   std::unique_ptr<SignalWatcher> watcher_;
   std::unique_ptr<NodeCounters> counters_;   // device, wire and client counters per node
   std::unique_ptr<PointRecorder> recorder_;  // rank 0
