@@ -60,7 +60,9 @@ class Pulse {
     const char* verb = "";
     std::uint64_t where = kNowhere;
   };
-  // A consistent reading (taken again while the main thread moves on between the words).
+  // The three words, read again when `since` changed meanwhile. While the main thread moves on
+  // they may still mix two submissions (the offset of the next): the watch names a step only
+  // once it has stayed put for seconds, and then they cannot.
   Seen seen() const noexcept {
     Seen s;
     for (int tries = 0; tries < 8; ++tries) {

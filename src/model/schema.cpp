@@ -218,6 +218,17 @@ const FieldDesc kSummary[] = {
      .reduction = "metadata phases: the smallest over nodes of a node's wire bytes (received + "
                   "sent) during the phase / the ops its ranks completed; NaN where no interface "
                   "was sampled or for a data phase"},
+    {FIELD(SummaryRow, md_server_bytes_per_op), .type = FieldType::f64, .unit = "bytes/op",
+     .reduction = "metadata phases: what one operation needs on a node's wire when it reaches a "
+                  "server, the reference md_wire_bytes_per_op is judged against: the operation's "
+                  "cost measured on the client (GlusterFS's FUSE client, on the bed), else 128 "
+                  "bytes, plus the item's bytes for md-read and md-create; NaN where no interface "
+                  "was sampled or for a data phase"},
+    {FIELD(SummaryRow, md_cached_fraction), .type = FieldType::f64, .unit = "1",
+     .reduction = "metadata phases: 1 - md_wire_bytes_per_op / md_server_bytes_per_op, within "
+                  "0..1: the share of the operations a cache answered (a lookup) or held back (a "
+                  "change), a lower bound where only 128 bytes are known; NaN where no interface "
+                  "was sampled or for a data phase"},
     {FIELD(SummaryRow, stall_s), .type = FieldType::f64, .unit = "s",
      .reduction = "max over ranks of stall_s: the longest time one operation stayed outstanding, "
                   "as the ranks' stall watches saw it (to 0.25 s), from 10 s (or --stall-limit "

@@ -142,6 +142,8 @@ struct SummaryRow {
   std::uint8_t md_cache_drop;  // 0 not dropped, 1 dropped on every node, 2 refused
   double md_device_bytes_per_op;
   double md_wire_bytes_per_op;
+  double md_server_bytes_per_op;  // what one operation needs when it reaches a server
+  double md_cached_fraction;      // 1 - md_wire_bytes_per_op / md_server_bytes_per_op, 0..1
   // The longest time one operation of a rank stayed outstanding (sweep/stall.hpp), 0: none long.
   double stall_s;
   char notes[256];  // what the row's figures carry, as the console's notes column prints it

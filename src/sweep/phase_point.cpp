@@ -196,6 +196,15 @@ PointInput PhasePoint::point_input(NodeCounters::Rows counted, unsigned engine_d
   in.creates = desc_.creates();
   in.metadata = desc_.metadata();
   in.lookup = desc_.lookup();
+  if (in.metadata) {
+    const Workload& work = run_.cfg.work;
+    in.md_item_bytes = desc_.id == kMdRead     ? work.md.read_bytes
+                       : desc_.id == kMdCreate ? work.md.write_bytes
+                                               : 0;
+    // The items sit in the first folder of --dir (sweep_runner.cpp): its mount on rank 0's node.
+    for (const auto& m : run_.counters.mounts())
+      if (m.node == run_.place.self.node && m.folder == 0) in.md_fs_type = m.fs_type;
+  }
   for (auto& d : in.devices) {
     d.phase = desc_.id;
     d.repetition = static_cast<std::uint32_t>(slot_.rep);

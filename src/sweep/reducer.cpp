@@ -9,6 +9,8 @@
 #include <map>
 #include <tuple>
 
+#include "model/md_costs.hpp"
+
 namespace iosweep {
 namespace {
 
@@ -162,6 +164,7 @@ void reduce_metadata(const PointInput& in, PointResult& out) {
   }
   s.md_cache_drop = in.lookup ? in.cache_drop : 0;
   if (s.ops == 0) return;
+  s.md_server_bytes_per_op = s.md_cached_fraction = kNaN;
   const auto ops = static_cast<double>(s.ops);
   if (in.device_measured)
     s.md_device_bytes_per_op =
@@ -179,6 +182,12 @@ void reduce_metadata(const PointInput& in, PointResult& out) {
     if (std::isnan(s.md_wire_bytes_per_op) || per < s.md_wire_bytes_per_op)
       s.md_wire_bytes_per_op = per;
   }
+  if (std::isnan(s.md_wire_bytes_per_op)) return;
+  // What the smallest node's operations would have needed had every one reached a server
+  // (model/md_costs.hpp), and the share of them the caches answered or held back.
+  s.md_server_bytes_per_op = md_reference_bytes(in.md_fs_type, in.phase, in.md_item_bytes);
+  s.md_cached_fraction =
+      std::clamp(1.0 - s.md_wire_bytes_per_op / s.md_server_bytes_per_op, 0.0, 1.0);
 }
 
 // Each device row's share of the point: the ranks of its node whose file's folder is on it,

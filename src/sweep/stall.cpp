@@ -35,6 +35,24 @@ std::string seconds(double s) {
   return b;
 }
 
+// Runs `step` on a thread of its own and waits for it at most `limit_s`: 1 it returned true, 0
+// false (or threw), -1 it had not returned (it goes on, detached: the process is ending).
+int bounded(std::function<bool()> step, double limit_s) {
+  auto done = std::make_shared<std::atomic<int>>(-1);
+  std::thread([step = std::move(step), done] {
+    bool ok = false;
+    try {
+      ok = step();
+    } catch (...) {
+    }
+    done->store(ok ? 1 : 0);
+  }).detach();
+  const std::uint64_t until = now_ns() + static_cast<std::uint64_t>(limit_s * 1e9);
+  while (done->load() < 0 && now_ns() < until)
+    ::usleep(10'000);
+  return done->load();
+}
+
 std::string new_token() {
   std::random_device rd;
   char b[40];
@@ -258,31 +276,29 @@ void StallWatch::end_run(const std::vector<std::string>& first) {
     status += (i ? "\n" : "") + lines[i];
   if (lines.size() > kShown)
     status += "\n(and " + std::to_string(lines.size() - kShown) + " more ranks stalled)";
-  auto marked = std::make_shared<std::atomic<int>>(-1);
-  if (hooks_.mark_aborted) {
-    std::thread([mark = hooks_.mark_aborted, status, marked] {
-      bool ok = false;
-      try {
-        ok = mark(status);
-      } catch (...) {
-      }
-      marked->store(ok ? 1 : 0);
-    }).detach();
-    const std::uint64_t until = now_ns() + static_cast<std::uint64_t>(limit_s_ * 1e9);
-    while (marked->load() < 0 && now_ns() < until)
-      ::usleep(10'000);
+  const std::string out = printable(hooks_.output), limit = seconds(limit_s_);
+  const int marked = hooks_.mark_aborted
+                         ? bounded([mark = hooks_.mark_aborted, status] { return mark(status); }, limit_s_)
+                         : 0;
+  // Rank 0 removes its own files unless it is one of the stalled ranks (said after the fact).
+  std::string own = "rank 0's own files stay where they are (it is stalled itself)";
+  if (!failed_.load() && hooks_.remove_own) {
+    const int removed = bounded(hooks_.remove_own, limit_s_);
+    own = removed == 1   ? "rank 0's own files were removed"
+          : removed == 0 ? "rank 0's own files could not all be removed"
+                         : "rank 0's own files: their removal had not returned after " + limit;
   }
-  const int m = marked->load();
   std::fprintf(stderr,
                "iosweep: %s\niosweep: run %s %s; the stalled ranks' files stay where they are "
-               "(each rank's line names them); every other rank removes its own as the job "
-               "ends\n",
+               "(each rank's line names them); %s; the other ranks remove theirs when the "
+               "launcher stops them\n",
                status.c_str(), hooks_.run_id.c_str(),
-               m == 1   ? ("marked aborted in " + printable(hooks_.output)).c_str()
-               : m == 0 ? ("not marked in " + printable(hooks_.output)).c_str()
-                        : ("not marked in " + printable(hooks_.output) + " (its writer did not answer within " +
-                           seconds(limit_s_) + ")")
-                              .c_str());
+               (marked == 1   ? "marked aborted in " + out
+                : marked == 0 ? "not marked in " + out
+                              : "not marked in " + out + " (its writer had not answered after " +
+                                    limit + ")")
+                   .c_str(),
+               own.c_str());
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, kExitStalled);
   _exit(kExitStalled);

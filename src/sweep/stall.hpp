@@ -18,9 +18,10 @@
 //
 // Files after a stall failure: a rank stuck in the kernel cannot run its cleanup, and an unlink
 // on the storage that stopped answering would hang the same way, so the stalled ranks' files
-// (and the metadata tree, which position 0 removes) stay where they are, named in the message;
-// every other rank removes its own when the launcher stops it (as on SIGTERM). Nothing is
-// removed that was not provably the run's own.
+// stay where they are (their folder and run id named in their line), and so do a shared file
+// and the metadata tree, which stalled ranks may be inside; rank 0, unless stalled, removes its
+// own data file (bounded, and said after the fact), and every other rank removes its own when
+// the launcher stops it (as on SIGTERM). Nothing is removed that was not provably the run's own.
 //
 // A step whose kernel writes back dirty pages (fsync, close) is progressing while the node's
 // Dirty + Writeback pages (/proc/meminfo) go down: such a tick counts as progress, so a long
@@ -53,6 +54,9 @@ struct StallHooks {
   // Rank 0: marks the run aborted with `message` in the results file (true when marked); called
   // from the watch's own thread, given at most the stall limit to answer.
   std::function<bool(const std::string&)> mark_aborted;
+  // Rank 0 (not itself stalled): removes its own data file before the job ends (as on a
+  // signal); true when it is gone. Given at most the stall limit too.
+  std::function<bool()> remove_own;
   std::string output;      // rank 0: the results file, for the message
   std::string run_id;      // for the message
   std::string files_note;  // where this rank's files are ("DIR/iosweep.RUN.*")

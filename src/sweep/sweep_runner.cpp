@@ -313,7 +313,7 @@ void SweepRunner::watch_signals() {
                    work_.keep ? "" : ", its files removed");
       std::fflush(stderr);
     }
-    if (stall_->stalled_here()) return;  // its files stay (sweep/stall.hpp)
+    if (stall_->stalled_here() || stall_->ending()) return;  // files: sweep/stall.hpp
     if (!work_.keep) files_->remove_own();
     md_->remove_all();
   });
@@ -386,6 +386,7 @@ int SweepRunner::run() {
   progress_ = std::make_unique<Progress>(rank0_ && !cfg_.report.quiet, stderr);
   progress_->begin_run(planned_bytes_of_rank0(cfg_, points_));
   stall_->start({.mark_aborted = [this](const std::string& m) { return writers_.abort_from_signal(m); },
+                 .remove_own = [this] { return work_.keep || work_.shared() || files_->remove_own() == 0; },
                  .output = cfg_.report.output,
                  .run_id = run_id_,
                  .files_note = files_->dir_of(place_.self.position) + "/iosweep." + run_id_ + ".*",
