@@ -94,9 +94,10 @@ class BedView:
         out = self.node(node, "fincore", "--bytes", "--noheadings", "--output", "RES", path)
         return int(out.stdout.split()[0])
 
-    def mpirun(self, n, args, timeout=240, popen=False, stderr=None):
+    def mpirun(self, n, args, timeout=240, popen=False, stderr=None, env=None):
         """Runs mpirun on the bed; popen=True returns the Popen (stderr to the open file
-        `stderr` when given, for a test that reads it while the run goes on)."""
+        `stderr` when given, for a test that reads it while the run goes on); `env` adds to the
+        test launch environment."""
         cmd = [DFS_BED, "--name", self.info["name"], "exec", "--", "mpirun", "-np", str(n)]
         cmd += ["--hostfile", self.hostfile, "--map-by", "node", BIN] + [str(a) for a in args]
         if popen:
@@ -105,10 +106,10 @@ class BedView:
                 stdout=subprocess.PIPE,
                 stderr=stderr or subprocess.PIPE,
                 text=True,
-                env=mpi_env(),
+                env=mpi_env(env),
                 start_new_session=True,
             )
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=mpi_env())
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=mpi_env(env))
 
 
 @pytest.fixture(scope="session")
@@ -545,6 +546,35 @@ def test_many_metadata_points_on_two_nodes_never_hang_in_the_gather(bed, voldir,
     assert all(s["ranks"] == 4) and all(s["nodes"] == 2)
     left = bed.py("node1", "import os, sys; print(os.listdir(sys.argv[1]))", voldir)
     assert left.strip() == "[]", left
+    # The same rows measure GlusterFS's costs again (model/md_costs.cpp): with the caches
+    # dropped, stat-prefetch off and lookups of the other node's items, every operation reached
+    # a brick, so none may cost less than the reference a row is judged by, and none is marked.
+    for row in s:
+        assert row["md_server_bytes_per_op"] > 128, row["phase"]  # GlusterFS's own, not the floor
+        assert row["md_wire_bytes_per_op"] >= row["md_server_bytes_per_op"], row
+        assert row["md_cached_fraction"] == 0
+        assert "cached" not in hdf5.text(row["notes"]) and "unflushed" not in hdf5.text(row["notes"])
+
+
+def test_a_metadata_read_served_in_part_by_the_nodes_cache_says_partly_cached(bed, voldir, tmp_path):
+    """3 ranks, two on node1: no read shift puts every md-read on another node, so node1 reads
+    one rank's items from its own page cache (--cache keep) and the other's from the bricks. Its
+    wire bytes per read lie between nothing and what a 4 KiB read needs from a server, and the
+    row says `partly cached N%` with N from its own fields, where it used to say nothing."""
+    out = tmp_path / "r.h5"
+    args = ["run", "--dir", voldir, "--ranks", 3, "--phases", "md-create,md-read", "--md-items"]
+    args += [256, "--md-write-bytes", "4KiB", "--md-read-bytes", "4KiB", "--cache", "keep"]
+    p = bed.mpirun(3, args + ["--quiet", "--output", out])
+    assert p.returncode == 0, p.stdout + p.stderr
+    attrs, s, ranks, rank_map, hosts, status, phases = summary(out)
+    (read,) = rows_of(s, phases, "md_read")
+    f = read["md_cached_fraction"]
+    assert read["md_server_bytes_per_op"] > 4096  # the reply alone carries the 4 KiB
+    assert 0.05 <= f < 0.95, (read["md_wire_bytes_per_op"], read["md_server_bytes_per_op"])
+    assert f == pytest.approx(1 - read["md_wire_bytes_per_op"] / read["md_server_bytes_per_op"])
+    said = f"partly cached {min(int(100 * f + 0.5), 94)}% of {read['md_server_bytes_per_op']:.0f} B/op"
+    assert said in hdf5.text(read["notes"]), hdf5.text(read["notes"])
+    assert said in p.stdout
 
 
 # ------------------------------------------------------------------- a brick killed mid-phase
@@ -668,7 +698,9 @@ def test_a_stopped_client_is_a_stall_naming_rank_host_file_offset(bed, voldir, t
     out = tmp_path / "r.h5"
     args = ["run", "--dir", voldir, "--file-size", "64MiB", "--seq-record", "64KiB", "--ranks", 4]
     args += ["--phases", "seq-write", "--stall-limit", "3s", "--quiet", "--output", out]
-    p = bed.mpirun(4, args, popen=True)
+    # mpirun's own grace between SIGTERM and SIGKILL (the tests' default is none), in which the
+    # ranks it stops remove their files.
+    p = bed.mpirun(4, args, popen=True, env={"OMPI_MCA_odls_base_sigkill_timeout": "1"})
     pid = None
     try:
         pid = client_writing(bed, p, voldir, "node2")
