@@ -20,8 +20,7 @@ namespace {
 // Waits time out and look again, so nothing depends on a lost wake-up.
 void futex_wait(std::atomic<std::uint32_t>& w, std::uint32_t expected, long timeout_ns) {
   const timespec t{timeout_ns / 1'000'000'000, timeout_ns % 1'000'000'000};
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&w), FUTEX_WAIT, expected, &t, nullptr,
-            0);
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&w), FUTEX_WAIT, expected, &t, nullptr, 0);
 }
 
 // A rank that sleeps must still let MPI move its messages. A collective can return on a rank

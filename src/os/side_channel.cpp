@@ -19,7 +19,7 @@
 namespace iosweep::side {
 namespace {
 
-constexpr std::size_t kMaxMessage = 64 * 1024;
+constexpr std::size_t kMaxMessage = std::size_t{64} * 1024;
 constexpr int kPerConnectionMs = 1000;
 constexpr char kTaken = 'k';
 
@@ -136,10 +136,10 @@ int connect_to(const std::string& address, std::uint16_t port, std::uint64_t dea
     int err = rc == 0 ? 0 : errno;
     if (err == EINPROGRESS) {
       socklen_t len = sizeof err;
-      err = ready(fd, POLLOUT, deadline_ns) &&
-                    ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0
-                ? err
-                : ETIMEDOUT;
+      err =
+          ready(fd, POLLOUT, deadline_ns) && ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0
+              ? err
+              : ETIMEDOUT;
     }
     if (err != 0) {
       ::close(fd);

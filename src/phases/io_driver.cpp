@@ -64,9 +64,8 @@ IoDriver::IoDriver(const DriverJob& job)
     : job_(job),
       depth_(job.engine->depth()),
       writing_(job.op == IoOp::write),
-      describer_(job.pulse, [this](const char* verb, std::uint64_t where) {
-        return describe(verb, where);
-      }) {
+      describer_(job.pulse,
+                 [this](const char* verb, std::uint64_t where) { return describe(verb, where); }) {
   // With a consumer, completed buffers are consumed after their slots were refilled, so the
   // device never waits for the counting: up to `depth` more buffers than requests in flight.
   const unsigned buffers = depth_ + (job.consume ? depth_ : 0);

@@ -43,14 +43,14 @@ const char* md_call_name(IoOp op, MdStep step) {
 MdDriver::MdDriver(const MdJob& job)
     : job_(job),
       // "stat of FOLDER/NAME": the last request submitted (the others in flight went before it).
-      describer_(job.pulse,
-                 [&job](const char* verb, std::uint64_t where) {
-                   std::string d = std::string(verb) + " of " + job.dir_path;
-                   if (where != Pulse::kNowhere && job.names != nullptr &&
-                       where < job.names->size())
-                     d += std::string("/") + (*job.names)[where];
-                   return d;
-                 }),
+      describer_(
+          job.pulse,
+          [&job](const char* verb, std::uint64_t where) {
+            std::string d = std::string(verb) + " of " + job.dir_path;
+            if (where != Pulse::kNowhere && job.names != nullptr && where < job.names->size())
+              d += std::string("/") + (*job.names)[where];
+            return d;
+          }),
       depth_(job.engine->depth()),
       expected_(job.op == IoOp::create || job.op == IoOp::read_item ? job.bytes : 0) {
   index_of_.resize(depth_);

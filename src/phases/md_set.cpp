@@ -48,7 +48,8 @@ bool MdSet::agreed(MPI_Comm comm, const std::function<void()>& step) {
     // "mkdir in SET (operation 12 of this rank's)": the calls below say which.
     const Pulse::Describer d(pulse_, [this](const char* verb, std::uint64_t op) {
       std::string s = std::string(verb) + " in " + (set_path_.empty() ? root_ : set_path_);
-      if (op != Pulse::kNowhere) s += " (untimed, operation " + std::to_string(op) + " of this rank's)";
+      if (op != Pulse::kNowhere)
+        s += " (untimed, operation " + std::to_string(op) + " of this rank's)";
       return s;
     });
     beat("prepare", Pulse::kNowhere);

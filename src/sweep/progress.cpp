@@ -142,8 +142,8 @@ void Progress::draw() {
     state += "; stalled: " + stall_ + " for " +
              hms(stall_age_s_ + static_cast<double>(t - stall_said_ns_) * 1e-9);
   std::fprintf(out_, "%spoint %d/%d (%d ranks) %-12s %5.1f%%  %s  elapsed %s  remaining ~%s%s",
-               tty_ ? "\r\033[K" : "", point_, points_, ranks_, phase_.c_str(), pct,
-               state.c_str(), hms(elapsed).c_str(), hms(remaining).c_str(), tty_ ? "" : "\n");
+               tty_ ? "\r\033[K" : "", point_, points_, ranks_, phase_.c_str(), pct, state.c_str(),
+               hms(elapsed).c_str(), hms(remaining).c_str(), tty_ ? "" : "\n");
   std::fflush(out_);
 }
 

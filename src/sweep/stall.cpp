@@ -22,8 +22,8 @@
 namespace iosweep {
 namespace {
 
-constexpr int kDeliverMs = 2000;     // each of rank 0's addresses, to connect and be answered
-constexpr std::size_t kShown = 8;    // stalled ranks named in the run's status, at most
+constexpr int kDeliverMs = 2000;   // each of rank 0's addresses, to connect and be answered
+constexpr std::size_t kShown = 8;  // stalled ranks named in the run's status, at most
 constexpr char kStalled[] = "stalled";
 constexpr char kSlow[] = "slow";
 constexpr char kWaiting[] = "waiting";
@@ -177,10 +177,9 @@ void StallWatch::look(std::uint64_t now) {
 // An operation outstanding for `notice`: said once, before the limit (when they differ).
 void StallWatch::on_notice() {
   if (notice_s_ >= limit_s_) return;
-  const std::string line = who_ + ": " + episode_.what + " outstanding for " +
-                           seconds(episode_.age_s) + " (" +
-                           (wait_ ? "--stall-wait: waiting for it" : "the run stops at " + limit_text()) +
-                           ")";
+  const std::string line =
+      who_ + ": " + episode_.what + " outstanding for " + seconds(episode_.age_s) + " (" +
+      (wait_ ? "--stall-wait: waiting for it" : "the run stops at " + limit_text()) + ")";
   std::fprintf(stderr, "iosweep: %s\n", line.c_str());
   report(kSlow, who_ + ": " + episode_.what);
 }
@@ -269,7 +268,8 @@ void StallWatch::end_run(const std::vector<std::string>& first) {
   if (inbox_)
     for (const auto& m : inbox_->receive(250)) {
       const std::size_t a = m.find('\t'), b = m.find('\t', a + 1);
-      if (b != std::string::npos && m.compare(0, a, kStalled) == 0) lines.push_back(m.substr(b + 1));
+      if (b != std::string::npos && m.compare(0, a, kStalled) == 0)
+        lines.push_back(m.substr(b + 1));
     }
   std::string status = "stalled storage: ";
   for (std::size_t i = 0; i < lines.size() && i < kShown; ++i)
@@ -277,9 +277,10 @@ void StallWatch::end_run(const std::vector<std::string>& first) {
   if (lines.size() > kShown)
     status += "\n(and " + std::to_string(lines.size() - kShown) + " more ranks stalled)";
   const std::string out = printable(hooks_.output), limit = seconds(limit_s_);
-  const int marked = hooks_.mark_aborted
-                         ? bounded([mark = hooks_.mark_aborted, status] { return mark(status); }, limit_s_)
-                         : 0;
+  const int marked =
+      hooks_.mark_aborted
+          ? bounded([mark = hooks_.mark_aborted, status] { return mark(status); }, limit_s_)
+          : 0;
   // Rank 0 removes its own files unless it is one of the stalled ranks (said after the fact).
   std::string own = "rank 0's own files stay where they are (it is stalled itself)";
   if (!failed_.load() && hooks_.remove_own) {
@@ -293,10 +294,10 @@ void StallWatch::end_run(const std::vector<std::string>& first) {
                "(each rank's line names them); %s; the other ranks remove theirs when the "
                "launcher stops them\n",
                status.c_str(), hooks_.run_id.c_str(),
-               (marked == 1   ? "marked aborted in " + out
-                : marked == 0 ? "not marked in " + out
-                              : "not marked in " + out + " (its writer had not answered after " +
-                                    limit + ")")
+               (marked == 1 ? "marked aborted in " + out
+                : marked == 0
+                    ? "not marked in " + out
+                    : "not marked in " + out + " (its writer had not answered after " + limit + ")")
                    .c_str(),
                own.c_str());
   std::fflush(stderr);

@@ -57,9 +57,9 @@ struct StallHooks {
   // Rank 0 (not itself stalled): removes its own data file before the job ends (as on a
   // signal); true when it is gone. Given at most the stall limit too.
   std::function<bool()> remove_own;
-  std::string output;      // rank 0: the results file, for the message
-  std::string run_id;      // for the message
-  std::string files_note;  // where this rank's files are ("DIR/iosweep.RUN.*")
+  std::string output;            // rank 0: the results file, for the message
+  std::string run_id;            // for the message
+  std::string files_note;        // where this rank's files are ("DIR/iosweep.RUN.*")
   Progress* progress = nullptr;  // rank 0: the progress line, or null
 };
 

@@ -385,12 +385,13 @@ int SweepRunner::run() {
   room_ = std::make_unique<Room>(MPI_COMM_WORLD);
   progress_ = std::make_unique<Progress>(rank0_ && !cfg_.report.quiet, stderr);
   progress_->begin_run(planned_bytes_of_rank0(cfg_, points_));
-  stall_->start({.mark_aborted = [this](const std::string& m) { return writers_.abort_from_signal(m); },
-                 .remove_own = [this] { return work_.keep || work_.shared() || files_->remove_own() == 0; },
-                 .output = cfg_.report.output,
-                 .run_id = run_id_,
-                 .files_note = files_->dir_of(place_.self.position) + "/iosweep." + run_id_ + ".*",
-                 .progress = progress_.get()});
+  stall_->start(
+      {.mark_aborted = [this](const std::string& m) { return writers_.abort_from_signal(m); },
+       .remove_own = [this] { return work_.keep || work_.shared() || files_->remove_own() == 0; },
+       .output = cfg_.report.output,
+       .run_id = run_id_,
+       .files_note = files_->dir_of(place_.self.position) + "/iosweep." + run_id_ + ".*",
+       .progress = progress_.get()});
   if (const int status = run_points(); status != 0) return status;
   return finish();
 }

@@ -109,7 +109,9 @@ class BedView:
                 env=mpi_env(env),
                 start_new_session=True,
             )
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=mpi_env(env))
+        return subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout, env=mpi_env(env)
+        )
 
 
 @pytest.fixture(scope="session")
@@ -538,7 +540,9 @@ def test_many_metadata_points_on_two_nodes_never_hang_in_the_gather(bed, voldir,
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         stdout, stderr = p.communicate()
-        raise AssertionError(f"the run hung (killed after 300 s):\n{stdout[-3000:]}\n{stderr[-2000:]}")
+        raise AssertionError(
+            f"the run hung (killed after 300 s):\n{stdout[-3000:]}\n{stderr[-2000:]}"
+        )
     assert p.returncode == 0, stdout + stderr
     attrs, s, ranks, rank_map, hosts, status, phases = summary(out)
     assert status == "complete"
@@ -553,10 +557,14 @@ def test_many_metadata_points_on_two_nodes_never_hang_in_the_gather(bed, voldir,
         assert row["md_server_bytes_per_op"] > 128, row["phase"]  # GlusterFS's own, not the floor
         assert row["md_wire_bytes_per_op"] >= row["md_server_bytes_per_op"], row
         assert row["md_cached_fraction"] == 0
-        assert "cached" not in hdf5.text(row["notes"]) and "unflushed" not in hdf5.text(row["notes"])
+        assert "cached" not in hdf5.text(row["notes"]) and "unflushed" not in hdf5.text(
+            row["notes"]
+        )
 
 
-def test_a_metadata_read_served_in_part_by_the_nodes_cache_says_partly_cached(bed, voldir, tmp_path):
+def test_a_metadata_read_served_in_part_by_the_nodes_cache_says_partly_cached(
+    bed, voldir, tmp_path
+):
     """3 ranks, two on node1: no read shift puts every md-read on another node, so node1 reads
     one rank's items from its own page cache (--cache keep) and the other's from the bricks. Its
     wire bytes per read lie between nothing and what a 4 KiB read needs from a server, and the
@@ -572,7 +580,9 @@ def test_a_metadata_read_served_in_part_by_the_nodes_cache_says_partly_cached(be
     assert read["md_server_bytes_per_op"] > 4096  # the reply alone carries the 4 KiB
     assert 0.05 <= f < 0.95, (read["md_wire_bytes_per_op"], read["md_server_bytes_per_op"])
     assert f == pytest.approx(1 - read["md_wire_bytes_per_op"] / read["md_server_bytes_per_op"])
-    said = f"partly cached {min(int(100 * f + 0.5), 94)}% of {read['md_server_bytes_per_op']:.0f} B/op"
+    said = (
+        f"partly cached {min(int(100 * f + 0.5), 94)}% of {read['md_server_bytes_per_op']:.0f} B/op"
+    )
     assert said in hdf5.text(read["notes"]), hdf5.text(read["notes"])
     assert said in p.stdout
 
@@ -731,9 +741,13 @@ def test_a_stopped_client_is_a_stall_naming_rank_host_file_offset(bed, voldir, t
         assert names.status_of(g) == "aborted"
         message = hdf5.text(g.attrs["status_message"])
     assert message.startswith("stalled storage: rank "), message
-    assert all(f"rank {r} (host node2): write of {voldir}/{n}" in message for r, n in stalled.items())
+    assert all(
+        f"rank {r} (host node2): write of {voldir}/{n}" in message for r, n in stalled.items()
+    )
     # The stalled ranks' files stay; node1's (positions 0 and 2) are gone once the job ended.
-    left = bed.py("node1", "import os, sys; print(' '.join(sorted(os.listdir(sys.argv[1]))))", voldir)
+    left = bed.py(
+        "node1", "import os, sys; print(' '.join(sorted(os.listdir(sys.argv[1]))))", voldir
+    )
     assert left.split() == sorted(stalled.values()), left
 
 
@@ -753,8 +767,9 @@ def test_with_stall_wait_the_run_waits_and_the_row_says_how_long(bed, voldir, tm
         os.kill(pid, signal.SIGSTOP)
         # The progress line (one a 5 s in a log) names a stalled rank of node2 while it lasts.
         wait_for(
-            lambda: re.search(r"waiting for the others.*stalled: rank [13] \(host node2\)",
-                              log.read_text()),
+            lambda: re.search(
+                r"waiting for the others.*stalled: rank [13] \(host node2\)", log.read_text()
+            ),
             timeout=60,
             what="the progress line naming the stall",
         )
@@ -769,8 +784,11 @@ def test_with_stall_wait_the_run_waits_and_the_row_says_how_long(bed, voldir, tm
             p.communicate()
     err = log.read_text()
     assert p.returncode == 0, err
-    assert re.search(r"rank [13] \(host node2\): write of .* has not completed after [\d.]+ s "
-                     r"\(--stall-limit 2s\); waiting for it \(--stall-wait\)", err), err
+    assert re.search(
+        r"rank [13] \(host node2\): write of .* has not completed after [\d.]+ s "
+        r"\(--stall-limit 2s\); waiting for it \(--stall-wait\)",
+        err,
+    ), err
     assert re.search(r"rank [13] \(host node2\): write of .* completed after [\d.]+ s", err), err
     attrs, s, ranks, rank_map, hosts, status, phases = summary(out)
     assert status == "complete" and attrs["stall_wait"] and attrs["stall_limit_s"] == 2

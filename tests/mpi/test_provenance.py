@@ -293,14 +293,24 @@ def test_a_read_during_which_earlier_writes_were_flushed_says_so(loop_mount, tmp
     dev, work = loop_mount
     out = tmp_path / "r.h5"
     size = "32MiB"
-    run_sweep(1, dir=work, file_size=size, phases="seq-write,rand-write", keep=True, output=out,
-              check=0)
+    run_sweep(
+        1, dir=work, file_size=size, phases="seq-write,rand-write", keep=True, output=out, check=0
+    )
     s, names, attrs, _ = summary_of(out)
     assert row(s, names, "rand_write")["unflushed_fraction"] > 0.5  # dirty when the run ended
     with h5py.File(out, "r") as f:
         kept = run_ids(f)[-1]
-    p = run_sweep(1, dir=work, file_size=size, phases="rand-read", direct=True, cache="keep",
-                  reuse=kept, output=out, check=0)
+    p = run_sweep(
+        1,
+        dir=work,
+        file_size=size,
+        phases="rand-read",
+        direct=True,
+        cache="keep",
+        reuse=kept,
+        output=out,
+        check=0,
+    )
     s, names, attrs, _ = summary_of(out)
     r = row(s, names, "rand_read")
     assert r["device_write_bytes"] >= 0.05 * r["bytes"]
