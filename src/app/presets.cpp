@@ -38,7 +38,7 @@ std::string find_preset(const std::string& arg, const std::vector<std::string>& 
                    ")");
 }
 
-std::vector<TomlItem> read_preset(const std::string& arg) {
+PresetText read_preset(const std::string& arg) {
   const std::string path = find_preset(arg, preset_dirs(self_exe_dir()));
   const std::string shown = "--config: '" + printable(path) + "'";
   struct stat st {};
@@ -55,9 +55,11 @@ std::vector<TomlItem> read_preset(const std::string& arg) {
   s.resize(static_cast<std::size_t>(in.gcount()));
   if (s.size() > kPresetMaxBytes) throw UsageError(shown + " holds more than 1 MiB");
   if (std::string_view(s).starts_with("\xEF\xBB\xBF")) s.erase(0, 3);
-  std::vector<TomlItem> items;
-  if (auto why = parse_toml(s, items); !why.empty()) throw UsageError(shown + ": " + why);
-  return items;
+  PresetText out;
+  out.whose = shown;
+  if (auto why = parse_toml(s, out.items, &out.headers); !why.empty())
+    throw UsageError(shown + ": " + why);
+  return out;
 }
 
 }  // namespace iosweep

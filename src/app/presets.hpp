@@ -25,8 +25,14 @@ std::vector<std::string> preset_dirs(const std::string& exe_dir);
 // The file `arg` names: itself when it is a path or an existing file, else NAME.toml in the
 // first of `dirs` holding it; throws UsageError naming what was looked at.
 std::string find_preset(const std::string& arg, const std::vector<std::string>& dirs);
-// The items of the preset `arg` names (find_preset with this binary's preset_dirs); throws
-// UsageError ("--config: 'p.toml' ...").
-std::vector<TomlItem> read_preset(const std::string& arg);
+// The items of the preset `arg` names (find_preset with this binary's preset_dirs), with its
+// [[step]] headers, and how it is named in messages ("--config: 'p.toml'"); throws UsageError
+// ("--config: 'p.toml' ...").
+struct PresetText {
+  std::vector<TomlItem> items;
+  std::vector<TomlHeader> headers;
+  std::string whose;
+};
+PresetText read_preset(const std::string& arg);
 
 }  // namespace iosweep
