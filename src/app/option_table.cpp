@@ -510,6 +510,26 @@ const OptionRow kOptions[] = {
      .form = OptionForm::flag,
      .set = [](V v, Config& c) { c.work.stonewall_wearout = v.flag(); },
      .record = [](const Config& c, R a) { a.flag("stonewall_wearout", c.work.stonewall_wearout); }},
+    {.name = "stall-limit",
+     .metavar = "SECONDS",
+     .help = "An operation (data or metadata, any engine) outstanding this long is a stall: the "
+             "run stops, naming rank, host, file and offset, with exit status 3 (at least 1s; "
+             "one outstanding 10s is said on stderr and recorded on its row)",
+     .fallback = "2min",
+     .set =
+         [](V v, Config& c) {
+           c.work.stall_limit_s = v.seconds();
+           if (c.work.stall_limit_s < kMinStallLimitS) v.refuse("must be at least 1s");
+         },
+     .record = [](const Config& c, R a) { a.real("stall_limit_s", c.work.stall_limit_s); }},
+    {.name = "stall-wait",
+     .metavar = "",
+     .help = "Wait for ever on a stall instead of stopping: it is said on stderr and on the "
+             "progress line, and its length recorded on its row (stall_s)",
+     .fallback = "false",
+     .form = OptionForm::flag,
+     .set = [](V v, Config& c) { c.work.stall_wait = v.flag(); },
+     .record = [](const Config& c, R a) { a.flag("stall_wait", c.work.stall_wait); }},
     {.name = "timeseries-bin",
      .metavar = "SECONDS",
      .help = "Time-series bin width (bytes, operations and latency per bin, per rank; at least "

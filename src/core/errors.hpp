@@ -17,6 +17,8 @@ namespace iosweep {
 
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitFailure = 1;
+// An operation outstanding longer than --stall-limit stopped the run (sweep/stall.hpp).
+inline constexpr int kExitStalled = 3;
 
 class UsageError : public std::runtime_error {
  public:

@@ -92,6 +92,8 @@ struct Workload {
 
   double stonewall_s = 0;  // 0: off
   bool stonewall_wearout = false;
+  double stall_limit_s = 0;  // an operation outstanding this long is a stall (sweep/stall.hpp)
+  bool stall_wait = false;   // a stall is waited for and recorded instead of stopping the run
   double timeseries_bin_s = 0;
   Collector collector = Collector::next_node;
   FileLayout layout = FileLayout::per_rank;

@@ -18,6 +18,11 @@ inline constexpr int kMaxRepetitions = 1000000;
 inline constexpr std::size_t kMaxDirs = 64;
 inline constexpr std::uint64_t kMinFilterEvery = 2;  // one planted key every N words, N >= 2
 inline constexpr double kMinTimeseriesBinS = 1e-3;
+// --stall-limit: an operation outstanding this long stops the run (or, with --stall-wait, is
+// waited for and recorded); one outstanding kStallNoticeS (or the limit, when smaller) is said
+// on stderr and on the progress line, and its length recorded on the row (sweep/stall.hpp).
+inline constexpr double kMinStallLimitS = 1;
+inline constexpr double kStallNoticeS = 10;
 // O_DIRECT's alignment until --dir is probed (a page, what most file systems need).
 inline constexpr std::uint64_t kDefaultDirectAlignment = 4096;
 // Durations become nanoseconds on a 64-bit monotonic clock and are added to its readings: at

@@ -49,6 +49,10 @@ struct RankSample {
   double wearout_s = 0;
 
   std::uint64_t latency_max_ns = 0;
+  // The longest time one operation of the rank stayed outstanding in the phase (its preparation
+  // and cleanup included), as its stall watch saw it, from kStallNoticeS (or --stall-limit when
+  // smaller) on; 0 when none was that slow.
+  double stall_s = 0;
 
   // Where the bytes came from (untimed; NaN where not measured)
   double cached_fraction = std::numeric_limits<double>::quiet_NaN();     // reads, before

@@ -226,6 +226,21 @@ const FieldDesc kSummary[] = {
      .reduction = "metadata phases: the smallest over nodes of a node's wire bytes (received + "
                   "sent) during the phase / the ops its ranks completed; NaN where no interface "
                   "was sampled or for a data phase"},
+    {FIELD(SummaryRow, md_server_bytes_per_op), .type = FieldType::f64, .unit = "bytes/op",
+     .reduction = "metadata phases: what one operation needs on a node's wire when it reaches a "
+                  "server, the reference md_wire_bytes_per_op is judged against: the operation's "
+                  "cost measured on the client (GlusterFS's FUSE client, on the bed), else 128 "
+                  "bytes, plus the item's bytes for md-read and md-create; NaN where no interface "
+                  "was sampled or for a data phase"},
+    {FIELD(SummaryRow, md_cached_fraction), .type = FieldType::f64, .unit = "1",
+     .reduction = "metadata phases: 1 - md_wire_bytes_per_op / md_server_bytes_per_op, within "
+                  "0..1: the share of the operations a cache answered (a lookup) or held back (a "
+                  "change), a lower bound where only 128 bytes are known; NaN where no interface "
+                  "was sampled or for a data phase"},
+    {FIELD(SummaryRow, stall_s), .type = FieldType::f64, .unit = "s",
+     .reduction = "max over ranks of stall_s: the longest time one operation stayed outstanding, "
+                  "as the ranks' stall watches saw it (to 0.25 s), from 10 s (or --stall-limit "
+                  "when smaller) on; 0 when no operation took that long"},
     {FIELD(SummaryRow, notes), .type = FieldType::str256, .unit = "text",
      .reduction = "what the row's figures carry, as the console's notes column prints it (counts, "
                   "efficiency, where the bytes came from, what could not be measured and why, "
@@ -357,6 +372,10 @@ const FieldDesc kRanks[] = {
     {FIELD(RankRow, folder), .type = FieldType::i32, .unit = "1",
      .reduction = "index into --dir's folders of the file the rank read or wrote (the folder of "
                   "the rank at position file)"},
+    {FIELD(RankRow, stall_s), .type = FieldType::f64, .unit = "s",
+     .reduction = "the longest time one operation of the rank stayed outstanding in the phase "
+                  "(its preparation and cleanup included), as its stall watch saw it (to 0.25 "
+                  "s), from 10 s (or --stall-limit when smaller) on; 0 when none took that long"},
 };
 
 const FieldDesc kRankUsage[] = {

@@ -146,6 +146,10 @@ struct SummaryRow {
   std::uint8_t md_cache_drop;  // 0 not dropped, 1 dropped on every node, 2 refused
   double md_device_bytes_per_op;
   double md_wire_bytes_per_op;
+  double md_server_bytes_per_op;  // what one operation needs when it reaches a server
+  double md_cached_fraction;      // 1 - md_wire_bytes_per_op / md_server_bytes_per_op, 0..1
+  // The longest time one operation of a rank stayed outstanding (sweep/stall.hpp), 0: none long.
+  double stall_s;
   char notes[256];         // what the row's figures carry, as the console's notes column prints it
   std::uint32_t step;      // the step of the run (0 for a run without steps)
   std::uint32_t plan_row;  // its row in the plan table: what was decided before it ran
@@ -210,6 +214,7 @@ struct RankRow {
   std::uint64_t mpi_bytes;
   std::uint64_t mpi_remote_bytes;
   std::int32_t folder;  // index into --dir's folders of the file the rank read or wrote
+  double stall_s;       // the longest time one of its operations stayed outstanding
 };
 
 // One row per world rank, written at the end of a run: what each rank used over the whole run,

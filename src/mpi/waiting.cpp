@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <climits>
 #include <cstring>
@@ -16,11 +17,42 @@ namespace iosweep {
 namespace {
 
 // Futexes on shared memory (not FUTEX_PRIVATE_FLAG): the ranks of a machine are processes.
-// Waits time out every second and look again, so nothing depends on a lost wake-up.
-void futex_wait(std::atomic<std::uint32_t>& w, std::uint32_t expected) {
-  const timespec one_second{1, 0};
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&w), FUTEX_WAIT, expected, &one_second,
-            nullptr, 0);
+// Waits time out and look again, so nothing depends on a lost wake-up.
+void futex_wait(std::atomic<std::uint32_t>& w, std::uint32_t expected, long timeout_ns) {
+  const timespec t{timeout_ns / 1'000'000'000, timeout_ns % 1'000'000'000};
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&w), FUTEX_WAIT, expected, &t, nullptr, 0);
+}
+
+// A rank that sleeps must still let MPI move its messages. A collective can return on a rank
+// while part of what it sent is still queued in the rank's own transport: Open MPI's TCP
+// transport writes a fragment the socket did not take at once only when the process next
+// enters MPI. A peer still inside that collective waits for it, and a rank asleep here never
+// sends it: after a 4-rank seq-write on two nodes, one node's ranks waited in MPI_Reduce (the
+// time series' histograms, gather_series) while the other node's non-leader slept in the next
+// Gate::max (reproduced on emulated nodes whose network is rate-limited: tests/cluster). So every
+// wait here makes MPI progress (an MPI_Iprobe, which matches nothing that anyone sends on these
+// communicators) at once and then at every look, the looks 50 us apart at first and twice as
+// far apart each time, up to a second: about 15 in the first second, then one a second, so a
+// queued fragment leaves within microseconds and a sleeping rank costs the cores nothing.
+constexpr long kFirstLookNs = 50'000, kLastLookNs = 1'000'000'000;
+
+void progress(MPI_Comm comm) {
+  int flag = 0;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
+}
+
+// Sleeps while `w` holds a value for which `waiting(value)` is true, making MPI progress on
+// `comm` at every look; returns the value that ended the wait.
+template <class Waiting>
+std::uint32_t wait_progressing(std::atomic<std::uint32_t>& w, MPI_Comm comm, Waiting waiting) {
+  long look_ns = kFirstLookNs;
+  for (std::uint32_t now = w.load();; now = w.load()) {
+    if (!waiting(now)) return now;
+    progress(comm);
+    if (!waiting(w.load())) continue;
+    futex_wait(w, now, look_ns);
+    look_ns = std::min(look_ns * 2, kLastLookNs);
+  }
 }
 
 void futex_wake_all(std::atomic<std::uint32_t>& w) {
@@ -110,14 +142,8 @@ bool Room::keeper_for(bool active) {
 
 int Room::wait() {
   auto& gen = page_->word(kRoomGeneration);
-  for (;;) {
-    const std::uint32_t g = gen.load();
-    if (g != seen_) {
-      seen_ = g;
-      return value_of(page_->word(kRoomVerdict).load());
-    }
-    futex_wait(gen, g);
-  }
+  seen_ = wait_progressing(gen, machine_, [this](std::uint32_t g) { return g == seen_; });
+  return value_of(page_->word(kRoomVerdict).load());
 }
 
 void Room::open(int verdict) {
@@ -155,15 +181,13 @@ int Gate::max(int value) {
   const std::uint32_t n = arrivals.fetch_add(1) + 1;
   if (local_rank_ != 0) {
     if (n == static_cast<std::uint32_t>(local_size_)) futex_wake_all(arrivals);
-    for (std::uint32_t now = gen.load(); now == g; now = gen.load())
-      futex_wait(gen, now);
+    wait_progressing(gen, local_, [g](std::uint32_t now) { return now == g; });
     return value_of(page_->word(kGateResult).load());
   }
   // The machine's leader: waits in the kernel for the others of its machine, then follows the
   // other machines through MPI.
-  for (std::uint32_t now = arrivals.load(); now < static_cast<std::uint32_t>(local_size_);
-       now = arrivals.load())
-    futex_wait(arrivals, now);
+  const auto all = static_cast<std::uint32_t>(local_size_);
+  wait_progressing(arrivals, local_, [all](std::uint32_t now) { return now < all; });
   const int local = value_of(acc.exchange(bits(INT_MIN)));
   arrivals.store(0);
   int result = local;

@@ -3,7 +3,9 @@
 // measured, 63 idle ranks of a 64-rank job cut a lone rank's 4 KiB O_DIRECT reads to 0.6x. So
 // ranks that wait for a long time sleep on a futex in a page shared by the ranks of one machine
 // (an MPI-3 shared window), and only one rank per machine follows the other machines through
-// MPI, waiting gently.
+// MPI, waiting gently. A sleeping rank still enters MPI now and then (at once, then at looks
+// that grow from 50 us to a second): what its last collective left in its transport's send
+// queue leaves only when it does, and a peer may be waiting for it (waiting.cpp).
 //
 //   Room  the ranks outside a point (idle) wait in it for the point's end; the machine's keeper
 //         (its lowest active rank, or its lowest rank when none is active) opens it with the

@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 #include "core/errors.hpp"
@@ -339,6 +341,25 @@ std::string fs_type(const std::string& dir) {
 std::string pseudo_fs(const std::string& dir) {
   const FsKind* k = fs_kind(dir);
   return k != nullptr && k->pseudo ? k->name : std::string();
+}
+
+std::uint64_t parse_meminfo_writeback(const std::string& meminfo) {
+  std::istringstream in(meminfo);
+  std::string key, unit;
+  std::uint64_t value = 0, total = 0;
+  while (in >> key >> value) {
+    std::getline(in, unit);
+    if (key == "Dirty:" || key == "Writeback:")
+      total += value * (unit.find("kB") != std::string::npos ? 1024 : 1);
+  }
+  return total;
+}
+
+std::uint64_t writeback_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_meminfo_writeback(text.str());
 }
 
 }  // namespace iosweep::fsops

@@ -77,6 +77,12 @@ CacheState cache_state(const std::string& path, std::uint64_t bytes);
 // "cachestat(2)", or what is used instead where the kernel lacks it.
 std::string cache_probe_method();
 
+// The node's dirty pages and pages under writeback (Dirty + Writeback of /proc/meminfo, in
+// bytes): going down while an fsync or close waits means the flush is progressing. The parser
+// takes the file's text; 0 when it holds neither line.
+std::uint64_t parse_meminfo_writeback(const std::string& meminfo);
+std::uint64_t writeback_bytes();
+
 // Checks made before anything is created; each returns an empty string or a reason.
 std::string check_writable_dir(const std::string& dir);
 // Two spellings of one folder among `dirs` (D and D/../d, a symbolic link to D, a bind mount

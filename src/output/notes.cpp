@@ -18,11 +18,25 @@ constexpr double kCachedNote = 0.05;     // a read that started this cached is m
 constexpr double kUnflushedNote = 0.05;  // a write that left this much dirty is marked
 constexpr double kDeviceNote = 0.90;     // a phase whose device saw less than this is marked
 constexpr double kWireNote = 0.90;       // a phase whose wire carried less than this is marked
+// A read during which the device wrote this share of what it read (the wire sent this share:
+// a read's requests carry a few percent themselves) is marked.
+constexpr double kDeviceWroteNote = 0.05;
+constexpr double kWireSentNote = 0.10;
+// A metadata row whose operations a cache answered (or held back) at least this share is
+// `cached` (`unflushed`); from kMdPartlyShare on it is `partly cached N%`.
+constexpr double kMdCachedShare = 0.95;
+constexpr double kMdPartlyShare = 0.05;
 
 // "cached 97%": a fraction in whole percent, the nearest.
 std::string percent(const char* what, double fraction) {
   char b[128];
   std::snprintf(b, sizeof b, "%s %.0f%%", what, std::round(100.0 * fraction));
+  return b;
+}
+
+std::string mib(const char* what, double bytes) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%s %.1f MiB", what, bytes / 1048576.0);
   return b;
 }
 
@@ -32,15 +46,31 @@ std::string per_op(const char* what, double bytes) {
   return b;
 }
 
+// "wire 279 B/op (partly cached 81% of 1500 B/op)": the smallest node's bytes per operation and
+// the share of the operations a cache answered (a lookup) or held back (a change) by the bytes
+// one needs reaching a server (md_server_bytes_per_op). Rows of older files, which lack the
+// reference, are judged by the floor alone.
+std::string wire_note(const SummaryRow& s, bool lookup) {
+  const char* kept = lookup ? "cached" : "unflushed";
+  std::string n = per_op("wire", s.md_wire_bytes_per_op);
+  double f = s.md_cached_fraction;
+  if (std::isnan(f) || !(s.md_server_bytes_per_op > 0))
+    f = s.md_wire_bytes_per_op < kMdWireMinBytesPerOp ? 1.0 : 0.0;
+  if (f >= kMdCachedShare) return n + " (" + kept + ")";
+  if (f < kMdPartlyShare) return n;
+  char b[96];
+  std::snprintf(b, sizeof b, " (partly %s %.0f%% of %.0f B/op)", kept,
+                std::min(std::round(100.0 * f), 100.0 * kMdCachedShare - 1),
+                s.md_server_bytes_per_op);
+  return n + b;
+}
+
 std::string metadata_notes(const SummaryRow& s) {
   const bool lookup = phase_desc(s.phase).lookup();
   std::string n;
   auto add = [&](const std::string& x) { n += (n.empty() ? "" : "; ") + x; };
   if (lookup) add(s.md_cache_drop == 1 ? "dropped" : s.md_cache_drop == 2 ? "not dropped" : "kept");
-  if (!std::isnan(s.md_wire_bytes_per_op)) {
-    const bool cached = s.md_wire_bytes_per_op < kMdWireMinBytesPerOp;
-    add(per_op("wire", s.md_wire_bytes_per_op) + (cached ? " (cached)" : ""));
-  }
+  if (!std::isnan(s.md_wire_bytes_per_op)) add(wire_note(s, lookup));
   if (!std::isnan(s.md_device_bytes_per_op)) {
     const bool under = s.md_device_bytes_per_op < kMdDeviceMinBytesPerOp;
     add(per_op("device", s.md_device_bytes_per_op) +
@@ -99,6 +129,16 @@ std::string provenance_notes(const SummaryRow& s) {
     add(percent_under("device", s.device_fraction, kDeviceNote));
   if (!std::isnan(s.wire_fraction) && s.wire_fraction < kWireNote)
     add(percent_under("wire", s.wire_fraction, kWireNote));
+  // Writes during a read's window: earlier writes flushed (nothing syncs before a read with
+  // --cache keep), or another writer on the same storage.
+  if (!phase_desc(s.phase).writes()) {
+    if (!std::isnan(s.device_write_bytes) &&
+        s.device_write_bytes >= kDeviceWroteNote * static_cast<double>(s.bytes))
+      add(mib("device wrote", s.device_write_bytes));
+    else if (!std::isnan(s.wire_tx_bytes) &&
+             s.wire_tx_bytes >= kWireSentNote * static_cast<double>(s.bytes))
+      add(mib("wire sent", s.wire_tx_bytes));
+  }
   // Neither the device nor the wire counted this row's bytes: nothing says whether they reached
   // the storage, so a blank note can only mean checked and fine.
   if (std::isnan(s.device_fraction) && std::isnan(s.wire_fraction)) add("unverified");

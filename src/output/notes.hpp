@@ -8,30 +8,37 @@
 // `unverified` when neither a device nor an interface counted the phase's bytes. Empty only
 // when the bytes were checked and nothing applies; the figures are in the results file.
 //
+// A read row during whose window the device wrote (or the wire sent) at least 5% (10%) of the
+// bytes it read says `device wrote N MiB` (`wire sent N MiB`): earlier writes were flushed inside
+// its window (with --cache keep nothing syncs before a read), or another writer shared the
+// storage; either way the read's figure shares the device with them.
+//
 // A metadata row is never blank: it says what the storage counted per operation and what that
-// means. `wire N B/op` is the smallest of the nodes' wire bytes per operation, `cached` below
-// kMdWireMinBytesPerOp (an operation that reached a server crossed at least that); `device N
-// B/op` is the block device's bytes per operation (reads for md-stat and md-read, reads and
-// writes for the others), `cached` for a lookup and `unflushed` for a change below
-// kMdDeviceMinBytesPerOp (no cold inode is smaller on disk); md-stat and md-read say whether the
-// caches were `dropped` first, `kept`, or `not dropped` (the kernel refused), and `unverified`
-// when they were not dropped and the device saw enough: the caches may have answered some of
-// them, and a total cannot say how many. `unverified` alone: nothing counted (tmpfs).
+// means. `wire N B/op` is the smallest of the nodes' wire bytes per operation, judged against
+// what one operation needs when it reaches a server (md_server_bytes_per_op, model/md_costs.hpp:
+// measured per operation kind on the bed for GlusterFS, else 128 bytes, plus the item's bytes
+// for md-read and md-create): the share the caches answered (md_cached_fraction) is said as
+// `cached` (a lookup) or `unflushed` (a change) from 95% on, and as `partly cached N%` or
+// `partly unflushed N%` from 5%; `device N B/op` is the block device's bytes per operation
+// (reads for md-stat and md-read, reads and writes for the others), `cached` for a lookup and
+// `unflushed` for a change below kMdDeviceMinBytesPerOp (no cold inode is smaller on disk);
+// md-stat and md-read say whether the caches were `dropped` first, `kept`, or `not dropped` (the
+// kernel refused), and `unverified` when they were not dropped and the device saw enough: the
+// caches may have answered some of them, and a total cannot say how many. `unverified` alone:
+// nothing counted (tmpfs).
 #pragma once
 
 #include <string>
 
+#include "model/md_costs.hpp"
 #include "model/point.hpp"
 #include "model/schema.hpp"
 
 namespace iosweep {
 
-// Bytes per operation below which an operation did not reach the storage (see above): over the
-// wire a request and its reply each carry an Ethernet, IP and TCP header (54 bytes) before the
-// protocol's own header and the name or handle (a stat to a GlusterFS server measured 560
-// bytes); on a disk, the smallest on-disk inode of the common local file systems (ext2-4's
-// 128-byte inodes; ext4 makes 256, XFS 512).
-inline constexpr double kMdWireMinBytesPerOp = 128;
+// Bytes per operation below which an operation did not reach the disk (see above): the smallest
+// on-disk inode of the common local file systems (ext2-4's 128-byte inodes; ext4 makes 256, XFS
+// 512). The wire's floor is kMdWireMinBytesPerOp (model/md_costs.hpp).
 inline constexpr double kMdDeviceMinBytesPerOp = 128;
 
 // The notes of the summary alone (no drive notes).

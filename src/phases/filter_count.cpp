@@ -105,6 +105,7 @@ void FilterCount::run(PhaseContext& ctx, RankSample& s) {
                            if (verify) verifier.check(p, off, len);
                          });
   j.layout = layout_of(ctx, ctx.read_position);
+  j.pulse = ctx.pulse;
   IoDriver driver(j);
   const DriverResult r = timed_window(ctx, j, driver, {false, false}, false, ctx.read_position, s);
   s.rows = r.bytes / 8;

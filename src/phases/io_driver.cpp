@@ -61,7 +61,11 @@ std::size_t read_buffer_bytes(const Engine& engine, std::uint64_t record_bytes, 
 }
 
 IoDriver::IoDriver(const DriverJob& job)
-    : job_(job), depth_(job.engine->depth()), writing_(job.op == IoOp::write) {
+    : job_(job),
+      depth_(job.engine->depth()),
+      writing_(job.op == IoOp::write),
+      describer_(job.pulse,
+                 [this](const char* verb, std::uint64_t where) { return describe(verb, where); }) {
   // With a consumer, completed buffers are consumed after their slots were refilled, so the
   // device never waits for the counting: up to `depth` more buffers than requests in flight.
   const unsigned buffers = depth_ + (job.consume ? depth_ : 0);
@@ -74,6 +78,16 @@ IoDriver::IoDriver(const DriverJob& job)
   done_.resize(depth_);
   to_consume_.reserve(depth_);
   deferred_.reserve(depth_);
+}
+
+// "write of FILE at offset N" (the last request submitted; at a depth above 1 the others in flight
+// were submitted no later), or "fsync of FILE" for a step on the whole file.
+std::string IoDriver::describe(const char* verb, std::uint64_t where) const {
+  std::string d = std::string(verb) + " of " + job_.path;
+  if (where == Pulse::kNowhere) return d;
+  d += " at offset " + std::to_string(where);
+  if (depth_ > 1) d += " (the last of up to " + std::to_string(depth_) + " requests in flight)";
+  return d;
 }
 
 // Puts record `index` into the batch; false when every copy of its pattern region is in flight
@@ -128,6 +142,7 @@ void IoDriver::issue() {
   if (!fresh_clock_) t_now_ = now_ns();
   for (const auto& r : batch_)
     flights_[r.tag].issue_ns = t_now_;
+  if (job_.pulse != nullptr) job_.pulse->at(batch_.back().offset, t_now_);
   job_.engine->submit(batch_);
   in_flight_ += static_cast<unsigned>(batch_.size());
 }
@@ -187,6 +202,7 @@ DriverResult IoDriver::run() {
   t_now_ = now_ns();
   fresh_clock_ = true;
   failure_.reset();
+  if (job_.pulse != nullptr) job_.pulse->set_verb(writing_ ? "write" : "read");
   for (;;) {
     issue();
     if (in_flight_ == 0) break;
@@ -200,6 +216,7 @@ DriverResult IoDriver::run() {
     if (!to_consume_.empty()) consume_completed();
   }
   res_.next = next_;
+  if (job_.pulse != nullptr) job_.pulse->idle();
   if (failure_) throw *failure_;
   return res_;
 }

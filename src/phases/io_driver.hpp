@@ -18,6 +18,7 @@
 #include "core/histogram.hpp"
 #include "core/pattern.hpp"
 #include "core/permutation.hpp"
+#include "core/pulse.hpp"
 #include "core/timeseries.hpp"
 #include "engines/engine.hpp"
 
@@ -62,6 +63,9 @@ struct DriverJob {
   TimeSeries* series = nullptr;
   std::atomic<std::uint64_t>* progress_bytes = nullptr;
   const std::atomic<bool>* stop = nullptr;
+  // The rank's pulse (core/pulse.hpp), set before the driver is built (it registers how its
+  // steps are described); the loop stores the time and offset of each submission.
+  Pulse* pulse = nullptr;
 };
 
 struct DriverResult {
@@ -93,9 +97,12 @@ class IoDriver {
   void note_failure(const Flight& f, const IoCompletion& c);
   void consume_completed();
 
+  std::string describe(const char* verb, std::uint64_t where) const;
+
   const DriverJob& job_;
   unsigned depth_;
   bool writing_;
+  Pulse::Describer describer_;
   std::vector<Flight> flights_;
   std::vector<unsigned> free_tags_;
   std::vector<IoRequest> batch_;

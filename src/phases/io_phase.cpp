@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <exception>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include "core/clock.hpp"
@@ -146,6 +147,7 @@ void IoPhase::prepare(PhaseContext& ctx) {
   record_ = work.record_bytes(desc().record);
   file_position_ = writes() ? ctx.self.position : ctx.read_position;
   path_ = ctx.files.path(file_position_);
+  const PulseStep step(ctx.pulse, "prepare", "preparing " + path_);  // removal, creation, drop
   create_in_window_ = false;
   if (desc().creates()) {
     data_bytes_ = work.file_size;
@@ -193,6 +195,7 @@ DriverJob IoPhase::job(PhaseContext& ctx) {
   DriverJob j = writes() ? write_job(*ctx.engine, path_, record_, *order_, *source_)
                          : read_job(*ctx.engine, path_, record_, *order_, read_buffers_.span());
   j.layout = layout_;
+  j.pulse = ctx.pulse;
   return j;
 }
 
@@ -247,6 +250,7 @@ void IoPhase::finish(PhaseContext& ctx, RankSample& s) {
   const std::uint64_t t0 = now_ns();
   Engine& engine = *ctx.engine;
   DriverJob j = job(ctx);
+  const PulseStep step(ctx.pulse, "open", "wear-out on " + path_);  // the driver says its own
   j.file = engine.open(path_, {writes(), false});
   j.begin = mine;
   j.end = furthest;
@@ -312,6 +316,7 @@ void ensure_own_file(PhaseContext& ctx) {
   const int pos = ctx.self.position;
   const std::string path = files.path(pos);
   if (files.reusing()) {
+    const PulseStep step(ctx.pulse, "check", "checking the kept file " + path);
     check_kept_size(ctx, path);
     check_kept_head(ctx, path, pos, layout_of(ctx, pos));
     files.set_valid_bytes(work.file_size);
@@ -336,11 +341,14 @@ void ensure_own_file(PhaseContext& ctx) {
                        creation_depth(engine.depth(), record), work.hugepages);
   const std::span<std::byte> bufs[] = {source.memory()};
   engine.register_buffers(bufs);
+  std::optional<PulseStep> step(std::in_place, ctx.pulse, "unlink", "unlink of " + path);
   remove_for_a_fresh_one(files, path);
+  step.reset();
   bool made = preallocates(ctx);
   if (files.shared()) {
     std::exception_ptr failed;
     if (files.creator()) try {
+        const PulseStep making(ctx.pulse, "create", "create of " + path);
         files.create_own([&] {
           return fsops::create_preallocated(path, made ? file_bytes_of(ctx, work.file_size) : 0);
         });
@@ -354,6 +362,7 @@ void ensure_own_file(PhaseContext& ctx) {
       throw IoError::of_file("open", path, ENOENT, "position 0 could not make the shared file");
     made = true;  // it exists: every rank opens it without creating
   } else if (made) {
+    const PulseStep making(ctx.pulse, "create", "create of " + path);
     files.create_own([&] { return fsops::create_preallocated(path, work.file_size); });
   } else {
     files.note_pending_create();
@@ -361,6 +370,8 @@ void ensure_own_file(PhaseContext& ctx) {
   DriverJob j = write_job(engine, path, record, order, source);
   j.layout = layout_of(ctx, pos);
   j.stop = ctx.stop;
+  j.pulse = ctx.pulse;
+  step.emplace(ctx.pulse, "open", "writing " + path + " untimed");  // the driver: its own
   try {
     j.file = engine.open(path, {true, !made});
   } catch (...) {

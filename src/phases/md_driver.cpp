@@ -42,6 +42,18 @@ const char* md_call_name(IoOp op, MdStep step) {
 
 MdDriver::MdDriver(const MdJob& job)
     : job_(job),
+      // "stat of FOLDER/NAME": the last request submitted (the others in flight went before it).
+      describer_(
+          job.pulse,
+          [&job](const char* verb, std::uint64_t where) {
+            std::string d = std::string(verb) + " of ";
+            if (where == Pulse::kNowhere || job.names == nullptr || where >= job.names->size())
+              return d + "the metadata folders";
+            const std::uint32_t f = job.names->folder(where);
+            if (job.folders != nullptr && f < job.folders->size())
+              d += (*job.folders)[f].path + "/";
+            return d + (*job.names)[where];
+          }),
       depth_(job.engine->depth()),
       expected_(job.op == IoOp::create || job.op == IoOp::read_item ? job.bytes : 0) {
   index_of_.resize(depth_);
@@ -85,6 +97,7 @@ void MdDriver::issue() {
   if (batch_.empty()) return;
   for (const auto& r : batch_)
     issue_ns_[r.tag] = t_now_;
+  if (job_.pulse != nullptr) job_.pulse->at(next_ - 1, t_now_);
   job_.engine->submit(batch_);
   in_flight_ += static_cast<unsigned>(batch_.size());
 }
@@ -135,6 +148,7 @@ MdResult MdDriver::run() {
   in_flight_ = 0;
   t_now_ = now_ns();
   failure_.reset();
+  if (job_.pulse != nullptr) job_.pulse->set_verb(md_call_name(job_.op, MdStep::first));
   for (;;) {
     issue();
     if (in_flight_ == 0) break;
@@ -145,6 +159,7 @@ MdResult MdDriver::run() {
     if (job_.progress_ops != nullptr) job_.progress_ops->store(res_.ops, std::memory_order_relaxed);
   }
   res_.next = next_;
+  if (job_.pulse != nullptr) job_.pulse->idle();
   if (failure_) throw *failure_;
   return res_;
 }

@@ -17,6 +17,7 @@
 
 #include "core/errors.hpp"
 #include "core/histogram.hpp"
+#include "core/pulse.hpp"
 #include "core/timeseries.hpp"
 #include "engines/engine.hpp"
 
@@ -94,6 +95,7 @@ struct MdJob {
   TimeSeries* series = nullptr;
   std::atomic<std::uint64_t>* progress_ops = nullptr;
   const std::atomic<bool>* stop = nullptr;
+  Pulse* pulse = nullptr;  // as DriverJob's: set before the driver is built
 };
 
 struct MdResult {
@@ -124,6 +126,7 @@ class MdDriver {
   std::string path_of(std::uint64_t index) const;
 
   const MdJob& job_;
+  Pulse::Describer describer_;
   unsigned depth_;
   std::size_t expected_;                            // bytes a request moves when it succeeds
   std::vector<std::uint64_t> index_of_, issue_ns_;  // per tag

@@ -161,6 +161,7 @@ void MdPhase::prepare(PhaseContext& ctx) {
   const MdSet::Hold what = desc().id == kMdMkdir   ? MdSet::Hold::set
                            : desc().id == kMdRmdir ? MdSet::Hold::parents
                                                    : MdSet::Hold::items;
+  const PulseStep step(ctx.pulse, "open", "open of the metadata folders this rank touches");
   if (!md.hold(ctx.active, what, source_, reader, held_)) return;
   if (held_.beneath() && ctx.self.position == 0)
     ctx.notes.emplace_back(
@@ -188,6 +189,7 @@ MdJob MdPhase::job(PhaseContext& ctx) {
   j.read_buffers = read_buffers_.span();
   j.sync = desc().id == kMdCreate && ctx.work.md.fsync;
   j.needs = needs_.empty() ? nullptr : &needs_;
+  j.pulse = ctx.pulse;
   return j;
 }
 

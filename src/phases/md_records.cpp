@@ -63,6 +63,7 @@ void MdSet::make_folders(std::uint64_t from, std::uint64_t to) {
         l.append_top(position_, s, name);
       else
         l.tree.append_leaf(j, name);
+      beat("mkdir", op);
       Lock lock = locked_open();
       const fsops::ItemResult r = fsops::make_folder(parent, name.c_str());
       if (r.result < 0)
@@ -91,6 +92,7 @@ void MdSet::make_items(std::uint64_t from, std::uint64_t to) {
       const int dir = walk.at(tree, j);
       name.clear();
       l.append_item_name(position_, s, i, name);
+      beat("create", op);
       Lock lock = locked_open();
       const fsops::ItemResult r =
           fsops::create_item(dir, name.c_str(), content_.data(), content_.size(), false);
@@ -121,6 +123,7 @@ void MdSet::record_folders(Lock* held, const Pass& p, std::vector<std::string>& 
       Lock mine;
       if (held == nullptr) mine = Lock(mu_);
       if (held == nullptr && closed_) return;  // remove_all records the rest
+      if (held == nullptr) beat("stat", op);
       if (folder_ids_[op].recorded()) continue;
       const int parent = j == 0 ? set_fd_ : walk.try_at(s, l.tree.parent(j), where, why);
       if (parent < 0) {
@@ -157,6 +160,7 @@ void MdSet::record_items(Lock* held, const Pass& p, std::vector<std::string>& le
       Lock mine;
       if (held == nullptr) mine = Lock(mu_);
       if (held == nullptr && closed_) return;
+      if (held == nullptr) beat("stat", op);
       if (item_ids_[op].recorded()) continue;
       const std::uint64_t tree = l.shared ? 0 : s, j = l.folder_of(i, ns);
       const int dir = walk.try_at(tree, j, where, why);
@@ -190,6 +194,7 @@ void MdSet::remove_items(Lock* held, std::vector<std::string>& left) {
       Lock mine;
       if (held == nullptr) mine = Lock(mu_);
       if (held == nullptr && closed_) return;
+      if (held == nullptr) beat("remove", op);
       const MdId rec = item_ids_[op];
       if (!rec.recorded()) continue;
       const std::uint64_t tree = l.shared ? 0 : s, j = l.folder_of(i, ns);
@@ -231,6 +236,7 @@ void MdSet::remove_folders(Lock* held, std::vector<std::string>& left) {
       Lock mine;
       if (held == nullptr) mine = Lock(mu_);
       if (held == nullptr && closed_) return;
+      if (held == nullptr) beat("rmdir", op);
       const MdId rec = folder_ids_[op];
       if (!rec.recorded()) continue;
       const int parent = j == 0 ? set_fd_ : walk.try_at(s, l.tree.parent(j), where, why);

@@ -10,6 +10,7 @@
 #include <climits>
 #include <exception>
 
+#include "core/clock.hpp"
 #include "core/errors.hpp"
 #include "core/pattern.hpp"
 #include "os/item_ops.hpp"
@@ -88,6 +89,14 @@ std::string MdSet::set_path_of(int f) const {
 bool MdSet::agreed(MPI_Comm comm, const std::function<void()>& step) {
   std::exception_ptr failed;
   try {
+    // "mkdir in SET (operation 12 of this rank's)": the calls below say which.
+    const Pulse::Describer d(pulse_, [this](const char* verb, std::uint64_t op) {
+      std::string s = std::string(verb) + " in " + set_path_of(my_folder_);
+      if (op != Pulse::kNowhere)
+        s += " (untimed, operation " + std::to_string(op) + " of this rank's)";
+      return s;
+    });
+    beat("prepare", Pulse::kNowhere);
     step();
   } catch (...) {
     failed = std::current_exception();

@@ -49,6 +49,7 @@
 #include <string>
 #include <vector>
 
+#include "core/pulse.hpp"
 #include "model/md_plan.hpp"
 #include "os/file_ops.hpp"
 #include "phases/md_tree.hpp"
@@ -82,6 +83,9 @@ class MdSet {
   const MdPoint& plan() const { return plan_; }
   // Untimed work stops early once this is set (a signal: the run ends and removes everything).
   void stop_on(const std::atomic<bool>* stop) { stop_ = stop; }
+  // The rank's pulse (core/pulse.hpp): every untimed call on an item or folder says so, from the
+  // main thread (remove_all, which any thread may call, says nothing).
+  void watch_with(Pulse* pulse) { pulse_ = pulse; }
   int position() const { return position_; }
   // The index into --dir of the folder holding `position`'s trees (0 in the shared layout).
   int folder_of(int position) const;
@@ -160,6 +164,9 @@ class MdSet {
   bool others_in_set() const;
   void share_counts(MPI_Comm comm);
   std::string set_path_of(int f) const;
+  void beat(const char* verb, std::uint64_t op) const {
+    if (pulse_ != nullptr) pulse_->busy(verb, op, now_ns());
+  }
 
   MdPlaces places_;
   std::string run_id_;
@@ -169,6 +176,7 @@ class MdSet {
   MdSpec spec_;
   std::vector<std::byte> content_;
   const std::atomic<bool>* stop_ = nullptr;
+  Pulse* pulse_ = nullptr;
 
   mutable std::timed_mutex mu_;
   std::condition_variable_any cv_;

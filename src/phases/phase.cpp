@@ -86,7 +86,10 @@ DriverResult timed_window(PhaseContext& ctx, DriverJob& job, IoDriver& driver, O
   Engine& e = *job.engine;
   const Usage before = self_usage();
   s.t_start_unix_ns = unix_now_ns();
+  // The steps on the whole file tell the pulse too (the driver described them: its job's path).
+  Pulse* pulse = job.pulse;
   const std::uint64_t t0 = now_ns();
+  if (pulse != nullptr) pulse->busy("open", Pulse::kNowhere, t0);
   const int h = e.open(job.path, mode);
   const std::uint64_t t1 = now_ns();
   job.file = h;
@@ -94,10 +97,13 @@ DriverResult timed_window(PhaseContext& ctx, DriverJob& job, IoDriver& driver, O
   const DriverResult r = driver.run();
   const std::uint64_t t2 = now_ns();
   const std::uint64_t written = mode.write ? r.bytes : 0;
+  if (sync && pulse != nullptr) pulse->busy("fsync", Pulse::kNowhere, t2);
   if (sync) sync_file(e, h, job.path, written);
   const std::uint64_t t3 = sync ? now_ns() : t2;
+  if (pulse != nullptr) pulse->busy("close", Pulse::kNowhere, t3);
   close_file(e, h, job.path, written, sync);
   const std::uint64_t t4 = now_ns();
+  if (pulse != nullptr) pulse->idle();
   s.file = file_position;
   s.bytes = r.bytes;
   s.ops = r.ops;

@@ -58,6 +58,9 @@ struct PhaseContext {
   const std::atomic<bool>* stop = nullptr;
   // Rank 0: what the phase's row says beyond its figures (how it ran), added to its notes.
   std::vector<std::string> notes;
+  // What this rank waits for from the storage, for its stall watch (core/pulse.hpp): every job
+  // a phase builds carries it, and every untimed step on the storage says what it is.
+  Pulse* pulse = nullptr;
   // A phase and its control (scan-only for filter-count) run back to back in every repetition
   // and read through the same buffers: the first leaves them here at cleanup and the second
   // takes them at prepare. On a disk that merges a request's pages into DMA segments, freshly

@@ -175,6 +175,7 @@ void ShipCount::run(PhaseContext& ctx, RankSample& s) {
                            in.pump();
                          });
   j.layout = layout_of(ctx, ctx.read_position);
+  j.pulse = ctx.pulse;
   IoDriver driver(j);
   in.post_all();
   DriverResult r;

@@ -38,6 +38,7 @@ PhaseContext context_for(const RunShared& run, const PhaseDesc& desc, const Phas
   ctx.series = TimeSeries(static_cast<std::uint64_t>(work.timeseries_bin_s * 1e9));
   ctx.stop = run.stop;
   ctx.order_seed = slot.phase->order_seed;
+  ctx.pulse = run.stall != nullptr ? run.stall->pulse() : nullptr;
   return ctx;
 }
 
@@ -65,10 +66,13 @@ PhasePoint::PhasePoint(const RunShared& run, PointGate& gate, const PhaseRow& ro
   sample_.rank = run.mpi.rank();
   sample_.position = run.place.self.position;
   sample_.node = run.place.self.node;
+  run.md.watch_with(ctx_.pulse);
 }
 
 bool PhasePoint::run() {
-  return prepare_untimed() && run_window() && finish_untimed() && record();
+  const bool ok = prepare_untimed() && run_window() && finish_untimed() && record();
+  if (run_.mpi.rank() == 0) run_.progress.rest();
+  return ok;
 }
 
 std::string PhasePoint::guarded(const std::function<void()>& step) const {
@@ -84,8 +88,11 @@ std::string PhasePoint::guarded(const std::function<void()>& step) const {
 // much of its file is valid, and the phase's own preparation (buffers, order, cache drop).
 bool PhasePoint::prepare_untimed() {
   if (!gate_.checkpoint(guarded([&] {
-        run_.files.check_folder(run_.place.self.position);
-        run_.files.check_folder(ctx_.read_position);
+        {
+          const PulseStep step(ctx_.pulse, "stat", "checking the folders of --dir");
+          run_.files.check_folder(run_.place.self.position);
+          run_.files.check_folder(ctx_.read_position);
+        }
         // The engine as planned: the depth the phase keeps, decided once (sweep/plan_run.cpp).
         engine_ = make_engine(engine_options(run_.step, *slot_.phase),
                               static_cast<EngineUse>(slot_.phase->use), slot_.comm);
@@ -127,7 +134,10 @@ bool PhasePoint::run_window() {
     ctx_.progress_bytes = run_.progress.counter();
   }
   const std::optional<NodeCounters::CacheProbe> probe = cache_probe();
-  run_.counters.before(slot_.phase->caches_to_drop, probe ? &*probe : nullptr);
+  {
+    const PulseStep step(ctx_.pulse, "sample", "dropping caches and sampling counters");
+    run_.counters.before(slot_.phase->caches_to_drop, probe ? &*probe : nullptr);
+  }
   MPI_Barrier(slot_.comm);
   pre_window_ns_ = now_ns() - t_prepared_ns_;
   std::string run_error;
@@ -145,6 +155,7 @@ bool PhasePoint::run_window() {
   sample_.folder = run_.folder_in_run[static_cast<std::size_t>(folder)];
   if (!gate_.checkpoint(run_error)) return false;
   t_closed_ns_ = now_ns();
+  const PulseStep step(ctx_.pulse, "sample", "sampling counters");
   run_.counters.after(probe ? &*probe : nullptr);
   return true;
 }
@@ -191,6 +202,15 @@ PointInput PhasePoint::point_input(NodeCounters::Rows counted) const {
   in.creates = desc_.creates();
   in.metadata = desc_.metadata();
   in.lookup = desc_.lookup();
+  if (in.metadata) {
+    const Workload& work = run_.cfg.work;
+    in.md_item_bytes = desc_.id == kMdRead     ? work.md.read_bytes
+                       : desc_.id == kMdCreate ? work.md.write_bytes
+                                               : 0;
+    // The items sit in the first folder of --dir (sweep_runner.cpp): its mount on rank 0's node.
+    for (const auto& m : run_.counters.mounts())
+      if (m.node == run_.place.self.node && m.folder == 0) in.md_fs_type = m.fs_type;
+  }
   for (auto& d : in.devices) {
     d.phase = desc_.id;
     d.repetition = static_cast<std::uint32_t>(slot_.rep);
@@ -206,6 +226,7 @@ PointInput PhasePoint::point_input(NodeCounters::Rows counted) const {
 // whether the run goes on.
 bool PhasePoint::record() {
   const bool rank0 = run_.mpi.rank() == 0;
+  if (run_.stall != nullptr) sample_.stall_s = run_.stall->take_longest_s();
   NodeCounters::Rows counted = run_.counters.collect(slot_.comm);
   PointInput in;
   if (rank0) in = point_input(std::move(counted));
@@ -217,6 +238,7 @@ bool PhasePoint::record() {
                                       std::to_string(engine_->depth()) + ": " + engine_->detail();
     engine_.reset();
     in.overhead_s = ns_to_s(pre_window_ns_ + (now_ns() - t_closed_ns_));
+    const PulseStep step(ctx_.pulse, "append", "appending the point to " + run_.cfg.report.output);
     verdict = run_.recorder->record(row_, in, engine_detail);
   }
   engine_.reset();

@@ -28,6 +28,7 @@
 #include "sweep/point_gate.hpp"
 #include "sweep/progress.hpp"
 #include "sweep/recorder.hpp"
+#include "sweep/stall.hpp"
 
 namespace iosweep {
 
@@ -48,6 +49,7 @@ struct RunShared {
   PointRecorder* recorder;        // rank 0 only
   const std::atomic<bool>* stop;  // a signal asked the run to stop
   std::string who;                // "rank R (host H)", the prefix of this rank's messages
+  StallWatch* stall = nullptr;    // this rank's (sweep/stall.hpp); null: nothing watched
 };
 
 // Where in the run a phase runs: its point and its phase as planned, the repetition, and the

@@ -63,30 +63,51 @@ void Progress::begin_phase(int point_index, int n_points, int ranks, const std::
   last_bytes_ = 0;
   rate_ = 0;
   active_ = true;
+  waiting_ = false;
 }
 
 void Progress::end_phase() {
   if (!enabled_) return;
   std::lock_guard lock(mu_);
-  if (!active_) return;
+  if (!active_ || waiting_) return;
   done_before_ += phase_bytes_;
-  active_ = false;
+  waiting_ = true;
+  wait_start_ns_ = now_ns();
+}
+
+void Progress::rest() {
+  if (!enabled_) return;
+  std::lock_guard lock(mu_);
+  if (!active_) return;
+  if (!waiting_) done_before_ += phase_bytes_;
+  active_ = waiting_ = false;
   if (tty_) {
     std::fputs("\r\033[K", out_);
     std::fflush(out_);
   }
 }
 
+void Progress::stall_note(const std::string& what, double age_s) {
+  if (!enabled_) return;
+  std::lock_guard lock(mu_);
+  stall_ = what;
+  stall_age_s_ = age_s;
+  stall_said_ns_ = now_ns();
+}
+
 void Progress::draw() {
   const std::uint64_t t = now_ns();
-  const std::uint64_t b = bytes_.load(std::memory_order_relaxed);
-  if (t > last_ns_ + 100'000'000) {
+  // Once rank 0's window is over its bytes are counted in done_before_.
+  const std::uint64_t b = waiting_ ? 0 : bytes_.load(std::memory_order_relaxed);
+  if (!waiting_ && t > last_ns_ + 100'000'000) {
     rate_ = static_cast<double>(b - last_bytes_) / (static_cast<double>(t - last_ns_) * 1e-9);
     last_bytes_ = b;
     last_ns_ = t;
   }
-  const double pct =
-      phase_bytes_ ? 100.0 * static_cast<double>(b) / static_cast<double>(phase_bytes_) : 0;
+  const double pct = waiting_ ? 100.0
+                     : phase_bytes_
+                         ? 100.0 * static_cast<double>(b) / static_cast<double>(phase_bytes_)
+                         : 0;
   const double elapsed = static_cast<double>(t - run_start_ns_) * 1e-9;
   const double done = static_cast<double>(done_before_ + b);
   const double remaining =
@@ -96,8 +117,15 @@ void Progress::draw() {
     std::snprintf(figure, sizeof figure, "%.0f IOPS", rate_ / static_cast<double>(ops_record_));
   else
     std::snprintf(figure, sizeof figure, "%.1f MiB/s", rate_ / 1048576.0);
+  std::string state = figure;
+  if (waiting_)
+    state = "rank 0 done, waiting for the others " +
+            hms(static_cast<double>(t - wait_start_ns_) * 1e-9);
+  if (!stall_.empty())
+    state += "; stalled: " + stall_ + " for " +
+             hms(stall_age_s_ + static_cast<double>(t - stall_said_ns_) * 1e-9);
   std::fprintf(out_, "%spoint %d/%d (%d ranks) %-12s %5.1f%%  %s  elapsed %s  remaining ~%s%s",
-               tty_ ? "\r\033[K" : "", point_, points_, ranks_, phase_.c_str(), pct, figure,
+               tty_ ? "\r\033[K" : "", point_, points_, ranks_, phase_.c_str(), pct, state.c_str(),
                hms(elapsed).c_str(), hms(remaining).c_str(), tty_ ? "" : "\n");
   std::fflush(out_);
 }

@@ -9,6 +9,8 @@
 #include <map>
 #include <tuple>
 
+#include "model/md_costs.hpp"
+
 namespace iosweep {
 namespace {
 
@@ -162,6 +164,7 @@ void reduce_metadata(const PointInput& in, PointResult& out) {
   }
   s.md_cache_drop = in.lookup ? in.cache_drop : 0;
   if (s.ops == 0) return;
+  s.md_server_bytes_per_op = s.md_cached_fraction = kNaN;
   const auto ops = static_cast<double>(s.ops);
   if (in.device_measured)
     s.md_device_bytes_per_op =
@@ -179,6 +182,12 @@ void reduce_metadata(const PointInput& in, PointResult& out) {
     if (std::isnan(s.md_wire_bytes_per_op) || per < s.md_wire_bytes_per_op)
       s.md_wire_bytes_per_op = per;
   }
+  if (std::isnan(s.md_wire_bytes_per_op)) return;
+  // What the smallest node's operations would have needed had every one reached a server
+  // (model/md_costs.hpp), and the share of them the caches answered or held back.
+  s.md_server_bytes_per_op = md_reference_bytes(in.md_fs_type, in.phase, in.md_item_bytes);
+  s.md_cached_fraction =
+      std::clamp(1.0 - s.md_wire_bytes_per_op / s.md_server_bytes_per_op, 0.0, 1.0);
 }
 
 // Each device row's share of the point: the ranks of its node whose file's folder is on it,
@@ -306,7 +315,8 @@ RankRow rank_row(const RankSample& r, std::uint32_t point) {
           .private_bytes = r.private_bytes,
           .mpi_bytes = r.mpi_bytes,
           .mpi_remote_bytes = r.mpi_remote_bytes,
-          .folder = r.folder};
+          .folder = r.folder,
+          .stall_s = r.stall_s};
 }
 
 // What the point is: its phase, engine, ranks, depth, streams, nodes and repetition.
@@ -343,6 +353,7 @@ void sum_samples(const PointInput& in, PointResult& out) {
     s.verify_max_s = std::max(s.verify_max_s, r.verify_s);
     s.bad_blocks += r.bad_blocks;
     s.lat_max_ns = std::max(s.lat_max_ns, static_cast<double>(r.latency_max_ns));
+    s.stall_s = std::max(s.stall_s, r.stall_s);
     s.mpi_bytes += r.mpi_bytes;
     s.mpi_remote_bytes += r.mpi_remote_bytes;
     s.cpu_s += r.cpu_s;
@@ -487,6 +498,25 @@ void reduce_series(const PointInput& in, PointResult& out) {
                           .lat_max_ns = in.merged_latency[b].max_ns});
 }
 
+// An operation that stayed outstanding from the stall watch's notice on (sweep/stall.hpp): the
+// row says how long, and whose (the ranks table has each rank's, the rank's stderr what it was).
+void note_stall(const PointInput& in, PointResult& out) {
+  const RankSample* worst = nullptr;
+  int stalled = 0;
+  for (const auto& r : in.samples) {
+    if (r.stall_s <= 0) continue;
+    ++stalled;
+    if (worst == nullptr || r.stall_s > worst->stall_s) worst = &r;
+  }
+  if (worst == nullptr) return;
+  char b[128];
+  std::snprintf(b, sizeof b, "stalled %.1f s: one operation of rank %d", worst->stall_s,
+                worst->rank);
+  std::string n = b;
+  if (stalled > 1) n += " (" + std::to_string(stalled) + " ranks stalled)";
+  out.notes.push_back(n);
+}
+
 // What the row moved when it is not what a whole file holds, and a window too short for its
 // figure (kShortWindowS).
 void note_what_ran(const PointInput& in, PointResult& out) {
@@ -523,6 +553,7 @@ PointResult reduce_point(const PointInput& in) {
   out.notes = in.notes;
   identify(in, out.summary);
   sum_samples(in, out);
+  note_stall(in, out);
   reduce_provenance(in, out);
   reduce_drives(in, out);
   reduce_metadata(in, out);

@@ -55,16 +55,18 @@ struct PointInput {
   // as a bit mask of --dir's indexes (index = devices), which the ranks' folders are matched to.
   std::vector<DeviceRow> devices;
   std::vector<std::uint64_t> device_folders;
-  bool device_measured = false;  // false: no block device (NaN in the summary)
-  std::vector<WireRow> wire;     // one per node sampled, `counted` already decided
-  bool wire_measured = false;    // false: no storage interface sampled (NaN in the summary)
-  bool writes = false;           // the phase's direction, for device_fraction
-  bool creates = false;          // the phase makes its files (their data is all it writes)
-  bool metadata = false;         // a metadata phase: per-operation provenance, no fractions
-  bool lookup = false;           // md-stat, md-read: the device's reads are what counts
-  std::uint8_t cache_drop = 0;   // 0 not asked, 1 every node dropped its caches, 2 refused
-  double overhead_s = 0;         // rank 0's time outside the windows and its preparation
-  std::uint64_t full_bytes = 0;  // what the ranks would move were their files whole
+  bool device_measured = false;     // false: no block device (NaN in the summary)
+  std::vector<WireRow> wire;        // one per node sampled, `counted` already decided
+  bool wire_measured = false;       // false: no storage interface sampled (NaN in the summary)
+  bool writes = false;              // the phase's direction, for device_fraction
+  bool creates = false;             // the phase makes its files (their data is all it writes)
+  bool metadata = false;            // a metadata phase: per-operation provenance, no fractions
+  bool lookup = false;              // md-stat, md-read: the device's reads are what counts
+  std::uint8_t cache_drop = 0;      // 0 not asked, 1 every node dropped its caches, 2 refused
+  std::string md_fs_type;           // the metadata folder's mount type on rank 0's node
+  std::uint64_t md_item_bytes = 0;  // md-read's or md-create's bytes per item (0: none)
+  double overhead_s = 0;            // rank 0's time outside the windows and its preparation
+  std::uint64_t full_bytes = 0;     // what the ranks would move were their files whole
   // Collective MPI-IO: the bytes of the shared file, whether O_DIRECT, and each node's resident
   // bytes of it before and after a read (aggregators read for every rank on their own nodes).
   bool collective = false;

@@ -107,7 +107,8 @@ RunShared SweepRunner::shared(Step& step) {
                    .progress = *progress_,
                    .recorder = recorder_.get(),
                    .stop = watcher_->stop_flag(),
-                   .who = who()};
+                   .who = who(),
+                   .stall = stall_.get()};
 }
 
 // One phase of one point: buffers pass only from a phase to its control or back, within one
@@ -246,7 +247,7 @@ void SweepRunner::make_steps() {
 // (nothing is created after this), removes what it made, and says after the fact what it left.
 void SweepRunner::clean_up_on_signal(int sig) {
   if (room_) room_->note_signal(sig);
-  if (rank0_) {
+  if (rank0_ && !stall_->ending()) {
     const std::string msg = liveness_->why_stopped(sig, room_.get());
     bool marked = false;
     try {
@@ -258,6 +259,7 @@ void SweepRunner::clean_up_on_signal(int sig) {
                         : "not marked in the results file");
     std::fflush(stderr);
   }
+  if (stall_->stalled_here() || stall_->ending()) return;  // files: sweep/stall.hpp
   // The metadata sets likewise: closed, a window that creates waited for (bounded), what it
   // made removed; what was left said here.
   if (const std::string md_left = remove_md(); !md_left.empty())
@@ -276,6 +278,26 @@ void SweepRunner::clean_up_on_signal(int sig) {
                                   : (": removing it failed: " + describe_errno(c.err)).c_str());
   }
   std::fflush(stderr);
+}
+
+// What the stall watch needs of the run (sweep/stall.hpp): rank 0 marks the run aborted and
+// removes its own data files (not a shared one, which stalled ranks may be writing).
+StallHooks SweepRunner::stall_hooks() {
+  std::string mine;
+  for (const auto& files : file_sets_)
+    mine += (mine.empty() ? "" : ", ") + files->path(place_.self.position);
+  return {.mark_aborted = [this](const std::string& m) { return writers_.abort_from_signal(m); },
+          .remove_own =
+              [this] {
+                bool gone = true;
+                for (auto& files : file_sets_)
+                  if (!cfg_.work.keep && !files->shared()) gone = files->remove_own() == 0 && gone;
+                return gone;
+              },
+          .output = cfg_.report.output,
+          .run_id = run_id_,
+          .files_note = mine,
+          .progress = progress_.get()};
 }
 
 void SweepRunner::watch_signals() {
@@ -324,7 +346,9 @@ int SweepRunner::run_steps() {
 
 // After the last point: the run's files removed, every rank's usage stored, the run complete.
 int SweepRunner::finish() {
+  stall_->detach_progress();
   progress_.reset();
+  const PulseStep step(stall_->pulse(), "unlink", "removing the run's files");
   for (auto& files : file_sets_)
     if (!cfg_.work.keep) files->remove_own();
   // What the run left of its metadata folders (what it did not make) fails the run, named.
@@ -359,11 +383,13 @@ int SweepRunner::run() {
   counters_ = std::make_unique<NodeCounters>(run_work_, place_);
   liveness_ = std::make_unique<RankLiveness>(place_, rank0_);
   room_ = std::make_unique<Room>(MPI_COMM_WORLD);
+  stall_ = std::make_unique<StallWatch>(cfg_.work, mpi_, who());
   make_writers();
   watch_signals();
   if (!start_writers()) return fail();
   progress_ = std::make_unique<Progress>(rank0_ && !cfg_.report.quiet, stderr);
   progress_->begin_run(plan_.bytes_of_rank0());
+  stall_->start(stall_hooks());
   if (const int status = run_steps(); status != 0) return status;
   return finish();
 }

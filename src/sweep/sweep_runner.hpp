@@ -26,6 +26,7 @@
 #include "sweep/progress.hpp"
 #include "sweep/recorder.hpp"
 #include "sweep/signals.hpp"
+#include "sweep/stall.hpp"
 #include "sweep/usage.hpp"
 
 namespace iosweep {
@@ -60,6 +61,7 @@ class SweepRunner {
   void make_writers();
   bool start_writers();
   void watch_signals();
+  StallHooks stall_hooks();
   void clean_up_on_signal(int sig);
   int run_steps();
   int run_step(Step& step);
@@ -87,6 +89,7 @@ class SweepRunner {
   Step* current_ = nullptr;  // the step running (rank 0's recorder names its files)
   WriterList writers_;       // rank 0: complete before the signal watcher starts
   std::unique_ptr<Progress> progress_;
+  std::unique_ptr<StallWatch> stall_;  // after the writers and progress: ends before them
   std::unique_ptr<SignalWatcher> watcher_;
   std::unique_ptr<NodeCounters> counters_;   // device, wire and client counters per node
   std::unique_ptr<PointRecorder> recorder_;  // rank 0

@@ -94,19 +94,24 @@ class BedView:
         out = self.node(node, "fincore", "--bytes", "--noheadings", "--output", "RES", path)
         return int(out.stdout.split()[0])
 
-    def mpirun(self, n, args, timeout=240, popen=False):
+    def mpirun(self, n, args, timeout=240, popen=False, stderr=None, env=None):
+        """Runs mpirun on the bed; popen=True returns the Popen (stderr to the open file
+        `stderr` when given, for a test that reads it while the run goes on); `env` adds to the
+        test launch environment."""
         cmd = [DFS_BED, "--name", self.info["name"], "exec", "--", "mpirun", "-np", str(n)]
         cmd += ["--hostfile", self.hostfile, "--map-by", "node", BIN] + [str(a) for a in args]
         if popen:
             return subprocess.Popen(
                 cmd,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
+                stderr=stderr or subprocess.PIPE,
                 text=True,
-                env=mpi_env(),
+                env=mpi_env(env),
                 start_new_session=True,
             )
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=mpi_env())
+        return subprocess.run(
+            cmd, capture_output=True, text=True, timeout=timeout, env=mpi_env(env)
+        )
 
 
 @pytest.fixture(scope="session")
@@ -511,6 +516,77 @@ def test_cache_drop_and_keep(bed, voldir, tmp_path, cache):
         assert re.search(r"seq-read .*cached 100%; wire [0-5]%", p.stdout), p.stdout
 
 
+# --------------------------------------------------------- the collectives after every phase
+
+
+def test_many_metadata_points_on_two_nodes_never_hang_in_the_gather(bed, voldir, tmp_path):
+    """After every phase the active ranks gather to rank 0 (gather.cpp: MPI_Reduce of the time
+    series' histograms among it) and meet in the point's gate (mpi/waiting.cpp), where a node's
+    ranks other than its leader sleep on a futex. Open MPI's TCP transport sends what a returned
+    collective left in its queue only when the process next enters MPI: on the code before the
+    fix, node1's ranks waited in MPI_Reduce inside gather_series while node2's waited in
+    Gate::max for ever (issue 34) in 5 of 7 runs of this very command, and one opal_progress()
+    called through gdb on node2's sleeping rank released a hung run. A sleeping rank now enters
+    MPI at once and then at growing intervals. 24 points of the six metadata phases, 4 ranks
+    over both nodes (about 45 s); a hang is the failure, bounded by the test's own timeout."""
+    out = tmp_path / "r.h5"
+    reps = 4
+    args = ["run", "--dir", voldir, "--ranks", 4, "--repetitions", reps, "--quiet", "--output", out]
+    args += ["--phases", "md-mkdir,md-create,md-stat,md-read,md-remove,md-rmdir"]
+    args += ["--md-items", 256, "--md-depth", 2, "--md-branch", 4]
+    p = bed.mpirun(4, args, popen=True)
+    try:
+        stdout, stderr = p.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        stdout, stderr = p.communicate()
+        raise AssertionError(
+            f"the run hung (killed after 300 s):\n{stdout[-3000:]}\n{stderr[-2000:]}"
+        )
+    assert p.returncode == 0, stdout + stderr
+    attrs, s, ranks, rank_map, hosts, status, phases = summary(out)
+    assert status == "complete"
+    assert len(s) == 6 * reps and sorted(set(s["repetition"])) == list(range(reps))
+    assert all(s["ranks"] == 4) and all(s["nodes"] == 2)
+    left = bed.py("node1", "import os, sys; print(os.listdir(sys.argv[1]))", voldir)
+    assert left.strip() == "[]", left
+    # The same rows measure GlusterFS's costs again (model/md_costs.cpp): with the caches
+    # dropped, stat-prefetch off and lookups of the other node's items, every operation reached
+    # a brick, so none may cost less than the reference a row is judged by, and none is marked.
+    for row in s:
+        assert row["md_server_bytes_per_op"] > 128, row["phase"]  # GlusterFS's own, not the floor
+        assert row["md_wire_bytes_per_op"] >= row["md_server_bytes_per_op"], row
+        assert row["md_cached_fraction"] == 0
+        assert "cached" not in hdf5.text(row["notes"]) and "unflushed" not in hdf5.text(
+            row["notes"]
+        )
+
+
+def test_a_metadata_read_served_in_part_by_the_nodes_cache_says_partly_cached(
+    bed, voldir, tmp_path
+):
+    """3 ranks, two on node1: no read shift puts every md-read on another node, so node1 reads
+    one rank's items from its own page cache (--cache keep) and the other's from the bricks. Its
+    wire bytes per read lie between nothing and what a 4 KiB read needs from a server, and the
+    row says `partly cached N%` with N from its own fields, where it used to say nothing."""
+    out = tmp_path / "r.h5"
+    args = ["run", "--dir", voldir, "--ranks", 3, "--phases", "md-create,md-read", "--md-items"]
+    args += [256, "--md-write-bytes", "4KiB", "--md-read-bytes", "4KiB", "--cache", "keep"]
+    p = bed.mpirun(3, args + ["--quiet", "--output", out])
+    assert p.returncode == 0, p.stdout + p.stderr
+    attrs, s, ranks, rank_map, hosts, status, phases = summary(out)
+    (read,) = rows_of(s, phases, "md_read")
+    f = read["md_cached_fraction"]
+    assert read["md_server_bytes_per_op"] > 4096  # the reply alone carries the 4 KiB
+    assert 0.05 <= f < 0.95, (read["md_wire_bytes_per_op"], read["md_server_bytes_per_op"])
+    assert f == pytest.approx(1 - read["md_wire_bytes_per_op"] / read["md_server_bytes_per_op"])
+    said = (
+        f"partly cached {min(int(100 * f + 0.5), 94)}% of {read['md_server_bytes_per_op']:.0f} B/op"
+    )
+    assert said in hdf5.text(read["notes"]), hdf5.text(read["notes"])
+    assert said in p.stdout
+
+
 # ------------------------------------------------------------------- a brick killed mid-phase
 
 
@@ -593,6 +669,137 @@ def test_a_brick_killed_mid_phase_is_an_io_error_naming_rank_host_file_offset(
         assert hosts[[row["node"] for row in rm if row["rank"] == rank][0]] == host
         s1 = g1["summary"][()]
         assert list(s1["ranks"]) == [1] and s1["bytes"][0] == 64 * MiB  # the earlier point
+
+
+# --------------------------------------------------------------- a client that stops answering
+
+STALLED = re.compile(
+    r"rank (\d) \(host (node\d)\): write of (\S+) at offset (\d+) has not completed after "
+    r"([\d.]+) s \(--stall-limit (\S+)\)"
+)
+
+
+def client_writing(bed, p, voldir, node):
+    """Waits until the ranks of `node` are inside the seq-write's window (their files growing
+    on the bricks); the client pid of that node."""
+    sub = os.path.basename(voldir)
+
+    def growing():
+        if p.poll() is not None:
+            raise AssertionError("iosweep ended before the client was stopped")
+        sizes = []
+        for b in bed.info["bricks"]:
+            d = f"/proc/{b['pid']}/root{b['path']}/{sub}"
+            for name in os.listdir(d) if os.path.isdir(d) else []:
+                if name.startswith("iosweep.") and name[-1] in "13":  # node2's positions
+                    sizes.append(os.stat(f"{d}/{name}").st_size)
+        return len(sizes) == 2 and min(sizes) >= 4 * MiB
+
+    wait_for(growing, timeout=180, what="node2's ranks writing")
+    return bed.info["nodes"][node]["client_pid"]
+
+
+def test_a_stopped_client_is_a_stall_naming_rank_host_file_offset(bed, voldir, tmp_path):
+    """node2's GlusterFS client stopped (SIGSTOP) while its ranks write: their writes never
+    return. Each stalled rank's own watch names its rank, host, file and offset after the limit;
+    rank 0 hears it through the side channel, marks the run aborted with those lines and ends
+    the job: exit status 3, bounded, while the client is still stopped. The stalled ranks' files
+    stay; node1's ranks remove theirs. SIGCONT in any case."""
+    out = tmp_path / "r.h5"
+    args = ["run", "--dir", voldir, "--file-size", "64MiB", "--seq-record", "64KiB", "--ranks", 4]
+    args += ["--phases", "seq-write", "--stall-limit", "3s", "--quiet", "--output", out]
+    # mpirun's own grace between SIGTERM and SIGKILL (the tests' default is none), in which the
+    # ranks it stops remove their files.
+    p = bed.mpirun(4, args, popen=True, env={"OMPI_MCA_odls_base_sigkill_timeout": "1"})
+    pid = None
+    try:
+        pid = client_writing(bed, p, voldir, "node2")
+        os.kill(pid, signal.SIGSTOP)
+        t0 = time.monotonic()
+        _, err = p.communicate(timeout=120)
+        ended_s = time.monotonic() - t0
+    finally:
+        if pid:
+            os.kill(pid, signal.SIGCONT)
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+    print(f"stall: the job ended {ended_s:.1f} s after the client stopped", file=sys.stderr)
+    assert p.returncode == 3, err
+    assert ended_s < 60, err
+    stalled = {}
+    for rank, host, file, offset, after, limit in STALLED.findall(err):
+        assert host == "node2" and limit == "3s", err
+        assert 3.0 <= float(after) < 10, err
+        assert os.path.dirname(file) == voldir and file.endswith("." + rank), file
+        assert 0 < int(offset) < 64 * MiB
+        stalled[int(rank)] = os.path.basename(file)
+    assert set(stalled) == {1, 3}, err
+    assert "marked aborted in" in err and "rank 0's own files were removed" in err, err
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        assert names.status_of(g) == "aborted"
+        message = hdf5.text(g.attrs["status_message"])
+    assert message.startswith("stalled storage: rank "), message
+    assert all(
+        f"rank {r} (host node2): write of {voldir}/{n}" in message for r, n in stalled.items()
+    )
+    # The stalled ranks' files stay; node1's (positions 0 and 2) are gone once the job ended.
+    left = bed.py(
+        "node1", "import os, sys; print(' '.join(sorted(os.listdir(sys.argv[1]))))", voldir
+    )
+    assert left.split() == sorted(stalled.values()), left
+
+
+def test_with_stall_wait_the_run_waits_and_the_row_says_how_long(bed, voldir, tmp_path):
+    """--stall-wait: the stall is said on the stalled ranks' stderr and on rank 0's progress
+    line (which goes on while rank 0 waits for the others), the run waits for the client and
+    completes, and the row records the stall's length (stall_s, ranks' stall_s, the notes)."""
+    out = tmp_path / "r.h5"
+    log = tmp_path / "stderr"
+    args = ["run", "--dir", voldir, "--file-size", "64MiB", "--seq-record", "64KiB", "--ranks", 4]
+    args += ["--phases", "seq-write", "--stall-limit", "2s", "--stall-wait", "--output", out]
+    with open(log, "w") as fh:
+        p = bed.mpirun(4, args, popen=True, stderr=fh)
+    pid = None
+    try:
+        pid = client_writing(bed, p, voldir, "node2")
+        os.kill(pid, signal.SIGSTOP)
+        # The progress line (one a 5 s in a log) names a stalled rank of node2 while it lasts.
+        wait_for(
+            lambda: re.search(
+                r"waiting for the others.*stalled: rank [13] \(host node2\)", log.read_text()
+            ),
+            timeout=60,
+            what="the progress line naming the stall",
+        )
+        os.kill(pid, signal.SIGCONT)
+        pid = None
+        stdout, _ = p.communicate(timeout=180)
+    finally:
+        if pid:
+            os.kill(pid, signal.SIGCONT)
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+    err = log.read_text()
+    assert p.returncode == 0, err
+    assert re.search(
+        r"rank [13] \(host node2\): write of .* has not completed after [\d.]+ s "
+        r"\(--stall-limit 2s\); waiting for it \(--stall-wait\)",
+        err,
+    ), err
+    assert re.search(r"rank [13] \(host node2\): write of .* completed after [\d.]+ s", err), err
+    attrs, s, ranks, rank_map, hosts, status, phases = summary(out)
+    assert status == "complete" and attrs["stall_wait"] and attrs["stall_limit_s"] == 2
+    (row,) = s
+    node_of = {r["rank"]: hosts[r["node"]] for r in rank_map}
+    waited = {int(r["rank"]): float(r["stall_s"]) for r in ranks}
+    # At least the wait for the progress line (a few seconds), and at most the whole run.
+    assert all(waited[r] >= 2 for r in waited if node_of[r] == "node2"), waited
+    assert all(waited[r] == 0 for r in waited if node_of[r] == "node1"), waited
+    assert row["stall_s"] == max(waited.values())
+    assert f"stalled {row['stall_s']:.1f} s" in hdf5.text(row["notes"]), row["notes"]
 
 
 def restart_bricks(bed):

@@ -86,6 +86,9 @@ CASES = [
     ("stonewall-garbage", ["--stonewall", "soon"], "--stonewall"),
     ("rated-bw-garbage", ["--rated-bw", "fast"], "--rated-bw"),
     ("timeseries-bin-zero", ["--timeseries-bin", "0"], "--timeseries-bin"),
+    ("stall-limit-under-a-second", ["--stall-limit", "500ms"], "--stall-limit"),
+    ("stall-limit-garbage", ["--stall-limit", "never"], "--stall-limit"),
+    ("stall-wait-not-a-flag", ["--stall-wait=maybe"], "--stall-wait"),
     ("unknown-option", ["--bogus"], "--bogus"),
     ("dir-missing", ["--dir", "{tmp}/missing"], "--dir"),
     ("dir-is-a-file", ["--dir", "{tmp}/a-file"], "--dir"),
@@ -120,6 +123,7 @@ CASES = [
         "--iodepth",
     ),
     ("stonewall-beyond-the-clock", ["--stonewall", "2562048h"], "--stonewall"),
+    ("stall-limit-beyond-the-clock", ["--stall-limit", "2562048h"], "--stall-limit"),
     (
         "timeseries-bin-beyond-the-clock",
         ["--timeseries-bin", "99999999999999h"],

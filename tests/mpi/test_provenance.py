@@ -10,7 +10,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import latest_run, run_sweep
+from conftest import latest_run, run_ids, run_sweep
 from iosweep_tools.results.names import phases
 
 
@@ -312,3 +312,38 @@ def test_filter_count_and_its_control_read_through_the_same_buffers(loop_mount, 
     for rep in range(4):
         control, counted = ops[(rep, names["scan_only"])], ops[(rep, names["filter_count"])]
         assert control > 50 and control == counted, ops  # 64 MiB in requests of <= 1280 KiB
+
+
+def test_a_read_during_which_earlier_writes_were_flushed_says_so(loop_mount, tmp_path):
+    """With --cache keep nothing syncs before a read, so the writes of a phase before may be
+    flushed inside the read's window; its figure then shares the device with them. Here the
+    flush is certain: a kept run leaves its rand-write dirty, and the O_DIRECT reads of the next
+    run make the kernel write each dirty range back before reading it. The row says how much the
+    device wrote, where it used to say nothing of it."""
+    dev, work = loop_mount
+    out = tmp_path / "r.h5"
+    size = "32MiB"
+    run_sweep(
+        1, dir=work, file_size=size, phases="seq-write,rand-write", keep=True, output=out, check=0
+    )
+    s, names, attrs, _ = summary_of(out)
+    assert row(s, names, "rand_write")["unflushed_fraction"] > 0.5  # dirty when the run ended
+    with h5py.File(out, "r") as f:
+        kept = run_ids(f)[-1]
+    p = run_sweep(
+        1,
+        dir=work,
+        file_size=size,
+        phases="rand-read",
+        direct=True,
+        cache="keep",
+        reuse=kept,
+        output=out,
+        check=0,
+    )
+    s, names, attrs, _ = summary_of(out)
+    r = row(s, names, "rand_read")
+    assert r["device_write_bytes"] >= 0.05 * r["bytes"]
+    said = f"device wrote {r['device_write_bytes'] / (1 << 20):.1f} MiB"
+    assert said in r["notes"].decode(), r["notes"]
+    assert said in p.stdout

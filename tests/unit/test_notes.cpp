@@ -87,3 +87,27 @@ TEST(Notes, SeveralNotesInTheOrderTheConsoleShowsThem) {
   EXPECT_EQ(provenance_notes(row(0.97, kNaN, kNaN, kNaN)), "cached 97%; unverified");
   EXPECT_EQ(provenance_notes(row(kNaN, 0.5, 0.3, 0.2)), "unflushed 50%; device 30%; wire 20%");
 }
+
+// A read during whose window the storage wrote: earlier writes flushed (nothing syncs before a
+// read with --cache keep), or another writer. The row says how much, from 5% of its bytes on
+// the device, 10% on the wire (a read's requests carry a few percent themselves).
+TEST(Notes, AReadDuringWhichTheStorageWroteSaysHowMuch) {
+  SummaryRow s = on_disk(0.0, kNaN);
+  s.phase = kRandRead;
+  s.bytes = 64ull << 20;
+  s.device_write_bytes = 12.5 * (1 << 20);
+  s.wire_tx_bytes = kNaN;
+  EXPECT_EQ(provenance_notes(s), "device wrote 12.5 MiB");
+  s.device_write_bytes = 3.0 * (1 << 20);  // under 5%: the journal, atime
+  EXPECT_EQ(provenance_notes(s), "");
+  s.device_write_bytes = kNaN;
+  s.device_fraction = kNaN;
+  s.wire_fraction = 1.0;
+  s.wire_tx_bytes = 7.0 * (1 << 20);
+  EXPECT_EQ(provenance_notes(s), "wire sent 7.0 MiB");
+  s.wire_tx_bytes = 3.0 * (1 << 20);  // the read's own requests
+  EXPECT_EQ(provenance_notes(s), "");
+  s.phase = kRandWrite;  // a write's device writes are its own
+  s.wire_tx_bytes = 64.0 * (1 << 20);
+  EXPECT_EQ(provenance_notes(s), "");
+}

@@ -259,6 +259,9 @@ TEST(Reducer, MetadataRowsCountOperationsAndBytesPerOperation) {
   EXPECT_EQ(s.md_cache_drop, 1);
   EXPECT_DOUBLE_EQ(s.md_device_bytes_per_op, 100.0);
   EXPECT_DOUBLE_EQ(s.md_wire_bytes_per_op, 4.0);
+  // No client measured here: a server's share is the floor, 128 bytes.
+  EXPECT_DOUBLE_EQ(s.md_server_bytes_per_op, kMdWireMinBytesPerOp);
+  EXPECT_DOUBLE_EQ(s.md_cached_fraction, 1.0 - 4.0 / kMdWireMinBytesPerOp);
   EXPECT_TRUE(std::isnan(s.device_fraction));  // no byte fractions for a metadata row
   EXPECT_TRUE(std::isnan(s.wire_fraction));
   const auto nodes = reduce_point(in).nodes;
@@ -292,4 +295,80 @@ TEST(Notes, MetadataRowsSayWhereTheAnswersCameFrom) {
   c.md_wire_bytes_per_op = std::nan("");
   c.md_device_bytes_per_op = 0;  // the journal had not reached the device
   EXPECT_EQ(provenance_notes(c), "device 0 B/op (unflushed)");
+}
+
+// A metadata row is judged against what one operation needs when it reaches a server: the
+// client's measured cost (GlusterFS's, from the bed), else the floor, plus the item's bytes.
+TEST(Reducer, AMetadataRowAnsweredInPartByACacheSaysHowMuch) {
+  PointInput in;
+  in.ranks = 1;
+  in.nodes = 1;
+  in.metadata = in.lookup = true;
+  RankSample a = sample(0, 0, 0, 1.0);
+  a.ops = 1000;
+  in.samples = {a};
+  in.wire_measured = true;
+  WireRow w{};
+  w.counted = 1;
+  w.rx_bytes = 200000;
+  w.tx_bytes = 79000;  // 279 bytes per stat
+  in.wire = {w};
+  in.phase = kMdStat;
+  in.md_fs_type = "fuse.glusterfs";
+  SummaryRow s = reduce_point(in).summary;
+  EXPECT_DOUBLE_EQ(s.md_server_bytes_per_op, md_server_bytes("fuse.glusterfs", kMdStat));
+  EXPECT_GT(s.md_server_bytes_per_op, kMdWireMinBytesPerOp);
+  EXPECT_NEAR(s.md_cached_fraction, 1 - 279 / s.md_server_bytes_per_op, 1e-12);
+  char want[96];
+  std::snprintf(want, sizeof want, "kept; wire 279 B/op (partly cached %.0f%% of %.0f B/op)",
+                std::round(100 * s.md_cached_fraction), s.md_server_bytes_per_op);
+  EXPECT_EQ(provenance_notes(s), want);
+  // Before, anything from 128 bytes on was presented as served by the server.
+  EXPECT_GE(279, kMdWireMinBytesPerOp);
+  // An md-read of 4 KiB items on an unmeasured client that moved 2000 bytes a read: at least
+  // half of its reads never reached a server, whose reply alone carries the 4096 bytes.
+  in.phase = kMdRead;
+  in.md_fs_type = "fuse.ceph-fuse";
+  in.md_item_bytes = 4096;
+  w.rx_bytes = 1800000;
+  w.tx_bytes = 200000;
+  in.wire = {w};
+  s = reduce_point(in).summary;
+  EXPECT_DOUBLE_EQ(s.md_server_bytes_per_op, kMdWireMinBytesPerOp + 4096);
+  EXPECT_EQ(provenance_notes(s), "kept; wire 2000 B/op (partly cached 53% of 4224 B/op)");
+  // A change the client held back says unflushed; one every operation of which reached a
+  // server says nothing more.
+  in.phase = kMdRemove;
+  in.lookup = false;
+  in.md_fs_type = "fuse.glusterfs";
+  in.md_item_bytes = 0;
+  w.rx_bytes = 10000;
+  w.tx_bytes = 0;  // 10 bytes a remove
+  in.wire = {w};
+  EXPECT_EQ(provenance_notes(reduce_point(in).summary), "wire 10 B/op (unflushed)");
+  w.rx_bytes = 2'000'000;
+  in.wire = {w};
+  EXPECT_EQ(provenance_notes(reduce_point(in).summary), "wire 2000 B/op");
+}
+
+// The stall watch's longest outstanding operation of each rank: the row's is the largest, and
+// its note names the rank and how many stalled.
+TEST(Reducer, AStallIsTheLongestOperationAndTheRowSaysWhose) {
+  PointInput in;
+  in.ranks = 3;
+  RankSample a = sample(0, 0, 1 << 20, 1.0), b = sample(1, 0, 1 << 20, 70.0),
+             c = sample(2, 1, 1 << 20, 20.0);
+  b.stall_s = 61.25;
+  c.stall_s = 12.0;
+  in.samples = {a, b, c};
+  const PointResult r = reduce_point(in);
+  EXPECT_DOUBLE_EQ(r.summary.stall_s, 61.25);
+  ASSERT_EQ(r.ranks.size(), 3u);
+  EXPECT_DOUBLE_EQ(r.ranks[0].stall_s, 0.0);
+  EXPECT_DOUBLE_EQ(r.ranks[1].stall_s, 61.25);
+  EXPECT_NE(row_notes(r).find("stalled 61.2 s: one operation of rank 1 (2 ranks stalled)"),
+            std::string::npos)
+      << row_notes(r);
+  in.samples = {a};
+  EXPECT_EQ(row_notes(reduce_point(in)).find("stalled"), std::string::npos);
 }
