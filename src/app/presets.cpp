@@ -18,12 +18,16 @@ std::vector<std::string> preset_dirs(const std::string& exe_dir) {
   return {exe_dir + "/../share/iosweep/modes", exe_dir + "/../modes"};
 }
 
+bool names_a_path(const std::string& arg) {
+  return arg.find('/') != std::string::npos || arg.ends_with(".toml") || arg == "." ||
+         arg == "..";
+}
+
 std::string find_preset(const std::string& arg, const std::vector<std::string>& dirs) {
   if (arg.empty()) throw UsageError("--config: empty file name");
+  if (names_a_path(arg)) return arg;
+  const std::string file = arg + ".toml";
   struct stat st {};
-  const bool is_name = arg.find('/') == std::string::npos && arg != "." && arg != "..";
-  if (!is_name || ::lstat(arg.c_str(), &st) == 0) return arg;
-  const std::string file = arg.ends_with(".toml") ? arg : arg + ".toml";
   std::string looked;
   for (const auto& dir : dirs) {
     std::string candidate = dir + "/" + file;
@@ -32,14 +36,22 @@ std::string find_preset(const std::string& arg, const std::vector<std::string>& 
     const auto shown = std::filesystem::canonical(dir, ec);  // only folders that exist
     if (!ec) looked += (looked.empty() ? "" : ", ") + printable(shown.string());
   }
-  throw UsageError("--config: '" + printable(arg) + "' is neither a file nor a preset name (" +
+  // A file of that name in the working folder is never read for a bare name: say how to.
+  const std::string here = ::lstat(arg.c_str(), &st) == 0
+                               ? "; a file '" + printable(arg) +
+                                     "' in the working folder is read only as a path: ./" +
+                                     printable(arg)
+                               : std::string();
+  throw UsageError("--config: '" + printable(arg) + "' is not a preset name (" +
                    (looked.empty() ? std::string("no preset folder beside this binary")
                                    : "no " + printable(file) + " in " + looked) +
-                   ")");
+                   ")" + here);
 }
 
-std::vector<TomlItem> read_preset(const std::string& arg) {
-  const std::string path = find_preset(arg, preset_dirs(self_exe_dir()));
+Preset read_preset(const std::string& arg) {
+  Preset preset;
+  preset.path = find_preset(arg, preset_dirs(self_exe_dir()));
+  const std::string& path = preset.path;
   const std::string shown = "--config: '" + printable(path) + "'";
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw UsageError(shown + " does not exist");
@@ -55,9 +67,13 @@ std::vector<TomlItem> read_preset(const std::string& arg) {
   s.resize(static_cast<std::size_t>(in.gcount()));
   if (s.size() > kPresetMaxBytes) throw UsageError(shown + " holds more than 1 MiB");
   if (std::string_view(s).starts_with("\xEF\xBB\xBF")) s.erase(0, 3);
-  std::vector<TomlItem> items;
-  if (auto why = parse_toml(s, items); !why.empty()) throw UsageError(shown + ": " + why);
-  return items;
+  if (auto why = parse_toml(s, preset.items); !why.empty()) throw UsageError(shown + ": " + why);
+  if (!names_a_path(arg)) {  // the banner and --dry-run say which file a name found
+    std::error_code ec;
+    const auto full = std::filesystem::canonical(path, ec);
+    if (!ec) preset.path = full.string();
+  }
+  return preset;
 }
 
 }  // namespace iosweep
