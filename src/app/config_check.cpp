@@ -306,7 +306,8 @@ std::string validate_run(Config& cfg, const MpiSession& mpi, const LocalPlace& p
   std::string out_why;
   if (mpi.rank() == 0) {
     h5::quiet_errors();
-    if (auto why = h5::check_results_file(cfg.report.output); !why.empty())
+    if (auto why = h5::check_results_file(cfg.report.output, cfg.report.output_is_default);
+        !why.empty())
       out_why = "--output: " + why;
   }
   if (auto why = agree(out_why); !why.empty()) return why;

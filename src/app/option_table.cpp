@@ -345,7 +345,15 @@ const OptionRow kOptions[] = {
      .help = "Keep the files at the end, as IOzone -w (default: remove the files this run created)",
      .fallback = "false",
      .form = OptionForm::flag,
-     .set = [](V v, Config& c) { c.work.keep = v.flag(); },
+     .set =
+         [](V v, Config& c) {
+           c.work.keep = v.flag();
+           if (c.work.keep)
+             c.report.keep_from = v.source() == ValueSource::preset ? "keep = true in --config"
+                                  : v.source() == ValueSource::stored_run
+                                      ? "keep = true in the run --rerun repeats"
+                                      : "--keep";
+         },
      .record = [](const Config& c, R a) { a.flag("keep", c.work.keep); }},
     {.name = "engine",
      .metavar = "NAME",
@@ -415,8 +423,8 @@ const OptionRow kOptions[] = {
      .record = [](const Config& c, R a) { a.flag("sqpoll", c.io.sqpoll); },
      .help_from_tables = &sqpoll_help},
     {.name = "mpiio-hint",
-     .metavar = "KEY=VALUE",
-     .help = "MPI_Info hint key=value, repeatable",
+     .metavar = "KEY=VALUE[,...]",
+     .help = "MPI_Info hints, key=value[,key=value...]",
      .form = OptionForm::list,
      .set = [](V v, Config& c) { c.io.mpiio_hints = hints_of(v); },
      .record =
@@ -555,9 +563,14 @@ const OptionRow kOptions[] = {
      .record = [](const Config& c, R a) { a.text("reuse_run", c.work.reuse_run); }},
     {.name = "output",
      .metavar = "FILE",
-     .help = "HDF5 results file; the run is appended",
+     .help = "HDF5 results file; the run is appended (the default's folder, results/ in the "
+             "working folder, is made when missing)",
      .fallback = "results/iosweep.h5",
-     .set = [](V v, Config& c) { c.report.output = v.text(); }},
+     .set =
+         [](V v, Config& c) {
+           c.report.output = v.text();
+           c.report.output_is_default = v.source() == ValueSource::fallback;
+         }},
     {.name = "label",
      .metavar = "TEXT",
      .help = "Free text stored with the run",

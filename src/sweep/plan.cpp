@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <filesystem>
 #include <random>
 #include <utility>
 
@@ -15,6 +16,7 @@
 #include "model/limits.hpp"
 #include "model/md_plan.hpp"
 #include "model/phase_desc.hpp"
+#include "os/file_ops.hpp"
 
 namespace iosweep {
 
@@ -216,7 +218,13 @@ void print_plan(std::FILE* out, const Config& cfg, const std::vector<SweepPoint>
     std::fprintf(out,
                  "  streams: ranks x depth; random phases keep depth requests in flight, "
                  "sequential phases stream depth regions of each file side by side\n");
-  std::fprintf(out, "  results: appended to %s\n", cfg.report.output.c_str());
+  if (!cfg.preset_file.empty())
+    std::fprintf(out, "  preset: %s\n", printable(cfg.preset_file).c_str());
+  const std::string results = fsops::absolute_path(cfg.report.output);
+  const bool made = cfg.report.output_is_default &&
+                    !fsops::exists(std::filesystem::path(results).parent_path().string());
+  std::fprintf(out, "  results: appended to %s%s\n", printable(results).c_str(),
+               made ? " (--output's default: the run makes its folder)" : "");
   if (data_phases(w) > 0) print_data_plan(out, cfg, points, topo);
   print_md_plan(out, cfg, points);
 }
