@@ -424,7 +424,8 @@ const OptionRow kOptions[] = {
      .help_from_tables = &sqpoll_help},
     {.name = "mpiio-hint",
      .metavar = "KEY=VALUE[,...]",
-     .help = "MPI_Info hints, key=value[,key=value...]",
+     .help = "MPI_Info hints, key=value[,key=value...] (a comma not followed by a key= stays "
+             "in its value, as in cb_config_list=n1:1,n2:1)",
      .form = OptionForm::list,
      .set = [](V v, Config& c) { c.io.mpiio_hints = hints_of(v); },
      .record =

@@ -198,3 +198,17 @@ TEST(Cli, AnOptionGivenTwiceTakesItsLastValue) {
   const auto help = parse({"--help"});
   EXPECT_NE(help.text.find(kGivenTwice), std::string::npos);
 }
+
+// --mpiio-hint takes its hints as one list (given twice, the last list wins); a comma inside a
+// value (ROMIO's cb_config_list) stays in it, and a key named twice is refused.
+TEST(Cli, HintsAreOneListWhoseValuesMayHoldCommas) {
+  auto r = parse({"run", "--dir", "/a", "--engine", "mpiio", "--mpiio-hint",
+                  "romio_cb_write=enable,cb_config_list=n1:1,n2:1"});
+  ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
+  using Hints = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(r.cfg.io.mpiio_hints,
+            (Hints{{"romio_cb_write", "enable"}, {"cb_config_list", "n1:1,n2:1"}}));
+  r = parse({"run", "--dir", "/a", "--engine", "mpiio", "--mpiio-hint", "a=1,a=2"});
+  EXPECT_EQ(r.action, CliResult::Action::usage_error);
+  EXPECT_EQ(r.text, "--mpiio-hint: the hint a is given twice");
+}
