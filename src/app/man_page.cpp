@@ -81,8 +81,9 @@ std::string render_man_page(const CLI::App& app) {
       << roff_text(app.get_footer()) << '\n'
       << ".SH EXIT STATUS\n"
       << "0: the run completed. 1: it failed (an I/O error names rank, host, file, offset and "
-         "errno). 2: bad input, refused in one line before anything is created. 130, 143: "
-         "stopped by SIGINT or SIGTERM, the run marked aborted and its files removed.\n"
+         "errno). 2: bad input, refused in one line before anything is created. 130, 143, 138: "
+         "stopped by SIGINT, SIGTERM or SIGUSR1, the run marked aborted and its files removed "
+         "(SIGUSR1 is the stop mpirun and srun pass on to every rank at once).\n"
       << ".SH FILES\n"
       << ".TP\n.I PREFIX/share/iosweep/modes\nthe presets \\-\\-config finds by name\n"
       << ".TP\n.I PREFIX/share/iosweep/slurm/iosweep.sbatch\nthe Slurm batch script\n"

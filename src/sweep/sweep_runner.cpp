@@ -290,6 +290,7 @@ void SweepRunner::watch_signals() {
     const char* name = sig == SIGINT    ? "SIGINT"
                        : sig == SIGTERM ? "SIGTERM"
                        : sig == SIGPIPE ? "SIGPIPE (the standard output was closed)"
+                       : sig == SIGUSR1 ? "SIGUSR1 (a stop on request)"
                                         : "SIGHUP";
     if (rank0_) {
       // A rank that died first (killed, its node lost) makes the launcher stop the others with

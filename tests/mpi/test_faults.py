@@ -266,11 +266,19 @@ def earlier_run(workdir, out):
     )
 
 
-@pytest.mark.parametrize("sig,name", [(signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM")])
-def test_signal_to_mpirun_marks_the_run_aborted_and_removes_its_files(diskdir, tmp_path, sig, name):
+# (signal sent to mpirun, the signal its ranks get, mpirun's odls_base_sigkill_timeout): mpirun
+# hands SIGTERM to its ranks for SIGINT and SIGTERM (after the timeout), and forwards SIGUSR1 at
+# once, the clean stop README's "Stopping a large run cleanly" gives.
+@pytest.mark.parametrize(
+    "sig,name,grace_s",
+    [(signal.SIGINT, "SIGTERM", 5), (signal.SIGTERM, "SIGTERM", 5), (signal.SIGUSR1, "SIGUSR1", 1)],
+)
+def test_signal_to_mpirun_marks_the_run_aborted_and_removes_its_files(
+    diskdir, tmp_path, sig, name, grace_s
+):
     out = tmp_path / "r.h5"
     earlier_run(diskdir, out)
-    p = start(long_run_args(diskdir, out), env={"OMPI_MCA_odls_base_sigkill_timeout": "5"})
+    p = start(long_run_args(diskdir, out), env={"OMPI_MCA_odls_base_sigkill_timeout": str(grace_s)})
     wait_for(
         lambda: in_timed_phase(diskdir, 2) and len(rank_pids(diskdir)) == 2, what="the timed phase"
     )
@@ -280,7 +288,7 @@ def test_signal_to_mpirun_marks_the_run_aborted_and_removes_its_files(diskdir, t
     assert time.monotonic() - t0 < 30
     # Open MPI 4.1's mpirun exits 1 whenever it is interrupted, whatever its ranks return.
     assert p.returncode != 0
-    assert "interrupted by SIGTERM" in err  # mpirun hands SIGTERM to its ranks for both signals
+    assert f"interrupted by {name}" in err
     assert os.listdir(diskdir) == []
     with h5py.File(out, "r") as f:
         ids = run_ids(f)
@@ -291,7 +299,9 @@ def test_signal_to_mpirun_marks_the_run_aborted_and_removes_its_files(diskdir, t
         assert f["run_index"][-1]["status"] == 2
 
 
-@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(
+    "sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGUSR1, 138)]
+)
 def test_signal_to_iosweep_itself_exits_128_plus_signal(diskdir, tmp_path, sig, code):
     out = tmp_path / "r.h5"
     args = long_run_args(diskdir, out)
