@@ -1,6 +1,7 @@
 // The command line (CLI11): `iosweep run [options]`, `iosweep show RESULTS [RUN_ID]`,
 // `iosweep --version`, `iosweep --help` (and `iosweep help-man`, below). Every rank parses the
-// same argv the same way; only rank 0 prints. A stored run (show, --rerun) is read through `load` (app/rerun.hpp).
+// same argv the same way; only rank 0 prints. A stored run (show, --rerun) is read through `load`
+// (app/rerun.hpp).
 #pragma once
 
 #include <string>

@@ -15,7 +15,7 @@ void options_section(std::ostringstream& out, const CLI::App& app) {
   for (const CLI::Option* o : app.get_options()) {
     const std::string name = o->get_name();
     if (name.empty() || !o->nonpositional()) continue;  // hidden, or a command's argument
-    std::string names = o->get_name(false, true);  // "-h,--help", written "-h, --help"
+    std::string names = o->get_name(false, true);       // "-h,--help", written "-h, --help"
     for (auto at = names.find(','); at != std::string::npos; at = names.find(',', at + 2))
       names.replace(at, 1, ", ");
     out << ".TP\n\\fB" << roff_text(names) << "\\fR";

@@ -19,8 +19,7 @@ std::vector<std::string> preset_dirs(const std::string& exe_dir) {
 }
 
 bool names_a_path(const std::string& arg) {
-  return arg.find('/') != std::string::npos || arg.ends_with(".toml") || arg == "." ||
-         arg == "..";
+  return arg.find('/') != std::string::npos || arg.ends_with(".toml") || arg == "." || arg == "..";
 }
 
 std::string find_preset(const std::string& arg, const std::vector<std::string>& dirs) {

@@ -311,9 +311,8 @@ void ConsoleWriter::print_left() {
   std::string dirs;
   for (const auto& d : w.dirs)
     dirs += (dirs.empty() ? "" : ", ") + printable(fsops::absolute_path(d));
-  const std::string files =
-      "iosweep." + (w.reuse_run.empty() ? ctx_.run_id : w.reuse_run) + "." +
-      (w.shared() ? "shared" : "<position>");
+  const std::string files = "iosweep." + (w.reuse_run.empty() ? ctx_.run_id : w.reuse_run) + "." +
+                            (w.shared() ? "shared" : "<position>");
   const char* nodes = ctx_.topology.hosts.size() > 1 ? " on every node" : "";
   if (!w.reuse_run.empty()) {
     std::fprintf(out_, "kept: the files of run %s it reused (--reuse), %s in %s%s\n",

@@ -6,9 +6,10 @@
 // forwards it to every rank (ess_base_forward_signals), where SIGTERM only starts its own kill
 // sequence (SIGTERM to the ranks odls_base_sigkill_timeout seconds later); srun forwards it to
 // its tasks, where it meets SIGTERM with SIGKILL; and sbatch --signal=B:USR1@SECONDS sends it
-// before a job's time limit. Nothing of this runs in a signal handler, so it may take locks and call HDF5. A
-// write to a closed pipe raises SIGPIPE in the writing thread, where it stays blocked (the write
-// fails with EPIPE): whoever sees that sends the process a SIGPIPE of its own, for the watcher.
+// before a job's time limit. Nothing of this runs in a signal handler, so it may take locks and
+// call HDF5. A write to a closed pipe raises SIGPIPE in the writing thread, where it stays blocked
+// (the write fails with EPIPE): whoever sees that sends the process a SIGPIPE of its own, for the
+// watcher.
 #pragma once
 
 #include <atomic>
