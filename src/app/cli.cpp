@@ -41,27 +41,42 @@ void configure(const std::vector<CLI::Option*>& declared, int argc, char** argv,
   const GivenOptions cli = given_on_command_line(declared);
   GivenOptions from_preset{ValueSource::preset, {}};
   from_preset.by_row.resize(cli.by_row.size());
+  std::vector<PresetSteps::Step> steps;
   std::string preset_file;
+  std::string steps_whose;
   if (preset_opt.count() > 0) {
-    Preset p = read_preset(preset);
-    from_preset =
-        given_in_toml(p.items, ValueSource::preset, "--config: '" + printable(preset) + "'");
-    preset_file = std::move(p.path);
+    const PresetText text = read_preset(preset);
+    PresetSteps split = split_steps(text.items, text.headers, text.whose);
+    from_preset = given_in_toml(split.top, ValueSource::preset, text.whose);
+    steps = std::move(split.steps);
+    steps_whose = text.whose;
+    preset_file = text.path;
   }
-  StoredRun stored{{}, {ValueSource::stored_run, {}}};
+  StoredRun stored{{}, {ValueSource::stored_run, {}}, {}};
   stored.given.by_row.resize(cli.by_row.size());
   if (rerun_opt.count() > 0) stored = load_rerun(rerun_arg, load);
+  // A preset's steps replace a stored run's; without either the run is one shape.
+  if (steps.empty() && !stored.steps.empty()) {
+    steps = stored.steps;
+    steps_whose = "--rerun: the configuration of run " + stored.source.run_id;
+  }
   const OptionValues values = resolve_options({&cli, &from_preset, &stored.given});
   res.rerun = stored.source;
   res.rerun.sweep_stored = setting_from(values, "points", {ValueSource::stored_run});
   res.rerun.sweep_given =
       setting_from(values, "points", {ValueSource::command_line, ValueSource::preset});
-  res.cfg = build_config(values);
-  res.cfg.rerun_of = res.rerun.run_id;
-  res.cfg.preset_file = std::move(preset_file);
-  res.cfg.config_toml = options_toml(values);
-  for (int i = 0; i < argc; ++i)
-    res.cfg.argv.emplace_back(argv[i]);
+  res.steps =
+      build_steps(cli, {&from_preset, &stored.given}, steps, ValueSource::step, steps_whose);
+  const std::string recorded =
+      steps.empty() ? options_toml(values) : stepped_toml(options_toml(values), steps);
+  for (StepInput& step : res.steps) {
+    step.cfg.rerun_of = res.rerun.run_id;
+    step.cfg.preset_file = preset_file;
+    step.cfg.config_toml = recorded;
+    for (int i = 0; i < argc; ++i)
+      step.cfg.argv.emplace_back(argv[i]);
+  }
+  res.cfg = res.steps.front().cfg;
 }
 
 CliResult print(std::string text) {

@@ -16,6 +16,9 @@ struct CliResult {
   Config cfg;
   std::string text;   // help or version text (print), or the one-line error (usage_error)
   RerunSource rerun;  // --rerun: the run repeated
+  // The run's steps (one unnamed step for a run of one shape), each with its configuration;
+  // `cfg` is the first's (every option of the whole run is the same in all).
+  std::vector<StepInput> steps;
 };
 
 CliResult parse_cli(int argc, char** argv, const RunLoader& load = load_run_here);

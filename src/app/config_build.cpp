@@ -144,8 +144,15 @@ void settle_derived(Config& c) {
   // --scan-record auto: a record still in L2 when it is counted; with --direct the data
   // arrives by DMA, not through any cache, and only the request size matters to the device, so
   // the scan reads in --seq-record units as seq-read does.
-  if (c.work.scan_record == 0)
-    c.work.scan_record = c.io.direct ? c.work.seq_record : kCachedScanRecordBytes;
+  // A file or strided block that 1 MiB does not divide (one of 47008-byte records, IOR's
+  // ior-hard) is scanned in --seq-record records, which do.
+  if (c.work.scan_record == 0) {
+    const Workload& w = c.work;
+    const bool strided = w.shared() && w.shared_pattern == SharedPattern::strided;
+    const std::uint64_t cached = kCachedScanRecordBytes;
+    const bool fits = w.file_size % cached == 0 && (!strided || w.seq_record % cached == 0);
+    c.work.scan_record = c.io.direct || !fits ? w.seq_record : cached;
+  }
   // Neither --md-items nor --md-items-total: the default number of items per rank.
   if (c.work.md.items == 0 && c.work.md.items_total == 0) c.work.md.items = kDefaultMdItems;
 }

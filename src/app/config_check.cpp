@@ -1,40 +1,26 @@
 // Pre-run validation (see config_check.hpp).
 #include "app/config_check.hpp"
 
-#include <sys/stat.h>
-#include <sys/statvfs.h>
-
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <map>
 
 #include "core/aligned_buffer.hpp"
-#include "core/pattern.hpp"
-
 #include "core/errors.hpp"
+#include "core/pattern.hpp"
 #include "core/units.hpp"
 #include "engines/engine_table.hpp"
 #include "model/limits.hpp"
-#include "model/md_plan.hpp"
 #include "mpi/messages.hpp"
 #include "os/file_ops.hpp"
+#include "os/process.hpp"
 #include "os/wire.hpp"
 #include "output/hdf5_file.hpp"
 #include "phases/phase.hpp"
 #include "phases/phase_table.hpp"
-#include "sweep/plan.hpp"
 
 namespace iosweep {
 namespace {
-
-// /proc/meminfo's MemAvailable in bytes; 0 when unknown.
-std::uint64_t mem_available_bytes() {
-  std::ifstream in("/proc/meminfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.starts_with("MemAvailable:")) return std::stoull(line.substr(13)) * 1024;
-  return 0;
-}
 
 // Before a run that reads another run's kept files: each must be that run's regular file, of
 // --file-size, holding this seed's data (its first block checked). A shared file is checked
@@ -49,8 +35,8 @@ std::string reuse_check(const Workload& w, const std::string& dir, int position,
   };
   const std::string path = name(w.shared());
   const std::string q = "'" + printable(path) + "'";
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) {
+  const fsops::Entry at = fsops::entry_at(path);
+  if (at.kind == fsops::Entry::Kind::none) {
     if (fsops::exists(name(!w.shared())))
       return "--reuse: run " + printable(w.reuse_run) + " kept " +
              (w.shared() ? "one file per rank; drop --file-layout shared"
@@ -58,10 +44,10 @@ std::string reuse_check(const Workload& w, const std::string& dir, int position,
     return "--reuse: " + q + " does not exist (was run " + printable(w.reuse_run) +
            " kept with --keep?)";
   }
-  if (S_ISLNK(st.st_mode))
+  if (at.kind == fsops::Entry::Kind::link)
     return "--reuse: " + q + " is a symbolic link; iosweep never follows one";
-  if (!S_ISREG(st.st_mode)) return "--reuse: " + q + " is not a regular file";
-  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (at.kind != fsops::Entry::Kind::regular) return "--reuse: " + q + " is not a regular file";
+  const std::uint64_t size = at.bytes;
   const bool strided = w.shared() && w.shared_pattern == SharedPattern::strided;
   if (strided && min_k != max_k)
     return "--reuse: a strided shared file serves only the rank count that wrote it; give one "
@@ -76,10 +62,12 @@ std::string reuse_check(const Workload& w, const std::string& dir, int position,
                        : "--file-size is " + std::to_string(w.file_size)) +
            "; give the kept run's --file-size" + (w.shared() ? " and rank counts" : "");
   try {
-    AlignedBuffer head(kBlockBytes);
+    // The region's first contiguous bytes, at most a block (a strided block may be fewer).
+    const std::uint64_t contiguous = strided ? w.seq_record : w.file_size;
+    AlignedBuffer head(static_cast<std::size_t>(std::min<std::uint64_t>(kBlockBytes, contiguous)));
     fsops::read_head(path, head.span());
     const DataSpec spec{w.seed, w.filter_key, w.filter_every, w.file_size};
-    if (verify_blocks(spec, static_cast<std::uint64_t>(position), 0, head.span(), nullptr) != 0)
+    if (verify_bytes(spec, static_cast<std::uint64_t>(position), 0, head.span(), nullptr) != 0)
       return "--reuse: " + q +
              " does not hold this run's data (written with another --seed, --filter-key, "
              "--filter-every or --shared-pattern, or not by iosweep)";
@@ -94,17 +82,24 @@ std::string agree(const std::string& mine) {
   return agree_first(mine, MPI_COMM_WORLD);
 }
 
+// This rank's folder in a step (its index in the step's --dir).
+int folder_in(const StepPlan& step, const LocalPlace& place) {
+  const auto p = static_cast<std::size_t>(place.self.position);
+  return p < step.folder_of_position.size() ? step.folder_of_position[p] : 0;
+}
+
 // The folders this rank checks: every one on a node's lowest rank (so that each folder is
 // checked on every node, used or not), its own elsewhere. Each is named with the host.
-std::string folder_checks(Workload& w, bool direct, const LocalPlace& place,
-                          const std::string& host) {
+std::string folder_checks(StepPlan& step, const LocalPlace& place, const std::string& host) {
+  Workload& w = step.cfg.work;
   std::uint64_t align_max = kDefaultDirectAlignment;
+  const int mine = folder_in(step, place);
   for (std::size_t f = 0; f < w.dirs.size(); ++f) {
-    if (place.self.local_index != 0 && static_cast<int>(f) != place.self.folder) continue;
+    if (place.self.local_index != 0 && static_cast<int>(f) != mine) continue;
     const std::string& dir = w.dirs[f];
     if (auto why = fsops::check_writable_dir(dir); !why.empty())
       return "--dir: host " + host + ": " + why;
-    if (!direct) continue;
+    if (!step.cfg.io.direct) continue;
     std::uint64_t align = kDefaultDirectAlignment;
     if (auto why = fsops::probe_direct(dir, align); !why.empty())
       return "--direct: host " + host + ": " + why;
@@ -114,210 +109,186 @@ std::string folder_checks(Workload& w, bool direct, const LocalPlace& place,
   return {};
 }
 
-std::string local_checks(Config& cfg, const LocalPlace& place, const std::string& host, int min_k,
-                         int max_k, std::string& engine_detail) {
-  Workload& w = cfg.work;
-  if (auto why = folder_checks(w, cfg.io.direct, place, host); !why.empty()) return why;
-  for (auto id : w.phases) {
-    const PhaseRow& row = phase_row(id);
-    if (auto why = row.make(row.desc())->validate(w, cfg.io); !why.empty()) return why;
-  }
+std::string local_checks(StepPlan& step, const LocalPlace& place, const std::string& host,
+                         std::string& engine_detail) {
+  if (auto why = folder_checks(step, place, host); !why.empty()) return why;
+  const Config& cfg = step.cfg;
+  const Workload& w = cfg.work;
+  for (auto id : w.phases)
+    if (auto why = make_phase(id)->validate(w, cfg.io); !why.empty()) return why;
   if (auto why = probe_engine(cfg.io, engine_detail); !why.empty()) return why;
   if (!w.wire_off && !w.wire_interfaces.empty())
     if (auto why = check_wire(choose_wire(mount_of(w.dirs.front()), w.wire_interfaces));
         !why.empty())
       return "--wire-interface: host " + host + ": " + why;
   const int pos = place.self.position;
-  if (!w.reuse_run.empty() && pos < max_k) {
-    const int folder = w.shared() ? 0 : place.folder_of_position[static_cast<std::size_t>(pos)];
-    const std::string& dir = w.dirs[static_cast<std::size_t>(folder)];
-    if (auto why = reuse_check(w, dir, pos, min_k, max_k); !why.empty()) return why;
-  }
-  return {};
+  if (w.reuse_run.empty() || step.points.empty()) return {};
+  const int min_k = step.points.front().point.ranks, max_k = step.points.back().point.ranks;
+  if (pos >= max_k) return {};
+  const int folder = w.shared() ? 0 : folder_in(step, place);
+  return reuse_check(w, w.dirs[static_cast<std::size_t>(folder)], pos, min_k, max_k);
 }
 
-// A memory figure in binary units, as the sizes are given.
-std::string mib(std::uint64_t bytes) {
-  return format_size(bytes);
+// The phase of a plan that holds the most buffers per rank at a point, and how many.
+struct Largest {
+  const PhasePlan* phase = nullptr;
+  const PointPlan* point = nullptr;
+  const StepPlan* step = nullptr;
+  std::uint64_t per_rank = 0, need = 0;
+  int here = 0;
+};
+
+std::string memory_refusal(const Largest& l, std::uint64_t avail) {
+  const PhaseDesc& desc = phase_desc(l.phase->phase);
+  const std::string tail = " for the " + std::to_string(l.here) +
+                           " active rank(s) of this machine, but only " + format_size(avail) +
+                           " are available (MemAvailable); ";
+  if (desc.metadata())
+    return "--md-items: " + std::string(desc.name) + " at " + std::to_string(l.point->point.ranks) +
+           " rank(s) needs " + format_size(l.per_rank) + " per rank for its names and buffers, " +
+           format_size(l.need) + tail + "make fewer items";
+  const char* rec_opt = record_option(desc.record);
+  const bool by_streams = !l.step->cfg.sweep.streams.empty();
+  const unsigned depth = l.point->point.per_rank.depth;
+  const std::string opt = by_streams ? "--streams" : depth > 1 ? "--iodepth" : rec_opt;
+  return opt + ": " + std::string(desc.name) + " at depth " + std::to_string(depth) +
+         (by_streams ? " (" + std::to_string(l.point->point.streams()) + " streams)"
+                     : std::string()) +
+         " with " + format_size(l.phase->record_bytes) + " records (" + rec_opt + ") needs " +
+         format_size(l.per_rank) + " of I/O buffers per rank, " + format_size(l.need) + tail +
+         "lower " + (by_streams ? "the streams" : "--iodepth") + " or the record size";
 }
 
 // I/O buffers against the memory of each machine: at every point, the largest any phase holds
-// per rank at that point's depth, times the ranks of this machine active at it, against
-// MemAvailable. Ranks sharing memory are grouped as MPI sees them (emulated nodes on one machine
-// share one).
-std::string memory_check(const Config& cfg, const LocalPlace& place,
-                         const std::vector<SweepPoint>& points) {
+// per rank (the plan's), times the ranks of this machine active at it, against MemAvailable.
+// Ranks sharing memory are grouped as MPI sees them (emulated nodes on one machine share one).
+std::string memory_check(const RunPlan& plan, const LocalPlace& place) {
   MPI_Comm machine = MPI_COMM_NULL;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine);
-  std::vector<int> active(points.size()), active_here(points.size());
-  for (std::size_t i = 0; i < points.size(); ++i)
-    active[i] = place.self.position < points[i].ranks ? 1 : 0;
+  std::vector<int> active, active_here;
+  for (const StepPlan& s : plan.steps)
+    for (const PointPlan& p : s.points)
+      active.push_back(place.self.position < p.point.ranks ? 1 : 0);
+  active_here.resize(active.size());
   int me = 0;
-  MPI_Allreduce(active.data(), active_here.data(), static_cast<int>(points.size()), MPI_INT,
+  MPI_Allreduce(active.data(), active_here.data(), static_cast<int>(active.size()), MPI_INT,
                 MPI_SUM, machine);
   MPI_Comm_rank(machine, &me);
   MPI_Comm_free(&machine);
   if (me != 0) return {};
-  std::uint64_t need = 0, per_rank = 0;
-  const PhaseDesc* largest = nullptr;
-  const SweepPoint* at = nullptr;
-  for (std::size_t i = 0; i < points.size(); ++i)
-    for (auto id : cfg.work.phases) {
-      const PhaseRow& row = phase_row(id);
-      const std::uint64_t b = row.make(row.desc())->buffer_bytes(cfg.work, cfg.io, points[i]);
-      const std::uint64_t n = b * static_cast<std::uint64_t>(active_here[i]);
-      if (n > need) {
-        need = n;
-        per_rank = b;
-        largest = &row.desc();
-        at = &points[i];
-      }
-    }
+  Largest l;
+  for (const StepPlan& s : plan.steps)
+    for (const PointPlan& p : s.points)
+      for (const auto& rep : p.reps)
+        for (const PhasePlan& ph : rep) {
+          const int here = active_here[p.index];
+          const std::uint64_t n = ph.buffer_bytes * static_cast<std::uint64_t>(here);
+          if (n > l.need) l = {&ph, &p, &s, ph.buffer_bytes, n, here};
+        }
   const std::uint64_t avail = mem_available_bytes();
-  if (largest == nullptr || avail == 0 || need <= avail) return {};
-  if (largest->metadata())
-    return "--md-items: " + std::string(largest->name) + " at " + std::to_string(at->ranks) +
-           " rank(s) needs " + mib(per_rank) + " per rank for its names and buffers, " + mib(need) +
-           " for the " + std::to_string(active_here[static_cast<std::size_t>(at - points.data())]) +
-           " active rank(s) of this machine, but only " + mib(avail) +
-           " are available (MemAvailable); make fewer items";
-  const std::uint64_t record = cfg.work.record_bytes(largest->record);
-  const char* rec_opt = record_option(largest->record);
-  const bool by_streams = !cfg.sweep.streams.empty();
-  const unsigned depth = at->per_rank.depth;
-  const std::string opt = by_streams ? "--streams" : depth > 1 ? "--iodepth" : rec_opt;
-  return opt + ": " + std::string(largest->name) + " at depth " + std::to_string(depth) +
-         (by_streams ? " (" + std::to_string(at->streams()) + " streams)" : std::string()) +
-         " with " + mib(record) + " records (" + rec_opt + ") needs " + mib(per_rank) +
-         " of I/O buffers per rank, " + mib(need) + " for the " +
-         std::to_string(active_here[static_cast<std::size_t>(at - points.data())]) +
-         " active rank(s) of this machine, but only " + mib(avail) +
-         " are available (MemAvailable); lower " + (by_streams ? "the streams" : "--iodepth") +
-         " or the record size";
+  if (l.phase == nullptr || avail == 0 || l.need <= avail) return {};
+  return memory_refusal(l, avail);
 }
 
-// Free space: ranks whose folders are on the same file system (same f_fsid, whichever node or
-// folder) share its free bytes; the largest point needs one file per active rank on it. The
-// refusal names a folder and host of that file system.
-std::string space_check(const Config& cfg, const LocalPlace& place, int max_k, int rank, int size) {
-  struct Row {
-    unsigned long long fsid;
-    unsigned long long free;
-    int active;
-    int node;
-    int folder;
-  } mine{0, 0, place.self.position < max_k ? 1 : 0, place.self.node, place.self.folder};
-  if (cfg.work.shared()) mine.folder = 0;
-  struct statvfs v {};
-  if (::statvfs(cfg.work.dirs[static_cast<std::size_t>(mine.folder)].c_str(), &v) == 0) {
-    mine.fsid = v.f_fsid;
-    mine.free = static_cast<unsigned long long>(v.f_bavail) * v.f_frsize;
-  }
-  std::vector<Row> all(rank == 0 ? static_cast<std::size_t>(size) : 0);
-  MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
-  // An engine that moves no data leaves its files empty, and a run of metadata phases alone
-  // makes none: nothing to check.
-  bool data_files = false;
-  for (auto id : cfg.work.phases)
-    data_files = data_files || !phase_desc(id).metadata();
-  if (rank != 0 || cfg.force || !cfg.work.reuse_run.empty() || !data_files ||
-      !engine_desc(cfg.io.engine).moves_data)
-    return {};
+// What one rank's folder of a step has free, as every rank reports it to rank 0.
+struct FolderSpace {
+  unsigned long long fsid = 0, free_bytes = 0, free_inodes = 0, inodes = 0;
+  int known = 0;
+  int node = 0;
+};
+
+// One point's footprint against the free space and inodes of every file system it lands on
+// (ranks whose folders are on the same file system, same f_fsid on whichever node or folder,
+// share its free bytes): the data files and the metadata items stay on disk together, so they
+// are checked together. The refusal names a folder and host of that file system.
+std::string point_space_check(const StepPlan& step, const PointPlan& p,
+                              const std::vector<FolderSpace>& by_position, const Topology& topo) {
+  const PointFootprint f = footprint_of(step, p);
   struct Need {
-    unsigned long long free = 0, files = 0;
-    const Row* first = nullptr;  // where the file system is named from
+    unsigned long long bytes = 0, inodes = 0;
+    const FolderSpace* space = nullptr;
+    int position = 0;
   };
   std::map<unsigned long long, Need> need;
-  for (const auto& r : all) {
-    auto& n = need[r.fsid];
-    n.free = r.free;
-    n.files += static_cast<unsigned long long>(r.active);
-    if (n.first == nullptr || (r.active && !n.first->active)) n.first = &r;
+  for (std::size_t pos = 0; pos < f.bytes_of.size(); ++pos) {
+    const FolderSpace& sp = by_position[pos];
+    if (!sp.known) continue;
+    Need& n = need[sp.fsid];
+    n.bytes += f.bytes_of[pos];
+    n.inodes += f.inodes_of[pos];
+    if (n.space == nullptr) n = {n.bytes, n.inodes, &sp, static_cast<int>(pos)};
   }
   for (const auto& [fsid, n] : need) {
-    const unsigned long long bytes = n.files * cfg.work.file_size;
-    if (bytes <= n.free) continue;
-    const std::string& dir = cfg.work.dirs[static_cast<std::size_t>(n.first->folder)];
-    const std::string& host = place.full.hosts[static_cast<std::size_t>(n.first->node)];
-    return "--file-size: the largest point needs " + std::to_string(bytes) + " bytes (" +
-           format_size(bytes) + ", " + std::to_string(n.files) + " files) in '" + printable(dir) +
-           "' on host " + host + " but only " + std::to_string(n.free) + " bytes (" +
-           format_size(n.free) + ") are free; use a smaller --file-size or --force";
+    const auto folder = static_cast<std::size_t>(
+        step.cfg.work.shared() ? 0 : step.folder_of_position[static_cast<std::size_t>(n.position)]);
+    const std::string where = "'" + printable(step.cfg.work.dirs[folder]) + "' on host " +
+                              topo.hosts[static_cast<std::size_t>(n.space->node)];
+    const std::string at = "the point of " + std::to_string(p.point.ranks) + " rank(s)";
+    if (n.bytes > n.space->free_bytes)
+      return "--file-size: " + at + " needs " + std::to_string(n.bytes) + " bytes (" +
+             format_size(n.bytes) + ": its data files and metadata items together) in " + where +
+             " but only " + std::to_string(n.space->free_bytes) + " bytes (" +
+             format_size(n.space->free_bytes) + ") are free; make less or use --force";
+    if (n.space->inodes > 0 && n.inodes > n.space->free_inodes)
+      return "--md-items: " + at + " makes " + std::to_string(n.inodes) + " files and folders in " +
+             where + " but its file system has " + std::to_string(n.space->free_inodes) +
+             " free inodes; make fewer items or use --force";
   }
   return {};
 }
 
-bool has_metadata(const Workload& w) {
-  for (auto id : w.phases)
-    if (phase_desc(id).metadata()) return true;
-  return false;
-}
-
-// Every point's metadata layout fits (the same arithmetic on every rank: no agreement needed).
-std::string md_points_check(const Config& cfg, const std::vector<SweepPoint>& points) {
-  if (!has_metadata(cfg.work)) return {};
-  MdPoint plan;
-  for (const SweepPoint& pt : points)
-    if (auto why = plan_md_point(cfg.work.md, pt.ranks, pt.per_rank.depth, plan); !why.empty())
-      return why;
-  return {};
-}
-
-// The inodes and bytes the metadata phases' largest point makes, against what the file system
-// of --dir has free (on rank 0's node; --force skips it as it skips the free-space check).
-std::string md_space_check(const Config& cfg, const std::vector<SweepPoint>& points) {
-  const MdSpec& md = cfg.work.md;
-  if (!has_metadata(cfg.work) || cfg.force || !engine_desc(cfg.io.engine).moves_data) return {};
-  struct statvfs v {};
-  const std::string& dir = cfg.work.dirs.front();  // the metadata phases' folder
-  if (::statvfs(dir.c_str(), &v) != 0) return {};
-  std::uint64_t inodes = 0, bytes = 0;
-  MdPoint plan;
-  for (const SweepPoint& pt : points) {
-    if (!plan_md_point(md, pt.ranks, pt.per_rank.depth, plan).empty()) continue;
-    inodes = std::max(inodes, plan.items() + plan.folders() + 2);
-    bytes = std::max(bytes, plan.items() * ((md.write_bytes + 4095) / 4096 * 4096));
+// Every point of every step against the free space of its file systems (--force skips it).
+std::string space_check(const RunPlan& plan, const LocalPlace& place, const MpiSession& mpi,
+                        bool force) {
+  for (const StepPlan& step : plan.steps) {
+    const Workload& w = step.cfg.work;
+    const std::size_t folder = w.shared() ? 0 : static_cast<std::size_t>(folder_in(step, place));
+    const fsops::Space sp = fsops::space_of(w.dirs[folder]);
+    const FolderSpace mine{sp.fsid,   sp.free_bytes,    sp.free_inodes,
+                           sp.inodes, sp.known ? 1 : 0, place.self.node};
+    std::vector<FolderSpace> all(mpi.rank() == 0 ? static_cast<std::size_t>(mpi.size()) : 0);
+    MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (mpi.rank() != 0 || force) continue;
+    std::vector<FolderSpace> by_position(all.size());
+    for (std::size_t pos = 0; pos < all.size(); ++pos)
+      by_position[pos] = all[static_cast<std::size_t>(place.full.order[pos])];
+    // The largest point first (points grow within a step): the refusal names what the step
+    // needs at most.
+    for (auto p = step.points.rbegin(); p != step.points.rend(); ++p)
+      if (auto why = point_space_check(step, *p, by_position, place.full); !why.empty())
+        return step.name.empty() ? why : "step '" + printable(step.name) + "': " + why;
   }
-  const std::uint64_t free_inodes = v.f_favail, free_bytes = v.f_bavail * v.f_frsize;
-  if (v.f_files > 0 && inodes > free_inodes)
-    return "--md-items: the largest point makes " + std::to_string(inodes) +
-           " files and folders in '" + printable(dir) + "' but its file system has " +
-           std::to_string(free_inodes) + " free inodes; make fewer items or use --force";
-  if (bytes > free_bytes)
-    return "--md-write-bytes: the largest point writes " + format_size(bytes) +
-           " into its items in '" + printable(dir) + "' but only " + format_size(free_bytes) +
-           " are free; write less or use --force";
   return {};
 }
 
 }  // namespace
 
-std::string validate_run(Config& cfg, const MpiSession& mpi, const LocalPlace& place,
-                         std::vector<SweepPoint>& points, std::string& engine_detail) {
-  if (auto why = resolve_points(cfg.sweep, cfg.io.iodepth, mpi.size(), points); !why.empty())
-    return why;
-  if (auto why = md_points_check(cfg, points); !why.empty()) return why;
-  const int max_k = points.empty() ? 0 : points.back().ranks;  // ranks never decrease
-  if (auto why = agree(local_checks(
-          cfg, place, mpi.host(), points.empty() ? 0 : points.front().ranks, max_k, engine_detail));
-      !why.empty())
-    return why;
-  if (auto why = agree(memory_check(cfg, place, points)); !why.empty()) return why;
+std::string validate_run(RunPlan& plan, const MpiSession& mpi, const LocalPlace& place,
+                         std::vector<std::string>& engine_details) {
+  engine_details.assign(plan.steps.size(), {});
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    StepPlan& step = plan.steps[i];
+    std::string why = local_checks(step, place, mpi.host(), engine_details[i]);
+    if (!why.empty() && !step.name.empty()) why = "step '" + printable(step.name) + "': " + why;
+    if (auto agreed = agree(why); !agreed.empty()) return agreed;
+    // The largest alignment any folder on any node needs is the one every rank uses and
+    // records.
+    std::uint64_t& align = step.cfg.work.direct_alignment;
+    std::uint64_t largest = align;
+    MPI_Allreduce(&align, &largest, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    align = largest;
+  }
+  if (auto why = agree(memory_check(plan, place)); !why.empty()) return why;
   std::string out_why;
   if (mpi.rank() == 0) {
     h5::quiet_errors();
-    if (auto why = h5::check_results_file(cfg.report.output, cfg.report.output_is_default);
+    const Config& first = plan.steps.front().cfg;
+    if (auto why = h5::check_results_file(first.report.output, first.report.output_is_default);
         !why.empty())
       out_why = "--output: " + why;
   }
   if (auto why = agree(out_why); !why.empty()) return why;
-  // The largest alignment any folder on any node needs is the one every rank uses and records.
-  std::uint64_t align = cfg.work.direct_alignment;
-  MPI_Allreduce(&cfg.work.direct_alignment, &align, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-  cfg.work.direct_alignment = align;
-  if (auto why = agree(space_check(cfg, place, max_k, mpi.rank(), mpi.size())); !why.empty())
-    return why;
-  return agree(mpi.rank() == 0 ? md_space_check(cfg, points) : std::string());
+  return agree(space_check(plan, place, mpi, plan.steps.front().cfg.force));
 }
 
 }  // namespace iosweep

@@ -65,20 +65,24 @@ const OptionRow kOptions[] = {
      .record = [](const Config& c, R a) { a.u64("file_size_bytes", c.work.file_size); }},
     {.name = "seq-record",
      .metavar = "SIZE",
-     .help = "Record size of seq-write and seq-read",
+     .help = "Record size of seq-write and seq-read: any byte size through the page cache "
+             "(IOR's -t 47008), a multiple of the device's logical block with --direct; "
+             "--file-size holds whole records",
      .fallback = "16m",
      .set = [](V v, Config& c) { c.work.seq_record = v.size(); },
      .record = [](const Config& c, R a) { a.u64("seq_record_bytes", c.work.seq_record); }},
     {.name = "rand-record",
      .metavar = "SIZE",
-     .help = "Record size of rand-write and rand-read",
+     .help = "Record size of rand-write and rand-read (any byte size, as --seq-record), at "
+             "multiples of itself",
      .fallback = "4k",
      .set = [](V v, Config& c) { c.work.rand_record = v.size(); },
      .record = [](const Config& c, R a) { a.u64("rand_record_bytes", c.work.rand_record); }},
     {.name = "scan-record",
      .metavar = "SIZE",
      .help = "Read size of filter-count: auto = 1 MiB (counted while in L2), or --seq-record with "
-             "--direct",
+             "--direct or where 1 MiB does not divide the file (or a strided block); a multiple "
+             "of 8 bytes (whole 64-bit words are counted)",
      .fallback = "auto",
      // auto (0 here) is resolved with --direct and --seq-record (app/config_build.cpp).
      .set = [](V v, Config& c) { c.work.scan_record = v.text() == "auto" ? 0 : v.size(); },
@@ -125,7 +129,8 @@ const OptionRow kOptions[] = {
      .record =
          [](const Config& c, R a) {
            a.text("placement", c.sweep.placement == Placement::spread ? "spread" : "block");
-         }},
+         },
+     .whole_run = true},
     {.name = "repetitions",
      .metavar = "N",
      .help = "Run every point this many times",
@@ -138,7 +143,8 @@ const OptionRow kOptions[] = {
      .help = "Seed of the data pattern (the bytes of every file)",
      .fallback = "42",
      .set = [](V v, Config& c) { c.work.seed = v.u64(); },
-     .record = [](const Config& c, R a) { a.u64("seed", c.work.seed); }},
+     .record = [](const Config& c, R a) { a.u64("seed", c.work.seed); },
+     .whole_run = true},
     {.name = "order-seed",
      .metavar = "N",
      .help = "Pin the random phases' record orders (default: a new order every run; repetitions "
@@ -148,13 +154,15 @@ const OptionRow kOptions[] = {
            c.work.order_seed_pinned = !v.unset();
            if (!v.unset()) c.work.order_seed = v.u64();
          },
-     .record = [](const Config& c, R a) { a.flag("order_seed_pinned", c.work.order_seed_pinned); }},
+     .record = [](const Config& c, R a) { a.flag("order_seed_pinned", c.work.order_seed_pinned); },
+     .whole_run = true},
     {.name = "filter-key",
      .metavar = "N",
      .help = "The 64-bit value filter-count counts (decimal or 0x hex)",
      .fallback = "0xfeedfacecafebeef",
      .set = [](V v, Config& c) { c.work.filter_key = v.u64(); },
-     .record = [](const Config& c, R a) { a.u64("filter_key", c.work.filter_key); }},
+     .record = [](const Config& c, R a) { a.u64("filter_key", c.work.filter_key); },
+     .whole_run = true},
     {.name = "filter-every",
      .metavar = "N",
      .help = "One planted key every N 64-bit words (N >= 2)",
@@ -164,7 +172,8 @@ const OptionRow kOptions[] = {
            c.work.filter_every =
                v.count(kMinFilterEvery, std::numeric_limits<std::uint64_t>::max() / 2);
          },
-     .record = [](const Config& c, R a) { a.u64("filter_every_words", c.work.filter_every); }},
+     .record = [](const Config& c, R a) { a.u64("filter_every_words", c.work.filter_every); },
+     .whole_run = true},
     {.name = "filter-kernel",
      .metavar = "NAME",
      .help = "Count kernel: auto, avx512, avx2 or scalar",
@@ -192,8 +201,9 @@ const OptionRow kOptions[] = {
      .record = [](const Config& c, R a) { a.text("file_layout", layout_name(c.work)); }},
     {.name = "shared-pattern",
      .metavar = "PATTERN",
-     .help = "--file-layout shared: segmented (each rank's bytes contiguous) or strided (blocks of "
-             "--seq-record interleaved rank by rank, as IOR's segments)",
+     .help = "--file-layout shared: segmented (each rank's bytes contiguous: IOR's -b file-size "
+             "-s 1) or strided (blocks of --seq-record interleaved rank by rank: IOR's -b = -t "
+             "with -s segments, as IO500's ior-hard)",
      .fallback = "segmented",
      .set =
          [](V v, Config& c) {
@@ -318,7 +328,8 @@ const OptionRow kOptions[] = {
          [](const Config& c, R a) {
            a.real("rated_bw_Bps", c.report.rated_bw_Bps);
            a.real("rated_bw2_Bps", c.report.rated_bw2_Bps);
-         }},
+         },
+     .whole_run = true},
     {.name = "fsync",
      .metavar = "[LIST]",
      .help = "fsync inside the timed window of every writing phase (as IOzone -e), or of the "
@@ -349,12 +360,15 @@ const OptionRow kOptions[] = {
          [](V v, Config& c) {
            c.work.keep = v.flag();
            if (c.work.keep)
-             c.report.keep_from = v.source() == ValueSource::preset ? "keep = true in --config"
+             c.report.keep_from = v.source() == ValueSource::preset ||
+                                          v.source() == ValueSource::step
+                                      ? "keep = true in --config"
                                   : v.source() == ValueSource::stored_run
                                       ? "keep = true in the run --rerun repeats"
                                       : "--keep";
          },
-     .record = [](const Config& c, R a) { a.flag("keep", c.work.keep); }},
+     .record = [](const Config& c, R a) { a.flag("keep", c.work.keep); },
+     .whole_run = true},
     {.name = "engine",
      .metavar = "NAME",
      .help = "",
@@ -476,7 +490,8 @@ const OptionRow kOptions[] = {
            for (const auto& n : c.work.wire_interfaces)
              s += (s.empty() ? "" : ",") + n;
            a.text("wire_interface", c.work.wire_off ? "none" : s.empty() ? "auto" : s);
-         }},
+         },
+     .whole_run = true},
     {.name = "read-shift",
      .metavar = "K|auto",
      .help = "Reading phases: position i reads the file of position (i+K) mod k, as IOR -C; auto: "
@@ -530,19 +545,22 @@ const OptionRow kOptions[] = {
      .help = "No live progress on stderr",
      .fallback = "false",
      .form = OptionForm::flag,
-     .set = [](V v, Config& c) { c.report.quiet = v.flag(); }},
+     .set = [](V v, Config& c) { c.report.quiet = v.flag(); },
+     .whole_run = true},
     {.name = "show-controls",
      .metavar = "",
      .help = "Also print the rows of control phases (scan-only, filter-count's baseline)",
      .fallback = "false",
      .form = OptionForm::flag,
-     .set = [](V v, Config& c) { c.report.show_controls = v.flag(); }},
+     .set = [](V v, Config& c) { c.report.show_controls = v.flag(); },
+     .whole_run = true},
     {.name = "force",
      .metavar = "",
      .help = "Run even when --dir lacks the free space the largest point needs",
      .fallback = "false",
      .form = OptionForm::flag,
-     .set = [](V v, Config& c) { c.force = v.flag(); }},
+     .set = [](V v, Config& c) { c.force = v.flag(); },
+     .whole_run = true},
     {.name = "format",
      .metavar = "FORMAT",
      .help = "table, or iozone: also print IOzone-style throughput blocks",
@@ -550,7 +568,8 @@ const OptionRow kOptions[] = {
      .set =
          [](V v, Config& c) {
            c.report.iozone_format = v.choice<bool>({{"table", false}, {"iozone", true}});
-         }},
+         },
+     .whole_run = true},
     {.name = "reuse",
      .metavar = "RUN_ID",
      .help = "Use the files an earlier run kept with --keep (its run id; same --dir, --file-size, "
@@ -561,7 +580,8 @@ const OptionRow kOptions[] = {
              v.refuse("'" + printable(v.text()) + "' is not a run id");
            c.work.reuse_run = v.text();
          },
-     .record = [](const Config& c, R a) { a.text("reuse_run", c.work.reuse_run); }},
+     .record = [](const Config& c, R a) { a.text("reuse_run", c.work.reuse_run); },
+     .whole_run = true},
     {.name = "output",
      .metavar = "FILE",
      .help = "HDF5 results file; the run is appended (the default's folder, results/ in the "
@@ -571,18 +591,21 @@ const OptionRow kOptions[] = {
          [](V v, Config& c) {
            c.report.output = v.text();
            c.report.output_is_default = v.source() == ValueSource::fallback;
-         }},
+         },
+     .whole_run = true},
     {.name = "label",
      .metavar = "TEXT",
      .help = "Free text stored with the run",
      .set = [](V v, Config& c) { c.report.label = v.text(); },
-     .record = [](const Config& c, R a) { a.text("label", c.report.label); }},
+     .record = [](const Config& c, R a) { a.text("label", c.report.label); },
+     .whole_run = true},
     {.name = "dry-run",
      .metavar = "",
      .help = "Validate, print the plan (points, files, bytes per phase) and touch nothing",
      .fallback = "false",
      .form = OptionForm::flag,
-     .set = [](V v, Config& c) { c.dry_run = v.flag(); }},
+     .set = [](V v, Config& c) { c.dry_run = v.flag(); },
+     .whole_run = true},
 };
 
 }  // namespace

@@ -49,6 +49,9 @@ struct OptionRow {
   void (*record)(const Config& c, RunAttributes& out) = nullptr;
   // Help made from another table (the phases, the engines) appended to `help`.
   std::string (*help_from_tables)() = nullptr;
+  // An option of the whole run (where results go, how ranks are placed, the data's seed): the
+  // same for every step, so a preset's [[step]] cannot set it.
+  bool whole_run = false;
 };
 
 std::span<const OptionRow> option_table();

@@ -17,7 +17,7 @@ namespace iosweep {
 struct OptionRow;
 
 // Where an option's value came from, highest precedence first.
-enum class ValueSource : std::uint8_t { command_line, preset, stored_run, fallback, unset };
+enum class ValueSource : std::uint8_t { step, command_line, preset, stored_run, fallback, unset };
 
 class OptionValue {
  public:

@@ -47,10 +47,8 @@ std::string find_preset(const std::string& arg, const std::vector<std::string>& 
                    ")" + here);
 }
 
-Preset read_preset(const std::string& arg) {
-  Preset preset;
-  preset.path = find_preset(arg, preset_dirs(self_exe_dir()));
-  const std::string& path = preset.path;
+PresetText read_preset(const std::string& arg) {
+  const std::string path = find_preset(arg, preset_dirs(self_exe_dir()));
   const std::string shown = "--config: '" + printable(path) + "'";
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw UsageError(shown + " does not exist");
@@ -66,13 +64,17 @@ Preset read_preset(const std::string& arg) {
   s.resize(static_cast<std::size_t>(in.gcount()));
   if (s.size() > kPresetMaxBytes) throw UsageError(shown + " holds more than 1 MiB");
   if (std::string_view(s).starts_with("\xEF\xBB\xBF")) s.erase(0, 3);
-  if (auto why = parse_toml(s, preset.items); !why.empty()) throw UsageError(shown + ": " + why);
+  PresetText out;
+  out.whose = shown;
+  if (auto why = parse_toml(s, out.items, &out.headers); !why.empty())
+    throw UsageError(shown + ": " + why);
+  out.path = path;
   if (!names_a_path(arg)) {  // the banner and --dry-run say which file a name found
     std::error_code ec;
     const auto full = std::filesystem::canonical(path, ec);
-    if (!ec) preset.path = full.string();
+    if (!ec) out.path = full.string();
   }
-  return preset;
+  return out;
 }
 
 }  // namespace iosweep

@@ -29,13 +29,16 @@ bool names_a_path(const std::string& arg);
 // The file `arg` names: itself when it is a path, else NAME.toml in the first of `dirs` holding
 // it; throws UsageError naming what was looked at.
 std::string find_preset(const std::string& arg, const std::vector<std::string>& dirs);
-
-struct Preset {
-  std::string path;  // the file read: as given for a path, in full for a name
+// The items of the preset `arg` names (find_preset with this binary's preset_dirs), with its
+// [[step]] headers, how it is named in messages ("--config: 'p.toml'") and the file read (in
+// full for a name: the banner and --dry-run name it); throws UsageError ("--config: 'p.toml'
+// ...").
+struct PresetText {
   std::vector<TomlItem> items;
+  std::vector<TomlHeader> headers;
+  std::string whose;
+  std::string path;
 };
-// The preset `arg` names (find_preset with this binary's preset_dirs); throws UsageError
-// ("--config: 'p.toml' ...").
-Preset read_preset(const std::string& arg);
+PresetText read_preset(const std::string& arg);
 
 }  // namespace iosweep

@@ -152,15 +152,18 @@ StoredRun load_rerun(const std::string& arg, const RunLoader& load) {
   if (auto why = load(split_run_ref(arg), run); !why.empty()) throw UsageError("--rerun: " + why);
   const std::string whose = "--rerun: the configuration of run " + run.run_id;
   std::vector<TomlItem> items;
-  if (auto why = parse_toml(run.config_toml, items); !why.empty())
+  std::vector<TomlHeader> headers;
+  if (auto why = parse_toml(run.config_toml, items, &headers); !why.empty())
     throw UsageError(whose + " is not TOML iosweep can read (" + why + ")");
+  PresetSteps split = split_steps(items, headers, whose);
   // Older iosweeps recorded --version beside the run options. (The values are read before the
   // result is built: an exception thrown inside an aggregate's initializer destroys what was
   // built before it twice with GCC 12, PR 66139.)
-  GivenOptions given = given_in_toml(items, ValueSource::stored_run, whose, {"version"});
+  GivenOptions given = given_in_toml(split.top, ValueSource::stored_run, whose, {"version"});
   StoredRun out;
   out.source = {run.run_id, run.world_size, run.n_nodes, false, false};
   out.given = std::move(given);
+  out.steps = std::move(split.steps);
   return out;
 }
 

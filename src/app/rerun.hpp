@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "app/options.hpp"
+#include "app/steps.hpp"
 #include "model/config.hpp"
 #include "output/run_record.hpp"
 
@@ -68,7 +69,8 @@ CLI::Option* declare_rerun(CLI::App& app, std::string& arg);
 // UsageError ("--rerun: ...").
 struct StoredRun {
   RerunSource source;
-  GivenOptions given;
+  GivenOptions given;                    // its top-level values
+  std::vector<PresetSteps::Step> steps;  // its [[step]] tables (none for a run of one shape)
 };
 StoredRun load_rerun(const std::string& arg, const RunLoader& load);
 

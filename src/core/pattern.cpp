@@ -26,6 +26,43 @@ const std::uint64_t* words(const std::byte* p) {
   return reinterpret_cast<const std::uint64_t*>(p);
 }
 
+// Word w of a file where no key is planted: its block's stamp, or the pattern.
+std::uint64_t plain_word(const DataSpec& spec, std::uint64_t base, std::uint64_t file,
+                         std::uint64_t w) {
+  return w % kWordsPerBlock == 0 ? block_stamp(spec, file, w / kWordsPerBlock)
+                                 : word_from_base(spec, base, w % kPatternWords);
+}
+
+// The bytes [lo, hi) of file word w that fall inside the byte range [begin, end).
+struct WordPart {
+  std::size_t lo, hi;
+  bool whole() const { return hi - lo == 8; }
+};
+WordPart part_of(std::uint64_t w, std::uint64_t begin, std::uint64_t end) {
+  const std::uint64_t at = w * 8;
+  return {static_cast<std::size_t>(std::max(at, begin) - at),
+          static_cast<std::size_t>(std::min(at + 8, end) - at)};
+}
+
+// Calls fn(w, value) for every word the byte range [begin, end) of a file touches, in order,
+// with the word's exact value (a planted key, a stamp or the pattern).
+template <class Fn>
+void for_each_word(const DataSpec& spec, std::uint64_t file, std::uint64_t begin, std::uint64_t end,
+                   Fn fn) {
+  const std::uint64_t base = pattern_base(spec, file);
+  const KeyPlan keys(spec);
+  std::uint64_t j = keys.first_at_or_after(begin / 8);
+  const std::uint64_t w_end = (end + 7) / 8;
+  for (std::uint64_t w = begin / 8; w < w_end; ++w) {
+    if (keys.position(j) == w) {
+      fn(w, spec.filter_key);
+      ++j;
+    } else {
+      fn(w, plain_word(spec, base, file, w));
+    }
+  }
+}
+
 }  // namespace
 
 std::uint64_t pattern_word(const DataSpec& spec, std::uint64_t file, std::uint64_t i) {
@@ -81,6 +118,17 @@ void fill_blocks(const DataSpec& spec, std::uint64_t file, std::uint64_t file_of
     words(dst.data())[keys.position(j) - w0] = spec.filter_key;
 }
 
+void fill_bytes(const DataSpec& spec, std::uint64_t file, std::uint64_t file_offset,
+                std::span<std::byte> dst) {
+  if (whole_blocks(file_offset, dst.size())) return fill_blocks(spec, file, file_offset, dst);
+  const std::uint64_t end = file_offset + dst.size();
+  for_each_word(spec, file, file_offset, end, [&](std::uint64_t w, std::uint64_t value) {
+    const WordPart p = part_of(w, file_offset, end);
+    std::memcpy(dst.data() + (w * 8 + p.lo - file_offset),
+                reinterpret_cast<const std::byte*>(&value) + p.lo, p.hi - p.lo);
+  });
+}
+
 std::uint64_t verify_blocks(const DataSpec& spec, std::uint64_t file, std::uint64_t file_offset,
                             std::span<const std::byte> src, Mismatch* first) {
   const std::uint64_t base = pattern_base(spec, file);
@@ -113,6 +161,30 @@ std::uint64_t verify_blocks(const DataSpec& spec, std::uint64_t file, std::uint6
   return bad;
 }
 
+std::uint64_t verify_bytes(const DataSpec& spec, std::uint64_t file, std::uint64_t file_offset,
+                           std::span<const std::byte> src, Mismatch* first) {
+  if (whole_blocks(file_offset, src.size()))
+    return verify_blocks(spec, file, file_offset, src, first);
+  const std::uint64_t end = file_offset + src.size();
+  std::uint64_t bad = 0, last_bad_block = ~0ull;
+  for_each_word(spec, file, file_offset, end, [&](std::uint64_t w, std::uint64_t expect) {
+    const WordPart p = part_of(w, file_offset, end);
+    const std::byte* at = src.data() + (w * 8 + p.lo - file_offset);
+    std::uint64_t found = expect;
+    if (p.whole())
+      std::memcpy(&found, at, 8);
+    else
+      std::memcpy(reinterpret_cast<std::byte*>(&found) + p.lo, at, p.hi - p.lo);
+    if (found == expect) return;
+    if (first != nullptr && !first->any) *first = {true, w * 8, expect, found};
+    if (w / kWordsPerBlock != last_bad_block) {
+      last_bad_block = w / kWordsPerBlock;
+      ++bad;
+    }
+  });
+  return bad;
+}
+
 std::size_t PatternBuffer::period_for(std::uint64_t file_bytes) {
   // A file shorter than the pattern only ever uses its first file_bytes: no more is kept.
   if (file_bytes == 0 || file_bytes >= kPatternBytes) return kPatternBytes;
@@ -127,8 +199,10 @@ std::size_t PatternBuffer::bytes_for(std::size_t record_bytes, unsigned depth,
   std::size_t copies = ((depth == 0 ? 1 : depth) * record_bytes + per_copy - 1) / per_copy;
   if (copies < min_copies) copies = min_copies;
   if (copies == 0) copies = 1;
+  // The tail is whole blocks, so that the pattern fills it word for word.
   const bool aligned = record_bytes <= per_copy && per_copy % record_bytes == 0;
-  return copies * per_copy + (aligned ? 0 : record_bytes);
+  return copies * per_copy +
+         (aligned ? 0 : (record_bytes + kBlockBytes - 1) / kBlockBytes * kBlockBytes);
 }
 
 std::size_t PatternBuffer::copies_for_streams(std::span<const std::uint64_t> starts,
@@ -162,7 +236,8 @@ PatternBuffer::PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size
       base_(pattern_base(spec, file)),
       keys_(spec),
       period_(period_for(spec.file_bytes)),
-      inflight_(depth == 0 ? 1 : depth) {
+      inflight_(depth == 0 ? 1 : depth),
+      acquire_(whole_blocks(0, record_bytes) ? &acquire_as<true> : &acquire_as<false>) {
   const std::size_t bytes = bytes_for(record_bytes, depth, spec.file_bytes, min_copies);
   // Records of one page reach the device as one segment whatever backs the page, so for them the
   // pattern always asks for huge pages: each write stamps a different 4 KiB page of 16 MiB, and
@@ -176,25 +251,31 @@ PatternBuffer::PatternBuffer(const DataSpec& spec, std::uint64_t file, std::size
     w[x] = word_from_base(spec_, base_, x % period_words);
 }
 
-std::byte* PatternBuffer::acquire(std::uint64_t file_offset, std::size_t length, unsigned& slot) {
+template <bool kWholeBlocks>
+std::byte* PatternBuffer::acquire_as(PatternBuffer& self, std::uint64_t file_offset,
+                                     std::size_t length, unsigned& slot) {
+  auto& inflight = self.inflight_;
   unsigned free_slot = 0;
-  while (free_slot < inflight_.size() && inflight_[free_slot].used)
+  while (free_slot < inflight.size() && inflight[free_slot].used)
     ++free_slot;
-  if (free_slot == inflight_.size()) return nullptr;
+  if (free_slot == inflight.size()) return nullptr;
   const std::size_t s = static_cast<std::size_t>(file_offset % kPatternBytes);
-  for (std::size_t begin = s; begin + length <= mem_.size(); begin += period_) {
+  for (std::size_t begin = s; begin + length <= self.mem_.size(); begin += self.period_) {
     const std::size_t end = begin + length;
     bool clash = false;
-    for (const auto& r : inflight_)
+    for (const auto& r : inflight)
       if (r.used && begin < r.end && r.begin < end) {
         clash = true;
         break;
       }
     if (clash) continue;
-    inflight_[free_slot] = {begin, end, true};
+    inflight[free_slot] = {begin, end, true};
     slot = free_slot;
-    stamp(begin, file_offset, length);
-    return mem_.data() + begin;
+    if constexpr (kWholeBlocks)
+      self.stamp(begin, file_offset, length);
+    else
+      self.stamp_bytes(begin, file_offset, length);
+    return self.mem_.data() + begin;
   }
   return nullptr;
 }
@@ -221,6 +302,40 @@ void PatternBuffer::stamp(std::size_t phys_offset, std::uint64_t file_offset, st
     const std::uint64_t at = keys_.position(j) - w0;
     base[at] = spec_.filter_key;
     dirty_[pb0 + at / kWordsPerBlock] = 1;
+  }
+}
+
+// Only the record's own bytes are written: the rest of a block or word it shares with its
+// neighbours may belong to a record still in flight. The buffer's bytes sit at the same place
+// modulo 4 KiB as the file's (copies start at multiples of the period, a whole number of
+// blocks), so physical block pb0 + i holds file block fb0 + i.
+void PatternBuffer::stamp_bytes(std::size_t phys_offset, std::uint64_t file_offset,
+                                std::size_t length) {
+  std::byte* rec = mem_.data() + phys_offset;
+  const std::uint64_t f0 = file_offset, f1 = file_offset + length;
+  auto put = [&](std::uint64_t w, std::uint64_t value) {
+    const WordPart p = part_of(w, f0, f1);
+    std::memcpy(rec + (w * 8 + p.lo - f0), reinterpret_cast<const std::byte*>(&value) + p.lo,
+                p.hi - p.lo);
+  };
+  const std::size_t pb0 = phys_offset / kBlockBytes;
+  const std::uint64_t fb0 = f0 / kBlockBytes, fb_end = (f1 + kBlockBytes - 1) / kBlockBytes;
+  for (std::uint64_t fb = fb0; fb < fb_end; ++fb) {
+    const std::size_t pb = pb0 + static_cast<std::size_t>(fb - fb0);
+    const std::uint64_t b0 = fb * kBlockBytes, b1 = b0 + kBlockBytes;
+    if (dirty_[pb]) {  // keys of an earlier record: the pattern back, in this record's part
+      const std::uint64_t w_end = (std::min(b1, f1) + 7) / 8;
+      for (std::uint64_t w = std::max(b0, f0) / 8; w < w_end; ++w)
+        if (w % kWordsPerBlock != 0) put(w, word_from_base(spec_, base_, w % kPatternWords));
+      if (f0 <= b0 && b1 <= f1) dirty_[pb] = 0;  // clean only when all of it was restored
+    }
+    if (b0 + 8 > f0 && b0 < f1) put(fb * kWordsPerBlock, block_stamp(spec_, file_, fb));
+  }
+  const std::uint64_t w_end = (f1 + 7) / 8;
+  for (std::uint64_t j = keys_.first_at_or_after(f0 / 8); keys_.position(j) < w_end; ++j) {
+    const std::uint64_t w = keys_.position(j);
+    put(w, spec_.filter_key);
+    dirty_[pb0 + static_cast<std::size_t>(w / kWordsPerBlock - fb0)] = 1;
   }
 }
 

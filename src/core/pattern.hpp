@@ -14,6 +14,11 @@
 //                 known without reading the data.
 // Because content depends only on position, the random-write phase rewrites blocks with the
 // same bytes, any read can be verified, and the expected filter count is plain arithmetic.
+// Records need not be whole blocks: a record of any byte size at any offset (IOR's -t 47008,
+// which crosses blocks and, for sizes that are not a multiple of 8, words) holds the bytes of
+// the positions it covers. Such records go through byte-exact paths (fill_bytes, verify_bytes,
+// the pattern buffer's stamp_bytes) that write only the record's own bytes; whole-block records
+// keep the block paths.
 #pragma once
 
 #include <cstddef>
@@ -77,10 +82,18 @@ class KeyPlan {
 std::uint64_t expected_matches(const DataSpec& spec, std::uint64_t begin_bytes,
                                std::uint64_t end_bytes);
 
+// Whether a byte range is whole 4 KiB blocks of the file (the block paths take it).
+constexpr bool whole_blocks(std::uint64_t offset, std::uint64_t length) {
+  return ((offset | length) % kBlockBytes) == 0;
+}
+
 // Writes the exact content of file bytes [file_offset, file_offset + dst.size()) into dst.
 // Both must be multiples of 4 KiB. Used outside timed windows (file creation, tests).
 void fill_blocks(const DataSpec& spec, std::uint64_t file, std::uint64_t file_offset,
                  std::span<std::byte> dst);
+// The same for any byte range (fill_blocks when it is whole blocks).
+void fill_bytes(const DataSpec& spec, std::uint64_t file, std::uint64_t file_offset,
+                std::span<std::byte> dst);
 
 struct Mismatch {
   bool any = false;
@@ -93,11 +106,27 @@ struct Mismatch {
 // blocks and fills `first` with the first wrong word when there is one.
 std::uint64_t verify_blocks(const DataSpec& spec, std::uint64_t file, std::uint64_t file_offset,
                             std::span<const std::byte> src, Mismatch* first);
+// The same for any byte range (verify_blocks when it is whole blocks): the number of the file's
+// 4 KiB blocks the range touches that hold a wrong byte inside it (a block two records share
+// counts once for each record whose part of it is wrong). A word the range holds only part of
+// is compared on those bytes; `first` then gives the whole word, its bytes outside the range
+// taken as expected.
+std::uint64_t verify_bytes(const DataSpec& spec, std::uint64_t file, std::uint64_t file_offset,
+                           std::span<const std::byte> src, Mismatch* first);
+// The one of the two a reader of records of `record_bytes` at multiples of it calls, chosen
+// once, before a timed window: whole-block records never pay for the byte-exact path.
+using VerifyFn = std::uint64_t (*)(const DataSpec&, std::uint64_t, std::uint64_t,
+                                   std::span<const std::byte>, Mismatch*);
+constexpr VerifyFn verify_fn_for(std::uint64_t record_bytes) {
+  return whole_blocks(0, record_bytes) ? &verify_blocks : &verify_bytes;
+}
 
 // The source of every timed write: a buffer holding one or more copies of a file's pattern (of
 // the part of it the file uses, for a file shorter than 16 MiB), so
-// that a write of `record` bytes at any 4 KiB-aligned offset is served in place by stamping the
-// blocks (and planting the keys) of that one record - the only work inside the timed window.
+// that a write of `record` bytes at any offset is served in place by stamping the blocks (and
+// planting the keys) of that one record - the only work inside the timed window. A record that
+// is not whole blocks is stamped byte by byte at its ends (stamp_bytes): the bytes beside it in
+// a shared block or word may be another record's, still in flight.
 // Enough copies are kept for `depth` requests in flight; acquire() returns nullptr in the rare
 // case that every copy of the needed region is still in flight (the caller then tries another
 // offset or reaps a completion first).
@@ -117,7 +146,11 @@ class PatternBuffer {
   // same bytes of it (regions whose starts are a multiple of the pattern apart all do).
   static std::size_t copies_for_streams(std::span<const std::uint64_t> starts,
                                         std::size_t record_bytes, std::uint64_t file_bytes);
-  std::byte* acquire(std::uint64_t file_offset, std::size_t length, unsigned& slot);
+  // A region for the record at `file_offset` of `length` (the buffer's record size, at a
+  // multiple of it), stamped; nullptr when every copy of it is in flight.
+  std::byte* acquire(std::uint64_t file_offset, std::size_t length, unsigned& slot) {
+    return acquire_(*this, file_offset, length, slot);
+  }
   // Hint that a write at `file_offset` is coming: fetch the cache line its stamp goes to, so the
   // stamping store does not stall (for 4 KiB random writes that miss was most of iosweep's own
   // time per operation).
@@ -128,7 +161,14 @@ class PatternBuffer {
   std::span<std::byte> memory() const { return mem_.span(); }
 
  private:
+  // acquire for whole-block records or for any others, chosen once by the constructor from the
+  // record size: whole-block records pay nothing for the byte-exact path (one indirect call in
+  // place of the direct one).
+  template <bool kWholeBlocks>
+  static std::byte* acquire_as(PatternBuffer& self, std::uint64_t file_offset, std::size_t length,
+                               unsigned& slot);
   void stamp(std::size_t phys_offset, std::uint64_t file_offset, std::size_t length);
+  void stamp_bytes(std::size_t phys_offset, std::uint64_t file_offset, std::size_t length);
 
   struct Region {
     std::size_t begin = 0, end = 0;
@@ -142,6 +182,7 @@ class PatternBuffer {
   AlignedBuffer mem_;
   std::vector<std::uint8_t> dirty_;  // per physical block: keys were planted there
   std::vector<Region> inflight_;
+  std::byte* (*acquire_)(PatternBuffer&, std::uint64_t, std::size_t, unsigned&);
 };
 
 }  // namespace iosweep

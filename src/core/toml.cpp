@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <set>
 
 namespace iosweep {
@@ -36,14 +37,27 @@ class Reader {
  public:
   explicit Reader(std::string_view t) : t_(t) {}
 
-  std::string run(std::vector<TomlItem>& out) {
+  std::string run(std::vector<TomlItem>& out, std::vector<TomlHeader>& headers) {
     std::set<std::string> seen;
+    std::string table;
+    int element = -1;
+    std::map<std::string, int> elements;
     for (;;) {
       skip_blank_lines();
       if (at_end()) return {};
       TomlItem item;
       item.line = line_;
-      if (peek() == '[') return fail("tables ([section]) are not taken; write option=value lines");
+      if (peek() == '[') {
+        if (peek(1) != '[')
+          return fail("tables ([section]) are not taken; write option=value lines");
+        if (auto why = header(table); !why.empty()) return why;
+        element = elements[table]++;
+        headers.push_back({table, element, item.line});
+        seen.clear();
+        continue;
+      }
+      item.table = table;
+      item.element = element;
       if (auto why = key(item.key); !why.empty()) return why;
       skip_spaces();
       if (peek() != '=') return fail("expected '=' after '" + item.key + "'");
@@ -97,6 +111,20 @@ class Reader {
     ++pos_;
     ++line_;
     return {};
+  }
+
+  // `[[name]]` up to the end of its line: the array of tables the keys after it belong to.
+  std::string header(std::string& name) {
+    pos_ += 2;
+    skip_spaces();
+    name.clear();
+    while (bare_key_char(peek()))
+      name += t_[pos_++];
+    if (name.empty()) return fail("expected a table name after '[['");
+    skip_spaces();
+    if (peek() != ']' || peek(1) != ']') return fail("expected ']]' after '[[" + name + "'");
+    pos_ += 2;
+    return end_of_line();
   }
 
   std::string key(std::string& out) {
@@ -278,11 +306,14 @@ class Reader {
 
 }  // namespace
 
-std::string parse_toml(std::string_view text, std::vector<TomlItem>& out) {
+std::string parse_toml(std::string_view text, std::vector<TomlItem>& out,
+                       std::vector<TomlHeader>* headers) {
   out.clear();
+  std::vector<TomlHeader> seen;
   if (auto why = utf8_problem(text); !why.empty()) return "not UTF-8 text: " + why;
   Reader r(text);
-  if (auto why = r.run(out); !why.empty()) return why;
+  if (auto why = r.run(out, seen); !why.empty()) return why;
+  if (headers != nullptr) *headers = std::move(seen);
   for (const auto& item : out)
     for (const auto& v : item.values)
       if (v.find('\0') != std::string::npos)

@@ -1,10 +1,11 @@
 // The TOML iosweep reads and writes: presets (--config), the configuration a run records and
 // `iosweep show` prints, and what --rerun reads back. A small, strict subset of TOML 1.0, enough
-// for flat files of long option names: `key = value` lines, comments, basic ("...", with every
-// escape) and literal ('...') strings, integers, floats, booleans and arrays of those. Tables,
-// inline tables, multi-line strings and dates are refused with the line they are on, rather
-// than half read. Strings written by `toml_string` escape every character TOML requires, so any
-// UTF-8 value written and read back is the same bytes.
+// for files of long option names: `key = value` lines, comments, basic ("...", with every
+// escape) and literal ('...') strings, integers, floats, booleans and arrays of those, and
+// arrays of tables (`[[step]]` headers: the keys after one belong to that element, until the
+// next). Plain tables ([section]), inline tables, dotted keys, multi-line strings and dates are
+// refused with the line they are on, rather than half read. Strings written by `toml_string` escape
+// every character TOML requires, so any UTF-8 value written and read back is the same bytes.
 #pragma once
 
 #include <string>
@@ -21,11 +22,24 @@ struct TomlItem {
   bool array = false;
   bool boolean = false;  // the (single) value was a TOML boolean
   int line = 0;
+  // The array of tables the key is in (`step` after a `[[step]]` header), and which element of
+  // it (from 0); empty and -1 for a key before any header.
+  std::string table;
+  int element = -1;
 };
 
 // Parses `text`; on success returns empty and fills `out` in file order. Otherwise returns
-// "line N: problem" (one line) and `out` is unspecified. A key given twice is refused.
-std::string parse_toml(std::string_view text, std::vector<TomlItem>& out);
+// "line N: problem" (one line) and `out` is unspecified. A key given twice in one table (or at
+// the top) is refused. An array-of-tables header with no key after it yields no item; `headers`
+// (when given) receives every header's (table, element, line) in order, so that an empty
+// element is seen too.
+struct TomlHeader {
+  std::string table;
+  int element = 0;
+  int line = 0;
+};
+std::string parse_toml(std::string_view text, std::vector<TomlItem>& out,
+                       std::vector<TomlHeader>* headers = nullptr);
 
 // A TOML basic string of `s`, quoted: ", \ and every control character escaped (\n, \t, \uXXXX),
 // the other bytes as they are. `s` must be valid UTF-8 (see utf8_problem).

@@ -100,7 +100,8 @@ const FieldDesc kSummary[] = {
     {FIELD(SummaryRow, verify_max_s), .type = FieldType::f64, .unit = "s",
      .reduction = "max over ranks of time spent verifying (inside the timed window)"},
     {FIELD(SummaryRow, bad_blocks), .type = FieldType::u64, .unit = "blocks",
-     .reduction = "sum over ranks of 4 KiB blocks that failed verification"},
+     .reduction = "sum over ranks of 4 KiB blocks that failed verification (a block two records "
+                  "share counts once per record whose part of it failed)"},
     {FIELD(SummaryRow, order_seed), .type = FieldType::u64, .unit = "1",
      .reduction = "random phases: the seed of this point's record orders (--order-seed, or the "
                   "run's nonce, mixed with ranks, or streams with --streams, and repetition); a "
@@ -223,6 +224,12 @@ const FieldDesc kSummary[] = {
                   "efficiency, where the bytes came from, what could not be measured and why, "
                   "what ran when it differs from what was asked, a window too short; cut at 255 "
                   "bytes)"},
+    {FIELD(SummaryRow, step), .type = FieldType::u32, .unit = "1",
+     .reduction = "the step of the run this row belongs to, from 0 (the run's steps group names "
+                  "it); 0 in a run without steps"},
+    {FIELD(SummaryRow, plan_row), .type = FieldType::u32, .unit = "1",
+     .reduction = "the row of the plan table that decided this phase at this point and "
+                  "repetition"},
 };
 
 const FieldDesc kWire[] = {
@@ -534,8 +541,9 @@ const TableDesc kMountsT{.name = "mounts",
                          .description =
                              "one row per (node, folder of --dir): the file system holding the "
                              "folder there"};
-const TableDesc* const kAll[] = {&kRunIndexT,   &kRankMapT, &kSummaryT,   &kRanksT, &kNodesT,
-                                 &kTimeSeriesT, &kDeviceT,  &kRankUsageT, &kWireT,  &kMountsT};
+const TableDesc* const kAll[] = {&kRunIndexT, &kRankMapT,    &kSummaryT,   &kRanksT,
+                                 &kNodesT,    &kTimeSeriesT, &kDeviceT,    &kRankUsageT,
+                                 &kWireT,     &kMountsT,     &plan_table()};
 
 const EnumMember kStatus[] = {{.name = "running", .value = 0},
                               {.name = "complete", .value = 1},

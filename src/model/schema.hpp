@@ -142,7 +142,34 @@ struct SummaryRow {
   std::uint8_t md_cache_drop;  // 0 not dropped, 1 dropped on every node, 2 refused
   double md_device_bytes_per_op;
   double md_wire_bytes_per_op;
-  char notes[256];  // what the row's figures carry, as the console's notes column prints it
+  char notes[256];         // what the row's figures carry, as the console's notes column prints it
+  std::uint32_t step;      // the step of the run (0 for a run without steps)
+  std::uint32_t plan_row;  // its row in the plan table: what was decided before it ran
+};
+
+// One row per (step, point, repetition, phase) of the run plan (model/run_plan.hpp), written
+// when the run begins: what was decided before the first byte moved.
+struct PlanRow {
+  std::uint32_t step;
+  std::uint32_t point;  // the point's number in the run (every step's), from 0
+  std::uint32_t repetition;
+  std::uint8_t phase;
+  std::uint8_t engine;
+  std::uint32_t ranks;
+  std::uint64_t streams;
+  std::uint32_t point_iodepth;  // what the point asked of each rank
+  std::uint32_t iodepth;        // what the phase's engine keeps
+  std::uint32_t iodepth_batch;
+  std::uint64_t record_bytes;
+  std::uint64_t buffer_bytes;
+  std::uint64_t bytes_per_rank;
+  std::uint64_t md_items;
+  std::uint64_t md_folders;
+  std::uint64_t md_branch;
+  std::int32_t read_shift;
+  std::uint64_t order_seed;
+  std::uint8_t fsync;
+  std::uint8_t caches_to_drop;
 };
 
 // One row per (point, active rank): the raw per-rank sample.
@@ -310,6 +337,7 @@ const TableDesc& device_table();
 const TableDesc& rank_usage_table();
 const TableDesc& wire_table();
 const TableDesc& mounts_table();
+const TableDesc& plan_table();
 std::span<const TableDesc* const> all_tables();
 
 }  // namespace iosweep

@@ -64,7 +64,7 @@ class Room {
   SharedPage* page_ = nullptr;
   int machine_rank_ = 0;
   std::vector<int> world_of_;  // world rank of every rank of the machine, by machine rank
-  std::uint32_t seen_ = 0;  // generation this rank last saw
+  std::uint32_t seen_ = 0;     // generation this rank last saw
 };
 
 class Gate {

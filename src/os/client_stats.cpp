@@ -4,7 +4,9 @@
 #include <array>
 #include <charconv>
 #include <cstdio>
+#include <fstream>
 #include <new>
+#include <sstream>
 
 namespace iosweep {
 namespace {
@@ -379,6 +381,13 @@ NfsClientStats parse_nfs_mountstats(std::string_view text, std::string_view moun
 LustreClientStats parse_lustre_llite_stats(std::string_view text,
                                            std::string_view instance) noexcept {
   return never_throwing<LustreClientStats>(kLlite, [&] { return lustre_impl(text, instance); });
+}
+
+NfsClientStats read_nfs_mountstats(const std::string& mount_point) {
+  std::ifstream in("/proc/self/mountstats");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_nfs_mountstats(text.str(), mount_point);
 }
 
 }  // namespace iosweep

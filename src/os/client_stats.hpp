@@ -64,6 +64,8 @@ struct NfsClientStats {
 // file systems' blocks are skipped.
 NfsClientStats parse_nfs_mountstats(std::string_view text,
                                     std::string_view mount_point = {}) noexcept;
+// This process's /proc/self/mountstats, parsed as above for the mount at `mount_point`.
+NfsClientStats read_nfs_mountstats(const std::string& mount_point);
 
 // One Lustre client mount's llite counters; a counter without samples is not printed by Lustre
 // and reads as zeros here.

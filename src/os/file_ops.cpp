@@ -41,6 +41,14 @@ int open_for_io(const std::string& path, bool write, bool create, bool direct) {
   return fd;
 }
 
+Entry entry_at(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return {};
+  if (S_ISLNK(st.st_mode)) return {Entry::Kind::link, 0};
+  if (!S_ISREG(st.st_mode)) return {Entry::Kind::other, 0};
+  return {Entry::Kind::regular, static_cast<std::uint64_t>(st.st_size)};
+}
+
 FileIdentity identity_of(const std::string& path) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return {};
@@ -199,6 +207,16 @@ void read_head(const std::string& path, std::span<std::byte> dst, std::uint64_t 
   if (!was_cached)
     ::posix_fadvise(f.fd, static_cast<off_t>(offset), static_cast<off_t>(dst.size()),
                     POSIX_FADV_DONTNEED);
+}
+
+Space space_of(const std::string& dir) {
+  struct statvfs v {};
+  if (::statvfs(dir.c_str(), &v) != 0) return {};
+  return {.known = true,
+          .fsid = static_cast<std::uint64_t>(v.f_fsid),
+          .free_bytes = static_cast<std::uint64_t>(v.f_bavail) * v.f_frsize,
+          .free_inodes = static_cast<std::uint64_t>(v.f_favail),
+          .inodes = static_cast<std::uint64_t>(v.f_files)};
 }
 
 std::string cache_probe_method() {

@@ -26,6 +26,13 @@ struct FileIdentity {
 // IoError.
 int open_for_io(const std::string& path, bool write, bool create, bool direct);
 
+// What is at `path` itself (a symbolic link is not followed): nothing, a link, a regular file of
+// `bytes`, or something else.
+struct Entry {
+  enum class Kind { none, link, regular, other } kind = Kind::none;
+  std::uint64_t bytes = 0;
+};
+Entry entry_at(const std::string& path);
 // Identity of the object at `path` itself (symbolic links are not followed).
 FileIdentity identity_of(const std::string& path);
 bool exists(const std::string& path);
@@ -35,6 +42,17 @@ std::string absolute_path(const std::string& path);
 // The device of the file system holding folder `dir` (symbolic links followed, as a path into
 // it is); 0 and errno when it cannot be read.
 int device_of(const std::string& dir, dev_t& dev);
+// What the file system holding `dir` has free for an unprivileged writer (statvfs: f_fsid, the
+// available blocks and inodes); `known` false when it cannot be asked. `inodes` 0: the file
+// system does not count them (it makes them as it needs).
+struct Space {
+  bool known = false;
+  std::uint64_t fsid = 0;
+  std::uint64_t free_bytes = 0;
+  std::uint64_t free_inodes = 0;
+  std::uint64_t inodes = 0;
+};
+Space space_of(const std::string& dir);
 // Removes `path` only when it is still the regular file recorded in `id`: a run never removes
 // a file it did not create. Returns true when removed; `err` (when given) is then 0, and the
 // errno of a failed lstat (other than ENOENT) or unlink otherwise.

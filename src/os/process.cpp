@@ -1,6 +1,7 @@
 // Process identity (see process.hpp).
 #include "os/process.hpp"
 
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -8,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include "os/text_file.hpp"
@@ -36,6 +38,33 @@ std::uint64_t start_ticks_of(std::int64_t pid) {
 }
 
 }  // namespace
+
+bool reaches_terminal(int fd) {
+  if (::isatty(fd) == 1) return true;
+  char link[64], target[256];
+  std::snprintf(link, sizeof link, "/proc/%d/fd/2", static_cast<int>(::getppid()));
+  const ssize_t n = ::readlink(link, target, sizeof target - 1);
+  if (n <= 0) return false;
+  target[n] = '\0';
+  const std::string t(target);
+  return t.starts_with("/dev/pts/") || t.starts_with("/dev/tty");
+}
+
+std::uint64_t random_u64() {
+  std::uint64_t r = 0;
+  const int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::read(fd, &r, sizeof r) != static_cast<ssize_t>(sizeof r))
+    r = (static_cast<std::uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
+  if (fd >= 0) ::close(fd);
+  return r;
+}
+
+std::uint64_t mem_available_bytes() {
+  std::ifstream in("/proc/meminfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("MemAvailable:")) return std::stoull(line.substr(13)) * 1024;
+  return 0;
+}
 
 std::string self_exe_dir() {
   std::error_code ec;

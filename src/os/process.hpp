@@ -31,6 +31,17 @@ Usage self_usage();
 // costs the machine, without the pages it shares with the other ranks.
 std::uint64_t private_bytes();
 
+// Whether what is written to `fd` reaches a terminal. Under mpirun a rank's stderr is a pipe to
+// mpirun, which copies it to its own stderr: the terminal, if any, is the launcher's. So `fd`
+// counts as a terminal when it is one, or when it is a pipe and the parent process (mpirun, or
+// orted) writes its stderr to a terminal.
+bool reaches_terminal(int fd);
+// 64 random bits (/dev/urandom; the C++ library's random device where it cannot be read).
+std::uint64_t random_u64();
+
+// The machine's memory available to new work (/proc/meminfo MemAvailable) in bytes; 0 unknown.
+std::uint64_t mem_available_bytes();
+
 // The folder of this process's executable (/proc/self/exe resolved); empty when unreadable.
 std::string self_exe_dir();
 

@@ -64,7 +64,7 @@ void ConsoleWriter::flush() {
 // The file system under each folder of --dir and what can tell where the bytes came from: one
 // line per folder when every node agrees, a line per node when they differ.
 void ConsoleWriter::print_storage(const RunContext& ctx) {
-  const auto& dirs = ctx.cfg->work.dirs;
+  const auto& dirs = ctx.dirs;
   std::set<std::string> wires;
   for (std::size_t f = 0; f < dirs.size(); ++f) {
     std::set<std::string> kinds;
@@ -119,7 +119,7 @@ void ConsoleWriter::print_wire(const RunContext& ctx, const std::set<std::string
 // Which ranks run on which node and, with several folders, which of them use which folder
 // there (and the drive under it).
 void ConsoleWriter::print_placement(const RunContext& ctx) {
-  const auto& dirs = ctx.cfg->work.dirs;
+  const auto& dirs = ctx.dirs;
   std::fprintf(out_, "placement (%s%s):\n",
                ctx.cfg->sweep.placement == Placement::spread ? "spread" : "block",
                dirs.size() > 1 ? "; a node's ranks take the folders round-robin" : "");
@@ -148,20 +148,17 @@ void ConsoleWriter::print_placement(const RunContext& ctx) {
   }
 }
 
-void ConsoleWriter::begin_run(const RunContext& ctx) {
-  ctx_ = ctx;
-  const Config& cfg = *ctx.cfg;
+// What a step runs: its engine, sizes, records, cache and fsync policy, layout, metadata and
+// what the command line overrode (the run's only step, or each step of a run of several).
+void ConsoleWriter::print_step(const StepPlan& step, const std::string& engine_detail) {
+  const Config& cfg = step.cfg;
   const Workload& w = cfg.work;
-  std::fprintf(out_, "iosweep run %s%s%s\n", ctx.run_id.c_str(),
-               cfg.report.label.empty() ? "" : "  label: ", printable(cfg.report.label).c_str());
-  if (!cfg.preset_file.empty())
-    std::fprintf(out_, "  preset: %s\n", printable(cfg.preset_file).c_str());
   const std::string where = w.dirs.size() == 1
-                                ? printable(w.dirs.front()) + " (" + ctx.fs_type() + ")"
+                                ? printable(w.dirs.front()) + " (" + ctx_.fs_type() + ")"
                                 : std::to_string(w.dirs.size()) + " folders";
   std::fprintf(out_, "  %d ranks on %zu node(s); engine %s (%s)%s; %s per rank in %s\n",
-               ctx.world_size, ctx.topology.hosts.size(), engine_desc(cfg.io.engine).name,
-               ctx.engine_detail.c_str(), cfg.io.direct ? ", O_DIRECT" : "",
+               ctx_.world_size, ctx_.topology.hosts.size(), engine_desc(cfg.io.engine).name,
+               engine_detail.c_str(), cfg.io.direct ? ", O_DIRECT" : "",
                format_size(w.file_size).c_str(), where.c_str());
   const std::string fsync = phase_list(w.fsync_phases);
   std::fprintf(out_, "  records: seq %s, rand %s, scan %s; cache %s; fsync %s; filter kernel %s\n",
@@ -183,14 +180,41 @@ void ConsoleWriter::begin_run(const RunContext& ctx) {
       std::fprintf(out_, "  metadata: %s\n", describe_md(w.md).c_str());
       break;
     }
-  if (by_streams())
+  if (!cfg.sweep.streams.empty())
     std::fprintf(out_,
                  "  streams: each point runs ranks x depth of them; random phases keep depth "
                  "requests in flight, sequential phases stream depth regions of each file side by "
                  "side\n");
+  if (!step.overrides.empty()) std::fprintf(out_, "  %s\n", printable(step.overrides).c_str());
+}
+
+void ConsoleWriter::begin_run(const RunContext& ctx) {
+  ctx_ = ctx;
+  const Config& cfg = *ctx.cfg;
+  std::fprintf(out_, "iosweep run %s%s%s\n", ctx.run_id.c_str(),
+               cfg.report.label.empty() ? "" : "  label: ", printable(cfg.report.label).c_str());
+  if (!cfg.preset_file.empty())
+    std::fprintf(out_, "  preset: %s\n", printable(cfg.preset_file).c_str());
+  const std::vector<StepPlan>& steps = ctx.plan->steps;
+  if (steps.size() == 1 && steps.front().name.empty())
+    print_step(steps.front(), ctx.engine_detail);
+  else
+    std::fprintf(out_, "  %d ranks on %zu node(s); %zu steps, each printed as it begins\n",
+                 ctx.world_size, ctx.topology.hosts.size(), steps.size());
   print_storage(ctx);
   print_placement(ctx);
   print_unequal(ctx);
+  flush();
+}
+
+void ConsoleWriter::begin_step(const StepPlan& step, std::uint32_t index) {
+  step_ = &step;
+  step_index_ = index;
+  last_kind_ = -1;
+  if (step.name.empty()) return;
+  std::fprintf(out_, "step %u of %zu: %s\n", index + 1, ctx_.plan->steps.size(),
+               printable(step.name).c_str());
+  print_step(step, index < ctx_.engine_details.size() ? ctx_.engine_details[index] : "");
   flush();
 }
 
@@ -198,16 +222,19 @@ void ConsoleWriter::begin_run(const RunContext& ctx) {
 // unless it says so.
 void ConsoleWriter::print_unequal(const RunContext& ctx) {
   std::string list;
-  for (const auto& pt : ctx.points)
-    if (const std::string u = unequal_per_node(ctx.topology, pt.ranks); !u.empty())
-      list += (list.empty() ? "" : ", ") + std::to_string(pt.ranks) + " ranks (" + u + ")";
+  std::set<int> seen;
+  for (const StepPlan& step : ctx.plan->steps)
+    for (const PointPlan& pt : step.points)
+      if (const std::string u = unequal_per_node(ctx.topology, pt.point.ranks);
+          !u.empty() && seen.insert(pt.point.ranks).second)
+        list += (list.empty() ? "" : ", ") + std::to_string(pt.point.ranks) + " ranks (" + u + ")";
   if (!list.empty())
     std::fprintf(out_, "  unequal active ranks per node at: %s; those rows say ranks/node\n",
                  list.c_str());
 }
 
 bool ConsoleWriter::by_streams() const {
-  return ctx_.cfg != nullptr && !ctx_.cfg->sweep.streams.empty();
+  return step_ != nullptr && !step_->cfg.sweep.streams.empty();
 }
 
 void ConsoleWriter::print_header(bool metadata) {
@@ -252,7 +279,7 @@ void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) 
   const int kind = phase.metadata() ? 1 : 0;
   if (kind != last_kind_) print_header(kind == 1);
   last_kind_ = kind;
-  headlines_[s.phase][by_streams() ? s.streams : s.ranks].push_back(
+  headlines_[{s.step, s.phase}][by_streams() ? s.streams : s.ranks].push_back(
       ops_headline(phase) ? s.iops : mib(s.bandwidth_Bps));
   if (phase.counts()) (phase.ships() ? last_ship_ : last_filter_) = p;
   std::string notes = row_notes(p);
@@ -272,9 +299,14 @@ void ConsoleWriter::print_peaks() {
                "of its repetitions)\n");
   std::fprintf(out_, "  %-14s %-6s %10s %8s %10s %8s\n", "phase", "unit", "peak", axis, "sustained",
                axis);
-  for (const PhaseDesc& d : phase_descs()) {
-    const auto it = headlines_.find(d.id);
-    if (it == headlines_.end()) continue;
+  std::uint32_t step = 0;
+  for (auto it = headlines_.begin(); it != headlines_.end(); ++it) {
+    const auto [at_step, phase] = it->first;
+    const PhaseDesc& d = phase_desc(phase);
+    if (const std::string& name = ctx_.plan->steps[at_step].name;
+        !name.empty() && (it == headlines_.begin() || at_step != step))
+      std::fprintf(out_, "  step %s\n", printable(name).c_str());
+    step = at_step;
     double peak = -1, last = 0;
     std::uint64_t peak_at = 0, last_at = 0;
     for (const auto& [at, values] : it->second) {
@@ -305,11 +337,13 @@ void ConsoleWriter::print_left() {
   const Workload& w = cfg.work;
   std::fprintf(out_, "results: run %s appended to %s\n", ctx_.run_id.c_str(),
                printable(fsops::absolute_path(cfg.report.output)).c_str());
-  const bool data = std::any_of(w.phases.begin(), w.phases.end(),
-                                [](PhaseId p) { return !phase_desc(p).metadata(); });
+  bool data = false;  // any step with a phase that makes data files
+  for (const StepPlan& step : ctx_.plan->steps)
+    for (PhaseId p : step.cfg.work.phases)
+      data = data || !phase_desc(p).metadata();
   if (!data || (!w.keep && w.reuse_run.empty())) return;
-  std::string dirs;
-  for (const auto& d : w.dirs)
+  std::string dirs;  // every step's folders (keep and --reuse are the whole run's)
+  for (const auto& d : ctx_.dirs.empty() ? w.dirs : ctx_.dirs)
     dirs += (dirs.empty() ? "" : ", ") + printable(fsops::absolute_path(d));
   const std::string files = "iosweep." + (w.reuse_run.empty() ? ctx_.run_id : w.reuse_run) + "." +
                             (w.shared() ? "shared" : "<position>");
@@ -335,7 +369,7 @@ void ConsoleWriter::end_run(RunStatus status, const std::string& message) {
   }
   if (status == RunStatus::aborted)
     std::fprintf(out_, "run %s aborted: %s\n", ctx_.run_id.c_str(), message.c_str());
-  if (ctx_.cfg != nullptr) print_left();
+  if (ctx_.cfg != nullptr && ctx_.plan != nullptr) print_left();
   flush();
 }
 

@@ -28,10 +28,12 @@ class ConsoleWriter final : public ResultWriter {
   explicit ConsoleWriter(std::FILE* out = stdout, std::function<void()> reader_gone = {})
       : out_(out), reader_gone_(std::move(reader_gone)) {}
   void begin_run(const RunContext& ctx) override;
+  void begin_step(const StepPlan& step, std::uint32_t index) override;
   void append_point(const PointResult& point, const LatencyHistogram& latency) override;
   void end_run(RunStatus status, const std::string& message) override;
 
  private:
+  void print_step(const StepPlan& step, const std::string& engine_detail);
   bool by_streams() const;  // the run sweeps --streams: the table has a streams column
   void print_header(bool metadata);
   void print_storage(const RunContext& ctx);
@@ -52,7 +54,11 @@ class ConsoleWriter final : public ResultWriter {
   RunContext ctx_;
   int last_kind_ = -1;  // the rows printed last: 0 data, 1 metadata
   // Every row's headline, by phase (in table order) and point (its ranks, or streams).
-  std::map<PhaseId, std::map<std::uint64_t, std::vector<double>>> headlines_;
+  // Every row's headline, by (step, phase), then by ranks or streams.
+  std::map<std::pair<std::uint32_t, PhaseId>, std::map<std::uint64_t, std::vector<double>>>
+      headlines_;
+  const StepPlan* step_ = nullptr;  // the step whose rows are printed
+  std::uint32_t step_index_ = 0;
   std::optional<PointResult> last_filter_;
   std::optional<PointResult> last_ship_;
 };

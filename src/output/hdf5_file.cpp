@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -315,14 +314,13 @@ bool read_attr(hid_t obj, const char* name, std::int64_t& value) {
 }
 
 std::uint64_t free_bytes(const std::string& path) {
-  struct statvfs v {};
-  std::string at = path;
-  if (::statvfs(at.c_str(), &v) != 0) {
+  fsops::Space sp = fsops::space_of(path);
+  if (!sp.known) {
     const auto slash = path.find_last_of('/');
-    at = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-    if (::statvfs(at.c_str(), &v) != 0) return 0;
+    sp = fsops::space_of(slash == std::string::npos ? "."
+                                                    : (slash == 0 ? "/" : path.substr(0, slash)));
   }
-  return static_cast<std::uint64_t>(v.f_bavail) * v.f_frsize;
+  return sp.known ? sp.free_bytes : 0;
 }
 
 namespace {

@@ -103,11 +103,16 @@ void write_run_attributes(hid_t g, const RunContext& ctx) {
   set_attr(g, "fs_type", ctx.fs_type());
   h5::set_attr_u64(g, "pattern_bytes", kPatternBytes);
   set_attr(g, "phase_table", phase_table_toml());
+  std::string dirs;
+  for (const std::string& d : ctx.dirs)
+    dirs += (dirs.empty() ? "" : ",") + d;
+  set_attr(g, "dir", dirs);  // every step's folders together: the indexes of `folder` fields
   std::vector<std::int64_t> points, depths;
-  for (const SweepPoint& p : ctx.points) {
-    points.push_back(p.ranks);
-    depths.push_back(p.per_rank.depth);
-  }
+  for (const StepPlan& s : ctx.plan->steps)
+    for (const PointPlan& p : s.points) {
+      points.push_back(p.point.ranks);
+      depths.push_back(p.point.per_rank.depth);
+    }
   set_attr(g, "points", points);
   set_attr(g, "point_iodepths", depths);
   h5::set_attr_enum(g, "engine", h5::engine_enum_type(), c.io.engine);
@@ -156,6 +161,66 @@ void mark_interrupted_runs(hid_t f) {
     r->status = static_cast<std::uint8_t>(RunStatus::interrupted);
     h5::write_row(f, run_index_table(), i, r);
   }
+}
+
+// The run's steps (/runs/<id>/steps/<i>): each one's name, configuration, what the command line
+// overrode, its first point, its engine probe and the attributes its options record, as the run
+// group holds them for a run of one shape.
+void write_steps(hid_t run, const RunContext& ctx) {
+  h5::Handle steps = h5::check(H5Gcreate2(run, "steps", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                               H5Gclose, "steps group");
+  h5::set_attr(steps.get(), "description",
+               std::string("one group per step of the run, in the order they ran (a run of one "
+                           "shape has one step with no name); summary.step is its index"));
+  for (std::size_t i = 0; i < ctx.plan->steps.size(); ++i) {
+    const StepPlan& s = ctx.plan->steps[i];
+    h5::Handle g = h5::check(
+        H5Gcreate2(steps.get(), std::to_string(i).c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+        H5Gclose, "step group");
+    write_recorded(g.get(), s.cfg.recorded);
+    h5::set_attr(g.get(), "name", s.name);
+    h5::set_attr(g.get(), "config", s.toml);
+    h5::set_attr(g.get(), "overrides", s.overrides);
+    h5::set_attr(g.get(), "first_point",
+                 static_cast<std::int64_t>(s.points.empty() ? 0 : s.points.front().index));
+    h5::set_attr(g.get(), "n_points", static_cast<std::int64_t>(s.points.size()));
+    h5::set_attr(g.get(), "engine_detail",
+                 i < ctx.engine_details.size() ? ctx.engine_details[i] : std::string());
+  }
+}
+
+// The plan table: every (step, point, repetition, phase) as decided before the run.
+void write_plan(hid_t run, const RunContext& ctx) {
+  std::vector<PlanRow> rows;
+  for (std::size_t i = 0; i < ctx.plan->steps.size(); ++i) {
+    const StepPlan& s = ctx.plan->steps[i];
+    for (const PointPlan& p : s.points)
+      for (std::size_t rep = 0; rep < p.reps.size(); ++rep)
+        for (const PhasePlan& ph : p.reps[rep])
+          rows.push_back(
+              {.step = static_cast<std::uint32_t>(i),
+               .point = p.index,
+               .repetition = static_cast<std::uint32_t>(rep),
+               .phase = ph.phase,
+               .engine = s.cfg.io.engine,
+               .ranks = static_cast<std::uint32_t>(p.point.ranks),
+               .streams = p.point.streams(),
+               .point_iodepth = ph.point_depth,
+               .iodepth = ph.depth,
+               .iodepth_batch = ph.batch,
+               .record_bytes = ph.record_bytes,
+               .buffer_bytes = ph.buffer_bytes,
+               .bytes_per_rank = ph.bytes_per_rank,
+               .md_items = phase_desc(ph.phase).metadata() ? ph.md.items() : 0,
+               .md_folders = phase_desc(ph.phase).metadata() ? ph.md.folders() : 0,
+               .md_branch = phase_desc(ph.phase).metadata() ? ph.md.layout.tree.branch : 0,
+               .read_shift = ph.read_shift,
+               .order_seed = ph.order_seed,
+               .fsync = static_cast<std::uint8_t>(ph.fsync ? 1 : 0),
+               .caches_to_drop = static_cast<std::uint8_t>(ph.caches_to_drop)});
+  }
+  h5::create_table(run, plan_table(), 256);
+  h5::append_rows(run, plan_table(), rows.data(), rows.size());
 }
 
 }  // namespace
@@ -212,6 +277,8 @@ void Hdf5Writer::begin_locked(const RunContext& ctx, bool was_empty) {
   h5::create_table(g.get(), wire_table(), 64);
   h5::create_table(g.get(), mounts_table(), 64);
   h5::append_rows(g.get(), mounts_table(), ctx.mounts.data(), ctx.mounts.size());
+  write_steps(g.get(), ctx);
+  write_plan(g.get(), ctx);
   h5::Handle lat = h5::check(H5Gcreate2(g.get(), "latency", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                              H5Gclose, "latency group");
   std::vector<std::uint64_t> lower, upper;

@@ -13,9 +13,15 @@ void IozoneWriter::begin_run(const RunContext& ctx) {
   const std::uint64_t file_size = work_->file_size, seq_record = work_->seq_record;
   std::fprintf(out_, "\tIozone-format results from iosweep run %s\n", ctx.run_id.c_str());
   std::fprintf(out_, "\tThroughput test with %d processes\n", ctx.world_size);
-  std::fprintf(out_, "\tEach process writes a %llu kByte file in %llu kByte records\n\n",
+  std::fprintf(out_, "\tEach process writes a %llu kByte file in %llu kByte records\n",
                static_cast<unsigned long long>(file_size / 1024),
                static_cast<unsigned long long>(seq_record / 1024));
+  // IOzone counts whole kBytes; a size it cannot say is given exactly on a line of its own.
+  if (file_size % 1024 != 0 || seq_record % 1024 != 0)
+    std::fprintf(out_, "\t(exactly: a %llu-byte file in %llu-byte records)\n",
+                 static_cast<unsigned long long>(file_size),
+                 static_cast<unsigned long long>(seq_record));
+  std::fprintf(out_, "\n");
   std::fflush(out_);
 }
 

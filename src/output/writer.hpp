@@ -13,6 +13,7 @@
 #include "core/histogram.hpp"
 #include "model/config.hpp"
 #include "model/point.hpp"
+#include "model/run_plan.hpp"
 #include "model/schema.hpp"
 #include "model/topology.hpp"
 
@@ -29,13 +30,15 @@ struct RunDrive {
 
 struct RunContext {
   std::string run_id;
-  const Config* cfg = nullptr;
+  const Config* cfg = nullptr;    // the first step's (the whole run's options are in all)
+  const RunPlan* plan = nullptr;  // every step, point, repetition and phase as planned
   int world_size = 1;
   Topology topology;
-  std::vector<SweepPoint> points;  // active ranks and their depth, point by point
   std::uint64_t t_start_unix_ns = 0;
-  std::string engine_detail;
-  std::string versions_toml;  // iosweep, git, MPI, HDF5, liburing, kernel
+  std::string engine_detail;                // the first step's engine probe
+  std::vector<std::string> engine_details;  // every step's
+  std::vector<std::string> dirs;  // every step's folders together (the run's --dir indexes)
+  std::string versions_toml;      // iosweep, git, MPI, HDF5, liburing, kernel
   std::string slurm_job_id, slurm_nodelist;
   std::vector<MountRow> mounts;  // every (node, folder)'s file system (node 0: rank 0's)
   std::vector<RunDrive> drives;  // every node's devices under its folders; empty unmeasured
@@ -56,6 +59,12 @@ class ResultWriter {
  public:
   virtual ~ResultWriter() = default;
   virtual void begin_run(const RunContext& ctx) = 0;
+  // Before the first point of each step (`index` from 0); a writer with nothing to say about
+  // steps ignores it.
+  virtual void begin_step(const StepPlan& step, std::uint32_t index) {
+    (void)step;
+    (void)index;
+  }
   virtual void append_point(const PointResult& point, const LatencyHistogram& latency) = 0;
   // status: complete or aborted; `message` says why a run was aborted.
   virtual void end_run(RunStatus status, const std::string& message) = 0;
@@ -77,6 +86,10 @@ class WriterList final : public ResultWriter {
   void begin_run(const RunContext& ctx) override {
     for (auto& w : writers_)
       w->begin_run(ctx);
+  }
+  void begin_step(const StepPlan& step, std::uint32_t index) override {
+    for (auto& w : writers_)
+      w->begin_step(step, index);
   }
   void append_point(const PointResult& p, const LatencyHistogram& l) override {
     for (auto& w : writers_)

@@ -72,9 +72,9 @@ class FileSet {
   // an announced in-window create is waited for at most `wait`, and the own file is removed
   // unless `keep`. What happened, for the one line the rank prints.
   struct Cleanup {
-    std::string removed;  // the path removed, or empty
-    std::string left;     // the path left (kept, or its removal failed), or empty
-    int err = 0;          // the errno of a removal that failed
+    std::string removed;      // the path removed, or empty
+    std::string left;         // the path left (kept, or its removal failed), or empty
+    int err = 0;              // the errno of a removal that failed
     bool waited_out = false;  // an in-window create did not end within `wait`
   };
   Cleanup close_and_remove(bool keep, std::chrono::milliseconds wait);

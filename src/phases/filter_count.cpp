@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/clock.hpp"
+#include "core/units.hpp"
 #include "os/file_ops.hpp"
 #include "phases/io_phase.hpp"
 
@@ -33,6 +34,12 @@ ScanPlan plan_scan(const PhaseContext& ctx) {
 std::string FilterCount::validate(const Workload& work, const EngineOptions& io) const {
   if (auto why = check_record(work, io, work.scan_record, "--scan-record"); !why.empty())
     return why;
+  // The kernel counts whole 64-bit words of each record it is handed, and the expected count is
+  // of whole words: a read that split a word between two records could count neither part.
+  if (work.scan_record % 8 != 0)
+    return "--scan-record: " + format_size(work.scan_record) +
+           " is not a multiple of 8 bytes: filter-count (and ship-count, and their scan-only "
+           "control) counts whole 64-bit words in each read";
   if (work.filter_every < 2) return "--filter-every: must be at least 2";
   if (!filter_kernel_supported(work.filter_kernel))
     return std::string("--filter-kernel: this CPU has no ") +
@@ -57,10 +64,10 @@ EngineNeed FilterCount::engine_need(const Workload& work, const EngineOptions& i
   return {depth, EngineUse::overlap};
 }
 
-std::uint64_t FilterCount::buffer_bytes(const Workload& work, const EngineOptions& io,
-                                        const SweepPoint& point) const {
-  const RankStreams& per_rank = point.per_rank;
-  const unsigned depth = engine_need(work, io, per_rank).depth;
+std::uint64_t FilterCount::buffer_bytes(const Workload& work, const SweepPoint& point,
+                                        const PhasePlan& plan) const {
+  (void)point;
+  const unsigned depth = plan.depth;
   return std::max<std::uint64_t>(work.scan_record * depth * 2, creation_buffer_bytes(work, depth));
 }
 
@@ -82,7 +89,7 @@ void FilterCount::prepare(PhaseContext& ctx) {
 }
 
 void FilterCount::run(PhaseContext& ctx, RankSample& s) {
-  Verifier verifier(ctx.data, static_cast<std::uint64_t>(ctx.read_position));
+  Verifier verifier(ctx.data, static_cast<std::uint64_t>(ctx.read_position), scan_.record);
   const bool verify = ctx.work.verify;
   const std::uint64_t key = ctx.work.filter_key;
   const CountFn count = desc().counts() ? count_ : &count_nothing;

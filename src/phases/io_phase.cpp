@@ -19,11 +19,16 @@ namespace {
 constexpr std::uint64_t kCreationBytesInFlight = 64ull << 20;
 
 // The records a file is written in untimed: --seq-record when it divides the file, else the
-// largest multiple of the 4 KiB block that divides both (a run of random phases alone may have
-// a file shorter than --seq-record, which no phase of it checks).
+// largest size that divides both (so that it divides a strided block too); a run of random
+// phases alone, whose file no phase checks against --seq-record, takes --rand-record instead
+// when that is larger and divides the file (records of any byte size can leave the common
+// divisor a few bytes).
 std::uint64_t creation_record(const Workload& work) {
   const std::uint64_t r = std::gcd(work.seq_record, work.file_size);
-  return r % kBlockBytes == 0 ? r : kBlockBytes;
+  const bool strided = work.shared() && work.shared_pattern == SharedPattern::strided;
+  if (!strided && work.rand_record > r && work.file_size % work.rand_record == 0)
+    return work.rand_record;
+  return r;
 }
 
 unsigned creation_depth(unsigned depth, std::uint64_t record) {
@@ -68,7 +73,7 @@ std::uint64_t creation_buffer_bytes(const Workload& work, unsigned depth) {
 
 void Verifier::check(const std::byte* p, std::uint64_t offset, std::size_t len) {
   const std::uint64_t t = now_ns();
-  bad_blocks += verify_blocks(*spec, file, offset, {p, len}, &first);
+  bad_blocks += verify_(*spec, file, offset, {p, len}, &first);
   ns += now_ns() - t;
 }
 
@@ -86,17 +91,19 @@ std::string check_record(const Workload& work, const EngineOptions& io, std::uin
                          const char* option) {
   const std::string opt = option;
   if (rec == 0) return opt + ": must be larger than zero";
+  // Records of any byte size go through the page cache; O_DIRECT moves whole logical blocks.
   if (io.direct && rec % work.direct_alignment != 0)
-    return opt + ": " + format_size(rec) + " is not a multiple of the O_DIRECT alignment (" +
-           std::to_string(work.direct_alignment) + " bytes) of --dir";
-  if (rec % kBlockBytes != 0)
-    return opt + ": " + format_size(rec) + " is not a multiple of 4 KiB (the data block)";
+    return opt + ": " + format_size(rec) + " is not a multiple of " +
+           std::to_string(work.direct_alignment) +
+           " bytes, the logical block of --dir's device: O_DIRECT needs buffer, offset and "
+           "length aligned to it (records of any size need the page cache: leave out --direct)";
   if (rec > work.file_size)
     return opt + ": " + format_size(rec) + " is larger than --file-size " +
            format_size(work.file_size);
+  // A file holds whole records, as IOR's -b holds whole -t: no tail is left unwritten.
   if (work.file_size % rec != 0)
     return "--file-size: " + format_size(work.file_size) + " is not a multiple of " + opt + " " +
-           format_size(rec);
+           format_size(rec) + " (a file holds whole records)";
   if (rec > (1ull << 30)) return opt + ": records above 1 GiB are not supported";
   return {};
 }
@@ -115,11 +122,11 @@ EngineNeed IoPhase::engine_need(const Workload& work, const EngineOptions& io,
           EngineUse::io};
 }
 
-std::uint64_t IoPhase::buffer_bytes(const Workload& work, const EngineOptions& io,
-                                    const SweepPoint& point) const {
+std::uint64_t IoPhase::buffer_bytes(const Workload& work, const SweepPoint& point,
+                                    const PhasePlan& plan) const {
   const RankStreams& per_rank = point.per_rank;
-  const std::uint64_t record = work.record_bytes(desc().record);
-  const unsigned depth = engine_need(work, io, per_rank).depth;
+  const std::uint64_t record = plan.record_bytes;
+  const unsigned depth = plan.depth;
   std::uint64_t own = record * depth * (work.verify ? 2 : 1);
   if (writes()) {
     const std::size_t copies =
@@ -190,7 +197,7 @@ DriverJob IoPhase::job(PhaseContext& ctx) {
 
 void IoPhase::run(PhaseContext& ctx, RankSample& s) {
   // Everything the window needs is set up before its clock starts.
-  Verifier verifier(ctx.data, static_cast<std::uint64_t>(file_position_));
+  Verifier verifier(ctx.data, static_cast<std::uint64_t>(file_position_), record_);
   DriverJob j = job(ctx);
   if (!writes() && ctx.work.verify)
     j.consume = [&](const std::byte* p, std::uint64_t off, std::size_t len) {
@@ -263,13 +270,16 @@ void IoPhase::cleanup(PhaseContext& ctx) {
 
 namespace {
 
-// The first block of a kept file's region must be this seed's block 0 of that position:
-// anything else is another run's data (another seed) or not an iosweep file at all.
-void check_kept_head(PhaseContext& ctx, const std::string& path, int pos, std::uint64_t at) {
-  AlignedBuffer head(kBlockBytes);
+// The head of a kept file's region (its first 4 KiB, or less where the region's first
+// contiguous bytes are fewer: a strided block of a small --seq-record) must be this seed's data
+// of that position: anything else is another run's data (another seed) or not an iosweep file.
+void check_kept_head(PhaseContext& ctx, const std::string& path, int pos, const Layout& layout) {
+  const std::uint64_t contiguous = layout.stride != 0 ? layout.stride : ctx.work.file_size;
+  AlignedBuffer head(static_cast<std::size_t>(std::min<std::uint64_t>(kBlockBytes, contiguous)));
+  const std::uint64_t at = layout.physical(0);
   fsops::read_head(path, head.span(), at);
   Mismatch m;
-  if (verify_blocks(ctx.data, static_cast<std::uint64_t>(pos), 0, head.span(), &m) != 0)
+  if (verify_bytes(ctx.data, static_cast<std::uint64_t>(pos), 0, head.span(), &m) != 0)
     throw IoError("check", path, at + m.offset, EINVAL,
                   "--reuse: the file does not hold this run's data (written with another "
                   "--seed, --filter-key or --filter-every, or not by iosweep)");
@@ -302,7 +312,7 @@ void ensure_own_file(PhaseContext& ctx) {
   const std::string path = files.path(pos);
   if (files.reusing()) {
     check_kept_size(ctx, path);
-    check_kept_head(ctx, path, pos, layout_of(ctx, pos).physical(0));
+    check_kept_head(ctx, path, pos, layout_of(ctx, pos));
     files.set_valid_bytes(work.file_size);
     return;
   }

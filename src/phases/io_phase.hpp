@@ -19,8 +19,8 @@ class IoPhase final : public Phase {
   std::string validate(const Workload& work, const EngineOptions& io) const override;
   EngineNeed engine_need(const Workload& work, const EngineOptions& io,
                          const RankStreams& per_rank) const override;
-  std::uint64_t buffer_bytes(const Workload& work, const EngineOptions& io,
-                             const SweepPoint& point) const override;
+  std::uint64_t buffer_bytes(const Workload& work, const SweepPoint& point,
+                             const PhasePlan& plan) const override;
   void prepare(PhaseContext& ctx) override;
   void run(PhaseContext& ctx, RankSample& sample) override;
   void finish(PhaseContext& ctx, RankSample& sample) override;
@@ -43,8 +43,8 @@ class IoPhase final : public Phase {
   Layout layout_;  // where file_position_'s bytes sit in the file
 };
 
-// Checks a record size option against the file size, the 4 KiB data block and the O_DIRECT
-// alignment: "--option: problem", or empty.
+// Checks a record size option against the file size and the O_DIRECT alignment (any byte size
+// otherwise): "--option: problem", or empty.
 std::string check_record(const Workload& work, const EngineOptions& io, std::uint64_t record,
                          const char* option);
 
@@ -56,9 +56,12 @@ void ensure_own_file(PhaseContext& ctx);
 // The pattern buffer ensure_own_file holds through an engine of `depth`.
 std::uint64_t creation_buffer_bytes(const Workload& work, unsigned depth);
 
-// Per-record verification shared by the reading phases (--verify).
+// Per-record verification shared by the reading phases (--verify), of records of
+// `record_bytes` read at multiples of it: whole-block records through the block path, others
+// through the byte-exact one, chosen here, before any window.
 struct Verifier {
-  Verifier(const DataSpec& s, std::uint64_t f) : spec(&s), file(f) {}
+  Verifier(const DataSpec& s, std::uint64_t f, std::uint64_t record_bytes)
+      : spec(&s), file(f), verify_(verify_fn_for(record_bytes)) {}
   const DataSpec* spec;
   std::uint64_t file;
   Mismatch first;
@@ -66,6 +69,9 @@ struct Verifier {
   std::uint64_t ns = 0;
   void check(const std::byte* p, std::uint64_t offset, std::size_t len);
   void fill(RankSample& s) const;
+
+ private:
+  VerifyFn verify_;
 };
 
 }  // namespace iosweep

@@ -57,12 +57,10 @@ EngineNeed MdPhase::engine_need(const Workload& work, const EngineOptions& io,
   return {per_rank.depth, EngineUse::metadata};
 }
 
-std::uint64_t MdPhase::buffer_bytes(const Workload& work, const EngineOptions& io,
-                                    const SweepPoint& point) const {
-  (void)io;
-  MdPoint plan;
-  if (!plan_md_point(work.md, point.ranks, point.per_rank.depth, plan).empty()) return 0;
-  const std::uint64_t ops = folder_phase(desc().id) ? plan.layout.folder_ops(0) : plan.items_of(0);
+std::uint64_t MdPhase::buffer_bytes(const Workload& work, const SweepPoint& point,
+                                    const PhasePlan& plan) const {
+  const MdPoint& md = plan.md;
+  const std::uint64_t ops = folder_phase(desc().id) ? md.layout.folder_ops(0) : md.items_of(0);
   const std::uint64_t per_request =
       (desc().id == kMdRead ? work.md.read_bytes : 0) + 256;  // its read buffer, a statx
   return ops * name_bytes(work.md.depth) + per_request * point.per_rank.depth + work.md.write_bytes;
@@ -124,9 +122,7 @@ void MdPhase::build_names(const PhaseContext& ctx) {
 
 void MdPhase::prepare(PhaseContext& ctx) {
   ready_ = false;
-  MdPoint plan;
-  if (auto why = plan_md_point(ctx.work.md, ctx.k, ctx.streams.depth, plan); !why.empty())
-    throw UsageError(why);
+  const MdPoint& plan = ctx.plan->md;
   MdSet& md = *ctx.md;
   if (!md.begin(ctx.active, ctx.point_index, ctx.repetition, plan,
                 engine_desc(ctx.io.engine).moves_data) ||

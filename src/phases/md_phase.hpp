@@ -25,8 +25,8 @@ class MdPhase final : public Phase {
   std::string validate(const Workload& work, const EngineOptions& io) const override;
   EngineNeed engine_need(const Workload& work, const EngineOptions& io,
                          const RankStreams& per_rank) const override;
-  std::uint64_t buffer_bytes(const Workload& work, const EngineOptions& io,
-                             const SweepPoint& point) const override;
+  std::uint64_t buffer_bytes(const Workload& work, const SweepPoint& point,
+                             const PhasePlan& plan) const override;
   bool data_files() const override { return false; }
   int caches_to_drop(const Workload& work, const EngineOptions& io) const override;
   std::uint64_t progress_record(const Workload& work) const override;

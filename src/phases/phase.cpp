@@ -24,12 +24,18 @@ double unflushed_fraction(const std::string& path, std::uint64_t file_bytes,
   return std::min(1.0, static_cast<double>(cs.dirty_bytes) / static_cast<double>(written));
 }
 
-Layout layout_of(const PhaseContext& ctx, int region) {
-  const Workload& w = ctx.work;
+// IOR without -F puts transfer j of segment i of rank r at j x t + (i x N + r) x b (N ranks,
+// block b, transfer t): segmented is one segment of b = --file-size, strided segments of
+// b = --seq-record; a rank's records in its order are IOR's in its order (i, then j).
+Layout layout_for(const Workload& w, int k, int region) {
   if (!w.shared()) return {};
-  const auto r = static_cast<std::uint64_t>(region), k = static_cast<std::uint64_t>(ctx.k);
+  const auto r = static_cast<std::uint64_t>(region), n = static_cast<std::uint64_t>(k);
   if (w.shared_pattern == SharedPattern::segmented) return {r * w.file_size, 0, 0};
-  return {r * w.seq_record, w.seq_record, k * w.seq_record};
+  return {r * w.seq_record, w.seq_record, n * w.seq_record};
+}
+
+Layout layout_of(const PhaseContext& ctx, int region) {
+  return layout_for(ctx.work, ctx.k, region);
 }
 
 std::uint64_t file_bytes_of(const PhaseContext& ctx, std::uint64_t region_bytes) {

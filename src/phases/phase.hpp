@@ -15,6 +15,7 @@
 #include "engines/engine_table.hpp"
 #include "model/config.hpp"
 #include "model/phase_desc.hpp"
+#include "model/run_plan.hpp"
 #include "model/sample.hpp"
 #include "phases/file_set.hpp"
 #include "phases/io_driver.hpp"
@@ -45,7 +46,8 @@ struct PhaseContext {
   int read_shift = 0;
   int read_position = 0;               // file this rank reads in reading phases
   std::uint64_t read_valid_bytes = 0;  // how much of that file holds data
-  Engine* engine = nullptr;            // built for this phase and rank from its EngineNeed
+  Engine* engine = nullptr;            // built for this phase and rank from its plan
+  const PhasePlan* plan = nullptr;     // what the run plan decided for this phase and point
   std::uint64_t order_seed = 0;        // this point's seed of the random record orders
 
   LatencyHistogram latency;
@@ -86,10 +88,10 @@ class Phase {
     return {per_rank.depth, EngineUse::io};
   }
   // The I/O buffers one rank holds at once for this phase at a point (checked before a run
-  // against the memory its node has): the phase's own, or those of writing its file first,
-  // whichever is larger.
-  virtual std::uint64_t buffer_bytes(const Workload& work, const EngineOptions& io,
-                                     const SweepPoint& point) const = 0;
+  // against the memory its node has), at the depth the plan gave it: the phase's own, or those
+  // of writing its file first, whichever is larger. Asked once, by the plan.
+  virtual std::uint64_t buffer_bytes(const Workload& work, const SweepPoint& point,
+                                     const PhasePlan& plan) const = 0;
   // Whether the phase reads or writes the ranks' data files: the sweep then makes sure each
   // rank's own file exists before the phase (unless the phase creates it) and tells every
   // reader how much of its file holds data.
@@ -135,8 +137,10 @@ inline bool preallocates(const PhaseContext& ctx) {
 double cached_fraction(const std::string& path, std::uint64_t bytes);
 double unflushed_fraction(const std::string& path, std::uint64_t file_bytes, std::uint64_t written);
 
-// Where this rank's region `region` (a position) sits in the file it opens: the whole file of
-// one rank, or its region of the shared file of the point's k ranks (see Layout).
+// Where region `region` (a position) sits in the file it is in: the whole file of one rank, or
+// its region of the shared file of k ranks (see Layout), as IOR lays out its ranks' blocks.
+Layout layout_for(const Workload& w, int k, int region);
+// The same for this point's k.
 Layout layout_of(const PhaseContext& ctx, int region);
 // The bytes a page-cache or dirty measurement covers: a rank's file, or the whole shared file.
 std::uint64_t file_bytes_of(const PhaseContext& ctx, std::uint64_t region_bytes);

@@ -30,7 +30,7 @@ class ShipCount::Collecting {
         count_(count),
         senders_(static_cast<int>(
             std::count_if(sender_files.begin(), sender_files.end(), [](int f) { return f >= 0; }))),
-        verifier_(ctx.data, 0),
+        verifier_(ctx.data, 0, record),
         idx_(kInboxSlots),
         st_(kInboxSlots) {
     for (int i = 0; i < kInboxSlots; ++i) {
@@ -117,9 +117,9 @@ EngineNeed ShipCount::engine_need(const Workload& work, const EngineOptions& io,
   return FilterCount(desc()).engine_need(work, io, per_rank);
 }
 
-std::uint64_t ShipCount::buffer_bytes(const Workload& work, const EngineOptions& io,
-                                      const SweepPoint& point) const {
-  return FilterCount(desc()).buffer_bytes(work, io, point) + kInboxSlots * work.scan_record;
+std::uint64_t ShipCount::buffer_bytes(const Workload& work, const SweepPoint& point,
+                                      const PhasePlan& plan) const {
+  return FilterCount(desc()).buffer_bytes(work, point, plan) + kInboxSlots * work.scan_record;
 }
 
 void ShipCount::prepare(PhaseContext& ctx) {

@@ -34,8 +34,8 @@ class ShipCount final : public Phase {
   std::string validate(const Workload& work, const EngineOptions& io) const override;
   EngineNeed engine_need(const Workload& work, const EngineOptions& io,
                          const RankStreams& per_rank) const override;
-  std::uint64_t buffer_bytes(const Workload& work, const EngineOptions& io,
-                             const SweepPoint& point) const override;
+  std::uint64_t buffer_bytes(const Workload& work, const SweepPoint& point,
+                             const PhasePlan& plan) const override;
   void prepare(PhaseContext& ctx) override;
   void run(PhaseContext& ctx, RankSample& sample) override;
   void cleanup(PhaseContext& ctx) override;

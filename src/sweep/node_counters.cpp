@@ -76,10 +76,7 @@ std::vector<T> gather_at_root(const T* mine, std::size_t n, MPI_Comm comm) {
 
 // NFS's bytes to and from the server for the mount at `mount_point`; NaN when unreadable.
 std::pair<double, double> nfs_server_bytes(const std::string& mount_point) {
-  std::ifstream in("/proc/self/mountstats");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const NfsClientStats s = parse_nfs_mountstats(text.str(), mount_point);
+  const NfsClientStats s = read_nfs_mountstats(mount_point);
   if (!s.ok() || s.mounts.empty() || !s.mounts.back().has_bytes) return {kNaN, kNaN};
   return {static_cast<double>(s.mounts.back().server_read),
           static_cast<double>(s.mounts.back().server_write)};

@@ -23,19 +23,21 @@ namespace {
 PhaseContext context_for(const RunShared& run, const PhaseDesc& desc, const PhaseSlot& slot,
                          AlignedBuffer& handoff) {
   const Workload& work = run.cfg.work;
+  const int k = slot.point->point.ranks;
   PhaseContext ctx(work, run.cfg.io, desc, run.spec, run.files, run.place.self, run.mpi.host());
   ctx.handoff = &handoff;
   ctx.active = slot.comm;
-  ctx.k = slot.k;
-  ctx.streams = run.points[slot.point_index].per_rank;
+  ctx.k = k;
+  ctx.streams = slot.point->point.per_rank;
   ctx.repetition = slot.rep;
   ctx.md = &run.md;
-  ctx.point_index = slot.point_index;
-  ctx.read_shift = desc.metadata() ? slot.md_shift : slot.shift;
-  ctx.read_position = (run.place.self.position + ctx.read_shift) % slot.k;
+  ctx.point_index = slot.point->index;
+  ctx.plan = slot.phase;
+  ctx.read_shift = slot.phase->read_shift;
+  ctx.read_position = (run.place.self.position + ctx.read_shift) % k;
   ctx.series = TimeSeries(static_cast<std::uint64_t>(work.timeseries_bin_s * 1e9));
   ctx.stop = run.stop;
-  ctx.order_seed = slot.order_seed;
+  ctx.order_seed = slot.phase->order_seed;
   return ctx;
 }
 
@@ -57,7 +59,8 @@ PhasePoint::PhasePoint(const RunShared& run, PointGate& gate, const PhaseRow& ro
       row_(row),
       desc_(row.desc()),
       slot_(slot),
-      point_(run.points[slot.point_index]),
+      point_(slot.point->point),
+      k_(slot.point->point.ranks),
       phase_(row.make(desc_)),
       ctx_(context_for(run, desc_, slot, handoff)) {
   sample_.rank = run.mpi.rank();
@@ -84,11 +87,9 @@ bool PhasePoint::prepare_untimed() {
   if (!gate_.checkpoint(guarded([&] {
         run_.files.check_folder(run_.place.self.position);
         run_.files.check_folder(ctx_.read_position);
-        const EngineNeed need = phase_->engine_need(run_.cfg.work, run_.cfg.io, point_.per_rank);
-        EngineOptions io = run_.cfg.io;
-        io.iodepth = need.depth;
-        if (io.iodepth_batch > io.iodepth) io.iodepth_batch = io.iodepth;
-        engine_ = make_engine(io, need.use, slot_.comm);
+        // The engine as planned: the depth the phase keeps, decided once (sweep/plan_run.cpp).
+        engine_ = make_engine(engine_options(run_.step, *slot_.phase),
+                              static_cast<EngineUse>(slot_.phase->use), slot_.comm);
         ctx_.engine = engine_.get();
       })))
     return false;
@@ -96,9 +97,9 @@ bool PhasePoint::prepare_untimed() {
     // Apart: a shared file is made by the point's ranks together, all of them with an engine.
     if (!desc_.creates() && !gate_.checkpoint(guarded([&] { ensure_own_file(ctx_); })))
       return false;
-    const int k = slot_.k, pos = run_.place.self.position;
+    const int k = k_, pos = run_.place.self.position;
     std::uint64_t mine = run_.files.valid_bytes(), theirs = 0;
-    MPI_Sendrecv(&mine, 1, MPI_UINT64_T, (pos - slot_.shift % k + k) % k, 0, &theirs, 1,
+    MPI_Sendrecv(&mine, 1, MPI_UINT64_T, (pos - ctx_.read_shift % k + k) % k, 0, &theirs, 1,
                  MPI_UINT64_T, ctx_.read_position, 0, slot_.comm, MPI_STATUS_IGNORE);
     ctx_.read_valid_bytes = theirs;
   }
@@ -121,14 +122,13 @@ std::optional<NodeCounters::CacheProbe> PhasePoint::cache_probe() const {
 bool PhasePoint::run_window() {
   const bool rank0 = run_.mpi.rank() == 0;
   if (rank0) {
-    run_.progress.begin_phase(static_cast<int>(slot_.point_index) + 1,
-                              static_cast<int>(run_.points.size()), slot_.k, desc_.name,
-                              ctx_.progress_total, phase_->progress_record(run_.cfg.work));
+    run_.progress.begin_phase(static_cast<int>(slot_.point->index) + 1,
+                              static_cast<int>(run_.n_points), k_, desc_.name, ctx_.progress_total,
+                              phase_->progress_record(run_.cfg.work));
     ctx_.progress_bytes = run_.progress.counter();
   }
   const std::optional<NodeCounters::CacheProbe> probe = cache_probe();
-  run_.counters.before(phase_->caches_to_drop(run_.cfg.work, run_.cfg.io),
-                       probe ? &*probe : nullptr);
+  run_.counters.before(slot_.phase->caches_to_drop, probe ? &*probe : nullptr);
   MPI_Barrier(slot_.comm);
   pre_window_ns_ = now_ns() - t_prepared_ns_;
   std::string run_error;
@@ -138,8 +138,10 @@ bool PhasePoint::run_window() {
     run_error = run_.who + ": " + printable(e.what());
   }
   if (rank0) run_.progress.end_phase();
-  // The metadata phases' items sit in the first folder (sweep_runner.cpp).
-  sample_.folder = phase_->data_files() ? folder_of_file(run_, sample_.file) : 0;
+  // The metadata phases' items sit in the first folder (sweep_runner.cpp); the folder is the
+  // run's index (the node counters know the union of the steps' folders).
+  const int folder = phase_->data_files() ? folder_of_file(run_, sample_.file) : 0;
+  sample_.folder = run_.folder_in_run[static_cast<std::size_t>(folder)];
   if (!gate_.checkpoint(run_error)) return false;
   t_closed_ns_ = now_ns();
   run_.counters.after(probe ? &*probe : nullptr);
@@ -155,7 +157,7 @@ bool PhasePoint::finish_untimed() {
 }
 
 // Rank 0's description of the point for the reduction, beside the gathered samples.
-PointInput PhasePoint::point_input(NodeCounters::Rows counted, unsigned engine_depth) const {
+PointInput PhasePoint::point_input(NodeCounters::Rows counted) const {
   PointInput in;
   in.cache_drop = counted.cache_drop;
   in.devices = std::move(counted.devices);
@@ -165,20 +167,22 @@ PointInput PhasePoint::point_input(NodeCounters::Rows counted, unsigned engine_d
   in.collective = run_.cfg.io.collective;
   in.direct = run_.cfg.io.direct;
   in.shared_file_bytes = static_cast<double>(file_bytes_of(ctx_, run_.cfg.work.file_size));
-  in.full_bytes = static_cast<std::uint64_t>(slot_.k) * run_.cfg.work.file_size;
+  in.full_bytes = static_cast<std::uint64_t>(k_) * run_.cfg.work.file_size;
+  in.step = run_.step_index;
+  in.plan_row = slot_.phase->row;
   in.phase = desc_.id;
   in.engine = run_.cfg.io.engine;
-  in.ranks = slot_.k;
-  in.point_depth = point_.per_rank.depth;
-  in.iodepth = std::min(point_.per_rank.depth, engine_depth);
+  in.ranks = k_;
+  in.point_depth = slot_.phase->point_depth;
+  in.iodepth = std::min(slot_.phase->point_depth, slot_.phase->depth);
   if (in.iodepth < in.point_depth)
     in.notes.push_back("depth " + std::to_string(in.iodepth) + ", not " +
                        std::to_string(in.point_depth) +
                        ": the phase had no more records to keep in flight");
-  in.nodes = run_.place.full.nodes_used(slot_.k);
+  in.nodes = run_.place.full.nodes_used(k_);
   in.repetition = slot_.rep;
   in.bin_s = run_.cfg.work.timeseries_bin_s;
-  in.order_seed = desc_.random() ? ctx_.order_seed : 0;
+  in.order_seed = desc_.random() ? slot_.phase->order_seed : 0;
   in.device_measured = run_.counters.device_measured();
   in.wire_measured = run_.counters.wire_measured();
   in.writes = desc_.writes();
@@ -202,7 +206,7 @@ bool PhasePoint::record() {
   const bool rank0 = run_.mpi.rank() == 0;
   NodeCounters::Rows counted = run_.counters.collect(slot_.comm);
   PointInput in;
-  if (rank0) in = point_input(std::move(counted), engine_->depth());
+  if (rank0) in = point_input(std::move(counted));
   gather_point(slot_.comm, sample_, ctx_.latency, ctx_.series, desc_.counts(), in);
   phase_->cleanup(ctx_);
   std::string verdict;

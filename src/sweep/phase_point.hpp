@@ -18,6 +18,7 @@
 #include "core/aligned_buffer.hpp"
 #include "core/pattern.hpp"
 #include "model/config.hpp"
+#include "model/run_plan.hpp"
 #include "mpi/session.hpp"
 #include "mpi/topology.hpp"
 #include "phases/file_set.hpp"
@@ -30,12 +31,15 @@
 
 namespace iosweep {
 
-// What every phase of a run reads from its runner, for the length of the run.
+// What every phase of a step reads from its runner, for the length of the step.
 struct RunShared {
-  const Config& cfg;
+  const StepPlan& step;
+  const Config& cfg;  // the step's
   const MpiSession& mpi;
-  const LocalPlace& place;
-  const std::vector<SweepPoint>& points;
+  const LocalPlace& place;                // this rank's placement with the step's folders
+  std::uint32_t n_points;                 // points of the whole run (progress)
+  std::uint32_t step_index;               // the step, as every row names it
+  const std::vector<int>& folder_in_run;  // the step's folder index -> the run's
   const DataSpec& spec;
   FileSet& files;
   MdSet& md;
@@ -46,15 +50,13 @@ struct RunShared {
   std::string who;                // "rank R (host H)", the prefix of this rank's messages
 };
 
-// Where in the sweep a phase runs: its point, its active ranks and repetition.
+// Where in the run a phase runs: its point and its phase as planned, the repetition, and the
+// point's active ranks.
 struct PhaseSlot {
-  std::size_t point_index = 0;
-  int k = 1;                      // active ranks
-  int rep = 0;                    // repetition
-  int shift = 0;                  // read shift of this point
-  int md_shift = 0;               // the metadata lookups' (another node's items when there is one)
+  const PointPlan* point = nullptr;
+  const PhasePlan* phase = nullptr;
+  int rep = 0;
   MPI_Comm comm = MPI_COMM_NULL;  // the active ranks, ordered by position
-  std::uint64_t order_seed = 0;   // this point's and repetition's seed of the record orders
 };
 
 class PhasePoint {
@@ -73,7 +75,7 @@ class PhasePoint {
   bool run_window();
   bool finish_untimed();
   bool record();
-  PointInput point_input(NodeCounters::Rows counted, unsigned engine_depth) const;
+  PointInput point_input(NodeCounters::Rows counted) const;
   std::optional<NodeCounters::CacheProbe> cache_probe() const;
   std::string guarded(const std::function<void()>& step) const;
 
@@ -83,6 +85,7 @@ class PhasePoint {
   const PhaseDesc& desc_;
   const PhaseSlot slot_;
   const SweepPoint& point_;
+  const int k_;  // active ranks
   std::unique_ptr<Phase> phase_;
   std::unique_ptr<Engine> engine_;
   PhaseContext ctx_;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/clock.hpp"
+#include "os/process.hpp"
 
 namespace iosweep {
 namespace {
@@ -25,27 +26,9 @@ std::string hms(double s) {
 
 }  // namespace
 
-namespace {
-
-// Under mpirun a rank's stderr is a pipe to mpirun, which copies it to its own stderr: the
-// terminal, if any, is the launcher's. So stderr counts as a terminal when it is one, or when
-// it is a pipe and the parent process (mpirun, or orted) writes its stderr to a terminal.
-bool stderr_reaches_terminal(int fd) {
-  if (::isatty(fd) == 1) return true;
-  char link[64], target[256];
-  std::snprintf(link, sizeof link, "/proc/%d/fd/2", static_cast<int>(::getppid()));
-  const ssize_t n = ::readlink(link, target, sizeof target - 1);
-  if (n <= 0) return false;
-  target[n] = '\0';
-  const std::string t(target);
-  return t.starts_with("/dev/pts/") || t.starts_with("/dev/tty");
-}
-
-}  // namespace
-
 Progress::Progress(bool enabled, std::FILE* out) : enabled_(enabled), out_(out) {
   if (!enabled_) return;
-  tty_ = stderr_reaches_terminal(::fileno(out_));
+  tty_ = reaches_terminal(::fileno(out_));
   thread_ = std::thread([this] { loop(); });
 }
 

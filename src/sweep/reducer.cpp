@@ -304,6 +304,8 @@ RankRow rank_row(const RankSample& r, std::uint32_t point) {
 // What the point is: its phase, engine, ranks, depth, streams, nodes and repetition.
 void identify(const PointInput& in, SummaryRow& s) {
   s.point = in.point;
+  s.step = in.step;
+  s.plan_row = in.plan_row;
   s.phase = in.phase;
   s.engine = in.engine;
   s.ranks = static_cast<std::uint32_t>(in.ranks);

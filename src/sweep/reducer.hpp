@@ -32,6 +32,8 @@ struct BinLatency {
 
 struct PointInput {
   std::uint32_t point = 0;
+  std::uint32_t step = 0;      // the step of the run
+  std::uint32_t plan_row = 0;  // the phase's row in the plan table
   PhaseId phase = 0;
   EngineId engine = 0;
   int ranks = 1;

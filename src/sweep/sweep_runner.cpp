@@ -1,10 +1,12 @@
-// The sweep (see run_sweep.hpp and sweep_runner.hpp): the run and its points, its writers and
-// its failures. One phase of one point, step by step, is a PhasePoint (sweep/phase_point.cpp).
+// The sweep (see run_sweep.hpp and sweep_runner.hpp): the run as its plan says it, step by
+// step and point by point, its writers and its failures. One phase of one point, step by step,
+// is a PhasePoint (sweep/phase_point.cpp).
 #include "sweep/run_sweep.hpp"
 
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -16,7 +18,6 @@
 #include "mpi/gentle.hpp"
 #include "mpi/messages.hpp"
 #include "os/file_ops.hpp"
-#include "os/process.hpp"
 #include "output/console_writer.hpp"
 #include "output/hdf5_writer.hpp"
 #include "output/iozone_writer.hpp"
@@ -43,6 +44,14 @@ bool SweepRunner::agree_world(const std::string& mine) {
   return any == 0;
 }
 
+// Every step's files and metadata items this rank made (the kept ones stay).
+void SweepRunner::remove_files() {
+  for (auto& files : file_sets_)
+    if (!cfg_.work.keep) files->remove_own();
+  for (Step& s : steps_)
+    s.md->remove_all();
+}
+
 int SweepRunner::fail() {
   if (rank0_) {
     if (recorder_) recorder_->flush();
@@ -56,53 +65,15 @@ int SweepRunner::fail() {
     std::fflush(stdout);
     std::fprintf(stderr, "iosweep: %s%s\n", failure_.c_str(), not_marked.c_str());
   }
-  if (files_ && !work_.keep) files_->remove_own();
-  if (md_) md_->remove_all();
+  remove_files();
   return kExitFailure;
 }
 
-int SweepRunner::shift_for(int k, MPI_Comm comm) {
-  if (!work_.read_shift_auto) return k > 0 ? work_.read_shift % k : 0;
-  int shift = 0;
-  if (rank0_) {
-    std::vector<int> nodes;
-    nodes.reserve(static_cast<std::size_t>(k));
-    for (int p = 0; p < k; ++p)
-      nodes.push_back(place_.full.node_at(p));
-    bool all_remote = false;
-    shift = remote_shift(nodes, k, all_remote);
-    if (!all_remote && k > 1)
-      std::fprintf(stderr,
-                   "iosweep: warning: --read-shift auto: at %d ranks no shift moves every read to "
-                   "another node (%d node(s) in use); using %d\n",
-                   k, place_.full.nodes_used(k), shift);
-  }
-  MPI_Bcast(&shift, 1, MPI_INT, 0, comm);
-  return shift;
-}
-
-// Metadata lookups touch another node's items whenever the point spans nodes (mdtest -N, as
-// --read-shift auto does for data); on one node they follow --read-shift. The placement is
-// known on rank 0, which tells the point's ranks.
-int SweepRunner::md_shift_for(int k, int data_shift, MPI_Comm comm) {
-  int shift = data_shift;
-  if (rank0_ && place_.full.nodes_used(k) > 1) {
-    std::vector<int> nodes;
-    nodes.reserve(static_cast<std::size_t>(k));
-    for (int p = 0; p < k; ++p)
-      nodes.push_back(place_.full.node_at(p));
-    bool all_remote = false;
-    shift = remote_shift(nodes, k, all_remote);
-  }
-  MPI_Bcast(&shift, 1, MPI_INT, 0, comm);
-  return shift;
-}
-
 // After a repetition's phases: the metadata set of the point removed, through the point's gate.
-bool SweepRunner::end_md_set(PointGate& gate, MPI_Comm comm) {
+bool SweepRunner::end_md_set(Step& step, PointGate& gate, MPI_Comm comm) {
   std::string why;
   try {
-    md_->end(comm);
+    step.md->end(comm);
   } catch (const std::exception& e) {
     why = who() + ": " + printable(e.what());
   }
@@ -111,31 +82,17 @@ bool SweepRunner::end_md_set(PointGate& gate, MPI_Comm comm) {
   return false;
 }
 
-// The phases of one repetition: the table's order, except that on odd repetitions a control
-// phase runs right after the phase it is the baseline of instead of right before it.
-std::vector<PhaseId> SweepRunner::order_for(int rep) const {
-  std::vector<PhaseId> order = work_.phases;
-  if (rep % 2 == 0) return order;
-  for (std::size_t i = 0; i + 1 < order.size(); ++i) {
-    if (phase_desc(order[i]).control_for == order[i + 1]) std::swap(order[i], order[i + 1]), ++i;
-  }
-  return order;
-}
-
-// Random orders differ per run (unless --order-seed pins them), point and repetition; a point
-// is keyed by its ranks, or by its streams with --streams (where points share their ranks).
-std::uint64_t SweepRunner::order_seed_for(std::uint64_t point_key, int rep) const {
-  return mix64(order_base_ ^ mix64((point_key << 32) | static_cast<std::uint64_t>(rep)));
-}
-
-RunShared SweepRunner::shared() {
-  return RunShared{.cfg = cfg_,
+RunShared SweepRunner::shared(Step& step) {
+  return RunShared{.step = *step.plan,
+                   .cfg = step.plan->cfg,
                    .mpi = mpi_,
-                   .place = place_,
-                   .points = points_,
-                   .spec = spec_,
-                   .files = *files_,
-                   .md = *md_,
+                   .place = step.place,
+                   .n_points = plan_.points(),
+                   .step_index = step.index,
+                   .folder_in_run = step.folder_in_run,
+                   .spec = step.spec,
+                   .files = *step.files,
+                   .md = *step.md,
                    .counters = *counters_,
                    .progress = *progress_,
                    .recorder = recorder_.get(),
@@ -145,64 +102,43 @@ RunShared SweepRunner::shared() {
 
 // One phase of one point: buffers pass only from a phase to its control or back, within one
 // repetition, so the handoff is emptied before any other phase.
-bool SweepRunner::run_phase(PointGate& gate, const PhaseRow& row, const PhaseSlot& slot) {
-  if (previous_ == nullptr || !control_pair(*previous_, row.desc())) handoff_ = AlignedBuffer();
-  previous_ = &row.desc();
-  const RunShared run = shared();
-  PhasePoint phase(run, gate, row, slot, handoff_);
+bool SweepRunner::run_phase(Step& step, PointGate& gate, const PhaseSlot& slot) {
+  const PhaseDesc& desc = phase_desc(slot.phase->phase);
+  if (!has_previous_ || !control_pair(phase_desc(previous_), desc)) handoff_ = AlignedBuffer();
+  previous_ = desc.id;
+  has_previous_ = true;
+  const RunShared run = shared(step);
+  PhasePoint phase(run, gate, phase_row(desc.id), slot, handoff_);
   const bool ok = phase.run();
-  private_peak_ = std::max(private_peak_, phase.private_bytes());
+  memory_.note_phase(phase.private_bytes());
   if (!ok && rank0_) failure_ = gate.failure();
   return ok;
 }
 
-// One point on its active ranks: the repetitions of every phase, over the point's gate.
-bool SweepRunner::run_point(std::size_t point_index, int k, MPI_Comm comm) {
+// One point on its active ranks: the repetitions of every phase as planned, over the point's
+// gate.
+bool SweepRunner::run_point(Step& step, const PointPlan& point, MPI_Comm comm) {
   PointGate gate(comm);
-  PhaseSlot slot{.point_index = point_index, .k = k, .shift = shift_for(k, comm), .comm = comm};
-  slot.md_shift = md_shift_for(k, slot.shift, comm);
-  bool metadata = false;
-  for (PhaseId p : work_.phases)
-    metadata = metadata || phase_desc(p).metadata();
-  const std::uint64_t key =
-      cfg_.sweep.streams.empty() ? static_cast<std::uint64_t>(k) : points_[point_index].streams();
+  const bool metadata =
+      std::any_of(step.plan->cfg.work.phases.begin(), step.plan->cfg.work.phases.end(),
+                  [](PhaseId id) { return phase_desc(id).metadata(); });
   bool ok = true;
-  for (int rep = 0; rep < cfg_.sweep.repetitions && ok; ++rep) {
-    previous_ = nullptr;
-    const std::vector<PhaseId> order = order_for(rep);
+  for (std::size_t rep = 0; rep < point.reps.size() && ok; ++rep) {
+    has_previous_ = false;
+    std::vector<PhaseId> order;
+    for (const PhasePlan& ph : point.reps[rep])
+      order.push_back(ph.phase);
     if (rank0_) recorder_->begin(order);
-    slot.rep = rep;
-    slot.order_seed = order_seed_for(key, rep);
-    for (PhaseId phase : order)
-      if (!(ok = run_phase(gate, phase_row(phase), slot))) break;
-    if (ok && metadata) ok = end_md_set(gate, comm);
+    for (const PhasePlan& ph : point.reps[rep]) {
+      const PhaseSlot slot{
+          .point = &point, .phase = &ph, .rep = static_cast<int>(rep), .comm = comm};
+      if (!(ok = run_phase(step, gate, slot))) break;
+    }
+    if (ok && metadata) ok = end_md_set(step, gate, comm);
   }
   handoff_ = AlignedBuffer();
-  previous_ = nullptr;
+  has_previous_ = false;
   return ok;
-}
-
-void SweepRunner::note_usage(bool active) {
-  const std::uint64_t now = private_bytes();
-  private_peak_ = std::max(private_peak_, now);
-  if (!active) private_idle_peak_ = std::max(private_idle_peak_, now);
-}
-
-// Every rank's memory and CPU over the whole run, to rank 0 and the results file; on rank 0,
-// why writing it failed, or empty.
-std::string SweepRunner::write_rank_usage() {
-  const Usage u = self_usage();
-  const RankUsageRow mine{mpi_.rank(),        u.rss_peak_bytes, private_peak_,
-                          private_idle_peak_, u.user_s,         u.sys_s};
-  std::vector<RankUsageRow> all(rank0_ ? static_cast<std::size_t>(mpi_.size()) : 0);
-  MPI_Gather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
-  if (!rank0_) return {};
-  try {
-    writers_.append_usage(all);
-  } catch (const std::exception& e) {
-    return std::string("writing the results failed: ") + printable(e.what());
-  }
-  return {};
 }
 
 // Rank 0's writers, all of them before the signal watcher starts (it reads the list).
@@ -222,23 +158,25 @@ bool SweepRunner::start_writers() {
       RunContext rc;
       rc.run_id = run_id_;
       rc.cfg = &cfg_;
+      rc.plan = &plan_;
       rc.world_size = mpi_.size();
       rc.topology = place_.full;
-      rc.points = points_;
       rc.t_start_unix_ns = unix_now_ns();
-      rc.engine_detail = engine_detail_;
+      rc.engine_detail = engine_details_.front();
+      rc.engine_details = engine_details_;
       rc.versions_toml = versions_toml();
       if (const char* j = std::getenv("SLURM_JOB_ID")) rc.slurm_job_id = j;
       if (const char* n = std::getenv("SLURM_JOB_NODELIST")) rc.slurm_nodelist = n;
+      rc.dirs = run_work_.dirs;
       rc.mounts = counters_->mounts();
       if (counters_->device_measured()) rc.drives = counters_->drives();
       rc.device_note = counters_->device_measured() ? std::string() : counters_->device_why_not();
       rc.wire_note = counters_->wire_measured() ? std::string() : counters_->wire_why_not();
-      rc.order_seed = order_base_;
+      rc.order_seed = plan_.order_base;
       writers_.begin_run(rc);
       recorder_ = std::make_unique<PointRecorder>(
           writers_, [this](const RankSample& r) { return where(r); },
-          [this](int file) { return printable(files_->path(file)); });
+          [this](int file) { return printable(current_->files->path(file)); });
     } catch (const std::exception& e) {
       err = "rank 0: starting the results in " + cfg_.report.output + " failed: " + e.what();
     }
@@ -246,109 +184,104 @@ bool SweepRunner::start_writers() {
   return agree_world(err);
 }
 
-// The run id and the nonce of the random orders, drawn on rank 0 and known to every rank.
+// The run id, drawn on rank 0 and known to every rank.
 void SweepRunner::draw_run_identity() {
   char id[64] = {};
   if (rank0_) std::strncpy(id, make_run_id().c_str(), sizeof id - 1);
   MPI_Bcast(id, sizeof id, MPI_CHAR, 0, MPI_COMM_WORLD);
   run_id_ = id;
-  std::uint64_t nonce = 0;
-  if (rank0_) nonce = work_.order_seed_pinned ? work_.order_seed : random_u64();
-  MPI_Bcast(&nonce, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  order_base_ = nonce;
 }
 
-// Every rank's process, on rank 0: when the launcher stops the job because a rank died, the
-// run's status can say which rank was lost rather than name the launcher's follow-up signal.
-void SweepRunner::note_rank_identities() {
-  const ProcessIdentity me = self_identity();
-  RankProcess mine{me.pid, me.start_ticks, {}};
-  std::strncpy(mine.boot_id, me.boot_id.c_str(), sizeof mine.boot_id - 1);
-  processes_.resize(rank0_ ? static_cast<std::size_t>(mpi_.size()) : 0);
-  MPI_Gather(&mine, sizeof mine, MPI_BYTE, processes_.data(), sizeof mine, MPI_BYTE, 0,
-             MPI_COMM_WORLD);
-}
-
-// On rank 0, in the signal watcher: the ranks on this kernel whose process is gone, and among
-// them those that noted a signal first (they ended through their own cleanup).
-SweepRunner::Gone SweepRunner::gone_ranks() const {
-  Gone g;
-  for (std::size_t r = 0; r < processes_.size(); ++r) {
-    const RankProcess& p = processes_[r];
-    if (liveness_here(p.boot_id, p.pid, p.start_ticks) != Liveness::gone) continue;
-    const auto node = static_cast<std::size_t>(place_.full.ranks[r].node);
-    const std::string name = "rank " + std::to_string(r) + " (host " + place_.full.hosts[node] +
-                             ", pid " + std::to_string(p.pid) + ")";
-    const int sig = room_ ? room_->signal_of(static_cast<int>(r)) : 0;
-    std::string& list = sig != 0 ? g.signalled : g.lost;
-    list += (list.empty() ? "" : ", ") + (sig != 0 ? name + " on " + signal_name(sig) : name);
+// Every step's placement with its folders, its file set and its metadata set; the union of
+// the steps' folders, whose devices, mounts and interfaces the node counters follow.
+void SweepRunner::make_steps() {
+  run_work_ = cfg_.work;
+  run_work_.dirs.clear();
+  for (std::uint32_t i = 0; i < plan_.steps.size(); ++i) {
+    const StepPlan& sp = plan_.steps[i];
+    Step& s = steps_.emplace_back();
+    s.plan = &sp;
+    s.index = i;
+    s.place = place_;
+    s.place.folder_of_position = sp.folder_of_position;
+    s.place.self.folder = sp.folder_of_position[static_cast<std::size_t>(place_.self.position)];
+    for (const std::string& d : sp.cfg.work.dirs) {
+      auto at = std::find(run_work_.dirs.begin(), run_work_.dirs.end(), d);
+      if (at == run_work_.dirs.end()) at = run_work_.dirs.insert(at, d);
+      s.folder_in_run.push_back(static_cast<int>(at - run_work_.dirs.begin()));
+    }
+    const Workload& w = sp.cfg.work;
+    s.spec = {w.seed, w.filter_key, w.filter_every, w.file_size};
+    // A run of several steps names each dataset's files apart: one step's kept or unremoved
+    // file never stands in another's way, and the steps of one dataset share theirs.
+    const std::string files_id =
+        plan_.steps.size() > 1 ? run_id_ + ".d" + std::to_string(sp.dataset_index) : run_id_;
+    if (sp.dataset_index == file_sets_.size())
+      file_sets_.push_back(std::make_unique<FileSet>(w.dirs, sp.folder_of_position, files_id,
+                                                     w.reuse_run.empty() ? files_id : w.reuse_run,
+                                                     place_.self.position, w.shared()));
+    s.files = file_sets_[sp.dataset_index].get();
+    // The metadata phases' folders and items sit in the first folder of the step's --dir.
+    s.md = std::make_unique<MdSet>(w.dirs.front(), files_id, place_.self.position, w.md, w.seed);
   }
-  return g;
-}
-
-// Rank 0: why the run stopped, as its status says it. A rank that died first (killed, its node
-// lost) makes the launcher stop the others with SIGTERM: the status names the lost rank, or the
-// rank a signal reached first, not the signal that followed.
-std::string SweepRunner::why_stopped(int sig) const {
-  const Gone g = gone_ranks();
-  const std::string name = signal_name(sig);
-  if (!g.lost.empty())
-    return "a rank was lost: " + g.lost +
-           " ended without iosweep's cleanup (killed, or its node lost); the launcher then "
-           "stopped the job with " +
-           name;
-  if (!g.signalled.empty())
-    return "interrupted: " + g.signalled +
-           " ended through iosweep's cleanup; the launcher then stopped the job with " + name;
-  return "interrupted by " + name;
 }
 
 // From here to the end of the run a signal is handled: rank 0 first marks the run aborted
 // (mpirun sends SIGKILL about a second after SIGTERM unless odls_base_sigkill_timeout says
-// otherwise, and removing large files can take that long), then every rank closes its file set
+// otherwise, and removing large files can take that long), then every rank closes its file sets
 // (nothing is created after this), removes what it made, and says after the fact what it left.
-void SweepRunner::watch_signals() {
-  watcher_ = std::make_unique<SignalWatcher>([this](int sig) {
-    if (room_) room_->note_signal(sig);
-    if (rank0_) {
-      const std::string msg = why_stopped(sig);
-      bool marked = false;
-      try {
-        marked = writers_.abort_from_signal(msg);
-      } catch (...) {
-      }
-      std::fprintf(stderr, "\niosweep: %s; run %s %s\n", msg.c_str(), run_id_.c_str(),
-                   marked ? ("marked aborted in " + printable(cfg_.report.output)).c_str()
-                          : "not marked in the results file");
-      std::fflush(stderr);
+void SweepRunner::clean_up_on_signal(int sig) {
+  if (room_) room_->note_signal(sig);
+  if (rank0_) {
+    const std::string msg = liveness_->why_stopped(sig, room_.get());
+    bool marked = false;
+    try {
+      marked = writers_.abort_from_signal(msg);
+    } catch (...) {
     }
+    std::fprintf(stderr, "\niosweep: %s; run %s %s\n", msg.c_str(), run_id_.c_str(),
+                 marked ? ("marked aborted in " + printable(cfg_.report.output)).c_str()
+                        : "not marked in the results file");
+    std::fflush(stderr);
+  }
+  for (Step& s : steps_)
+    s.md->remove_all();
+  const bool keep = cfg_.work.keep;  // an option of the whole run
+  for (auto& files : file_sets_) {
     // An exclusive create inside a window ends as soon as the driver sees the stop flag (set
     // before this runs); the wait is bounded for a rank stuck in the storage.
-    const FileSet::Cleanup c = files_->close_and_remove(work_.keep, std::chrono::seconds(5));
-    md_->remove_all();
+    const FileSet::Cleanup c = files->close_and_remove(keep, std::chrono::seconds(5));
     // Said after the fact, by the rank that knows: what it left, and why.
     if (!c.left.empty())
       std::fprintf(stderr, "iosweep: %s: left '%s'%s\n", who().c_str(), printable(c.left).c_str(),
-                   work_.keep     ? " (--keep)"
-                   : c.waited_out ? ": the create inside its window had not ended after 5 s (the file may appear after this)"
+                   keep           ? " (--keep)"
+                   : c.waited_out ? ": the create inside its window had not ended after 5 s (the "
+                                    "file may appear after this)"
                                   : (": removing it failed: " + describe_errno(c.err)).c_str());
-    std::fflush(stderr);
-  });
-  md_->stop_on(watcher_->stop_flag());
+  }
+  std::fflush(stderr);
 }
 
-// Every point: the active ranks run it; the others sleep in their machine's room until its
-// keeper opens it with the verdict, which the keepers follow from rank 0.
-int SweepRunner::run_points() {
-  for (std::size_t pi = 0; pi < points_.size(); ++pi) {
-    const int k = points_[pi].ranks;
+void SweepRunner::watch_signals() {
+  watcher_ = std::make_unique<SignalWatcher>([this](int sig) { clean_up_on_signal(sig); });
+  for (Step& s : steps_)
+    s.md->stop_on(watcher_->stop_flag());
+}
+
+// One step: every point as planned. The active ranks run it; the others sleep in their
+// machine's room until its keeper opens it with the verdict, which the keepers follow from
+// rank 0. The step's files are removed at its end (unless kept).
+int SweepRunner::run_step(Step& step) {
+  current_ = &step;
+  for (const PointPlan& point : step.plan->points) {
+    const int k = point.point.ranks;
     const bool active = place_.self.position < k;
     MPI_Comm comm = MPI_COMM_NULL, awake = MPI_COMM_NULL;
     MPI_Comm_split(MPI_COMM_WORLD, active ? 0 : MPI_UNDEFINED, place_.self.position, &comm);
     const bool keeper = room_->keeper_for(active);
     MPI_Comm_split(MPI_COMM_WORLD, active || keeper ? 0 : MPI_UNDEFINED, mpi_.rank(), &awake);
     int stop = 0;
-    if (active) stop = run_point(pi, k, comm) ? 0 : 1;
+    if (active) stop = run_point(step, point, comm) ? 0 : 1;
     // Idle keepers follow the point from another machine: they test every 5 ms at most.
     if (awake != MPI_COMM_NULL) gentle_bcast_int(stop, 0, awake, active ? 1'000'000 : 5'000'000);
     if (keeper) {
@@ -356,10 +289,19 @@ int SweepRunner::run_points() {
     } else if (!active) {
       stop = room_->wait();
     }
-    note_usage(active);
+    memory_.note_point(active);
     if (awake != MPI_COMM_NULL) MPI_Comm_free(&awake);
     if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
     if (stop != 0) return fail();
+  }
+  if (!step.plan->cfg.work.keep && step.plan->last_of_dataset) step.files->remove_own();
+  return 0;
+}
+
+int SweepRunner::run_steps() {
+  for (Step& step : steps_) {
+    if (rank0_) writers_.begin_step(*step.plan, step.index);
+    if (const int status = run_step(step); status != 0) return status;
   }
   return 0;
 }
@@ -367,9 +309,19 @@ int SweepRunner::run_points() {
 // After the last point: the run's files removed, every rank's usage stored, the run complete.
 int SweepRunner::finish() {
   progress_.reset();
-  if (!work_.keep) files_->remove_own();
-  md_->finish();
-  if (failure_ = write_rank_usage(); !failure_.empty()) return fail();
+  for (auto& files : file_sets_)
+    if (!cfg_.work.keep) files->remove_own();
+  for (Step& s : steps_)
+    s.md->finish();
+  const std::vector<RankUsageRow> usage = memory_.gather(mpi_.rank(), rank0_);
+  if (rank0_) {
+    try {
+      writers_.append_usage(usage);
+    } catch (const std::exception& e) {
+      failure_ = std::string("writing the results failed: ") + printable(e.what());
+    }
+  }
+  if (!agree_world(failure_)) return fail();
   if (rank0_) {
     try {
       writers_.end_run(RunStatus::complete, {});
@@ -384,28 +336,22 @@ int SweepRunner::finish() {
 
 int SweepRunner::run() {
   draw_run_identity();
-  spec_ = {work_.seed, work_.filter_key, work_.filter_every, work_.file_size};
-  counters_ = std::make_unique<NodeCounters>(work_, place_);
-  files_ = std::make_unique<FileSet>(work_.dirs, place_.folder_of_position, run_id_,
-                                     work_.reuse_run.empty() ? run_id_ : work_.reuse_run,
-                                     place_.self.position, work_.shared());
-  // The metadata phases' folders and items sit in the first folder of --dir.
-  md_ = std::make_unique<MdSet>(work_.dirs.front(), run_id_, place_.self.position, work_.md,
-                                work_.seed);
-  note_rank_identities();
+  make_steps();
+  counters_ = std::make_unique<NodeCounters>(run_work_, place_);
+  liveness_ = std::make_unique<RankLiveness>(place_, rank0_);
   room_ = std::make_unique<Room>(MPI_COMM_WORLD);
   make_writers();
   watch_signals();
   if (!start_writers()) return fail();
   progress_ = std::make_unique<Progress>(rank0_ && !cfg_.report.quiet, stderr);
-  progress_->begin_run(planned_bytes_of_rank0(cfg_, points_));
-  if (const int status = run_points(); status != 0) return status;
+  progress_->begin_run(plan_.bytes_of_rank0());
+  if (const int status = run_steps(); status != 0) return status;
   return finish();
 }
 
-int run_sweep(const Config& cfg, const MpiSession& mpi, const LocalPlace& place,
-              const std::vector<SweepPoint>& points, const std::string& engine_detail) {
-  SweepRunner runner(cfg, mpi, place, points, engine_detail);
+int run_sweep(const RunPlan& plan, const MpiSession& mpi, const LocalPlace& place,
+              const std::vector<std::string>& engine_details) {
+  SweepRunner runner(plan, mpi, place, engine_details);
   return runner.run();
 }
 

@@ -1,17 +1,17 @@
-// The SweepRunner: the run, its points, its writers and its failures (sweep/sweep_runner.cpp).
-// Each phase of a point is a PhasePoint (sweep/phase_point.hpp), to which the runner hands what
-// the run shares. Nothing outside the sweep layer includes this; the entry point is run_sweep
-// (sweep/run_sweep.hpp).
+// The SweepRunner: a run as the plan says it (model/run_plan.hpp): its steps in order, each
+// step's points, each point's repetitions and phases, its writers and its failures. Each phase
+// of a point is a PhasePoint (sweep/phase_point.hpp), to which the runner hands what the step
+// shares; the runner itself decides nothing the plan decided. Nothing outside the sweep layer
+// includes this; the entry point is run_sweep (sweep/run_sweep.hpp).
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/aligned_buffer.hpp"
 #include "core/pattern.hpp"
-#include "model/config.hpp"
+#include "model/run_plan.hpp"
 #include "mpi/session.hpp"
 #include "mpi/topology.hpp"
 #include "mpi/waiting.hpp"
@@ -19,87 +19,84 @@
 #include "phases/file_set.hpp"
 #include "phases/md_set.hpp"
 #include "phases/phase_table.hpp"
+#include "sweep/liveness.hpp"
 #include "sweep/node_counters.hpp"
 #include "sweep/phase_point.hpp"
 #include "sweep/point_gate.hpp"
 #include "sweep/progress.hpp"
 #include "sweep/recorder.hpp"
 #include "sweep/signals.hpp"
+#include "sweep/usage.hpp"
 
 namespace iosweep {
 
 class SweepRunner {
  public:
-  SweepRunner(const Config& cfg, const MpiSession& mpi, LocalPlace place,
-              std::vector<SweepPoint> points, std::string engine_detail)
-      : cfg_(cfg),
-        work_(cfg.work),
+  SweepRunner(const RunPlan& plan, const MpiSession& mpi, const LocalPlace& place,
+              std::vector<std::string> engine_details)
+      : plan_(plan),
+        cfg_(plan.steps.front().cfg),
         mpi_(mpi),
-        points_(std::move(points)),
         rank0_(mpi.rank() == 0),
-        place_(std::move(place)),
-        engine_detail_(std::move(engine_detail)) {}
+        place_(place),
+        engine_details_(std::move(engine_details)) {}
   int run();
 
  private:
+  // What a step runs with, made for every step before the first point (so the signal watcher
+  // sees every file set and metadata set the run may make).
+  struct Step {
+    const StepPlan* plan = nullptr;
+    std::uint32_t index = 0;
+    LocalPlace place;                // this rank's placement with the step's folders
+    std::vector<int> folder_in_run;  // the step's folder index -> the run's (--dir union)
+    DataSpec spec;                   // the data pattern of the step's files
+    FileSet* files = nullptr;        // its dataset's data files (file_sets_)
+    std::unique_ptr<MdSet> md;       // the metadata phases' folders and items
+  };
+
   void draw_run_identity();
+  void make_steps();
   void make_writers();
   bool start_writers();
   void watch_signals();
-  int run_points();
+  void clean_up_on_signal(int sig);
+  int run_steps();
+  int run_step(Step& step);
   int finish();
   int fail();
+  void remove_files();
   bool agree_world(const std::string& mine);
-  bool run_point(std::size_t point_index, int k, MPI_Comm comm);
-  bool run_phase(PointGate& gate, const PhaseRow& row, const PhaseSlot& slot);
-  RunShared shared();
-  void note_usage(bool active);
-  std::string write_rank_usage();
-  int shift_for(int k, MPI_Comm comm);
-  int md_shift_for(int k, int data_shift, MPI_Comm comm);
-  bool end_md_set(PointGate& gate, MPI_Comm comm);
-  std::vector<PhaseId> order_for(int rep) const;
-  std::uint64_t order_seed_for(std::uint64_t point_key, int rep) const;
+  bool run_point(Step& step, const PointPlan& point, MPI_Comm comm);
+  bool run_phase(Step& step, PointGate& gate, const PhaseSlot& slot);
+  RunShared shared(Step& step);
+  bool end_md_set(Step& step, PointGate& gate, MPI_Comm comm);
   std::string who() const;
-  void note_rank_identities();
-  struct Gone {
-    std::string lost;        // gone without noting a signal
-    std::string signalled;   // gone after their watcher noted one (their cleanup ran)
-  };
-  Gone gone_ranks() const;
-  std::string why_stopped(int sig) const;
   std::string where(const RankSample& r) const;
 
-  const Config& cfg_;
-  const Workload& work_;
+  const RunPlan& plan_;
+  const Config& cfg_;  // the first step's: every option of the whole run is the same in all
   const MpiSession& mpi_;
-  std::vector<SweepPoint> points_;
   bool rank0_;
-  LocalPlace place_;
-  std::string engine_detail_;
+  const LocalPlace& place_;
+  std::vector<std::string> engine_details_;  // each step's engine probe
   std::string run_id_;
-  DataSpec spec_;
-  std::unique_ptr<FileSet> files_;
-  std::unique_ptr<MdSet> md_;  // the metadata phases' folders and items
-  WriterList writers_;         // rank 0: complete before the signal watcher starts
+  Workload run_work_;  // the union of the steps' folders, for the node counters
+  std::vector<Step> steps_;
+  std::vector<std::unique_ptr<FileSet>> file_sets_;  // one per dataset
+  Step* current_ = nullptr;  // the step running (rank 0's recorder names its files)
+  WriterList writers_;       // rank 0: complete before the signal watcher starts
   std::unique_ptr<Progress> progress_;
   std::unique_ptr<SignalWatcher> watcher_;
   std::unique_ptr<NodeCounters> counters_;   // device, wire and client counters per node
   std::unique_ptr<PointRecorder> recorder_;  // rank 0
-  std::uint64_t order_base_ = 0;             // --order-seed, or this run's nonce
+  std::unique_ptr<RankLiveness> liveness_;   // rank 0: every rank's process
   std::string failure_;                      // on rank 0: why the run stops
   std::unique_ptr<Room> room_;               // where this machine's idle ranks wait
   AlignedBuffer handoff_;                    // buffers between a phase and its control
-  const PhaseDesc* previous_ = nullptr;      // the phase before, in this repetition
-  std::uint64_t private_peak_ = 0;           // this rank's largest private memory seen
-  std::uint64_t private_idle_peak_ = 0;      // the same, at the end of points it waited out
-  // Rank 0: every rank's process (pid, start time, boot), to tell a rank lost from a signal.
-  struct RankProcess {
-    std::int64_t pid;
-    std::uint64_t start_ticks;
-    char boot_id[40];
-  };
-  std::vector<RankProcess> processes_;
+  PhaseId previous_ = 0;                     // the phase before, in this repetition
+  bool has_previous_ = false;
+  RankMemory memory_;
 };
 
 }  // namespace iosweep

@@ -58,7 +58,9 @@ CASES = [
     ("size-overflow", ["--file-size", "99999999999TiB"], "--file-size"),
     ("size-unknown-unit", ["--file-size", "12q"], "--file-size"),
     ("seq-record-zero", ["--seq-record", "0"], "--seq-record"),
-    ("rand-record-not-4k", ["--rand-record", "3000"], "--rand-record"),
+    ("rand-record-not-dividing-file", ["--rand-record", "3000"], "--rand-record"),
+    # Any byte size goes through the page cache; O_DIRECT needs whole logical blocks.
+    ("direct-record-of-any-size", ["--direct", "--seq-record", "47008"], "--seq-record"),
     ("record-larger-than-file", ["--seq-record", "64m"], "--seq-record"),
     ("record-not-dividing-file", ["--file-size", "20m", "--seq-record", "16m"], "--file-size"),
     ("scan-record-not-dividing", ["--scan-record", "3m"], "--file-size"),

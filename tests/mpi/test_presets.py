@@ -161,3 +161,26 @@ def test_md_preset_runs_with_a_few_items(preset, workdir, tmp_path):
     assert dir_listing(workdir) == []
     for phase in opts["phases"]:
         assert sum(ln.startswith(phase + " ") for ln in p.stdout.splitlines()) == 1, phase
+
+
+# The PixStor study's steps and the single-shape presets each of them is.
+STUDY = {
+    "iozone-random": "pixstor-random",
+    "mdtest-empty": "pixstor-md-empty",
+    "mdtest-4k": "pixstor-md-4k",
+    "mdtest-3k": "pixstor-md-3k",
+}
+
+
+def test_the_pixstor_study_runs_each_single_preset_as_a_step():
+    """Every [[step]] of pixstor-study, its keys over the top level, sets exactly what its
+    single-shape preset sets (but keep, an option of the whole run the study leaves off)."""
+    study = preset_options(SOURCE_DIR / "modes" / "pixstor-study.toml")
+    steps = study.pop("step")
+    assert [s["name"] for s in steps] == list(STUDY)
+    for step in steps:
+        merged = {**study, **{k: v for k, v in step.items() if k != "name"}}
+        single = preset_options(SOURCE_DIR / "modes" / f"{STUDY[step['name']]}.toml")
+        single.pop("keep", None)
+        assert {k: v for k, v in merged.items() if k in single} == single, step["name"]
+        assert set(step) - {"name"} <= set(single), step["name"]

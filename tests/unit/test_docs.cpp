@@ -150,3 +150,32 @@ TEST(DocsArchitecture, IncludesFollowTheLayers) {
   }
   EXPECT_GE(checked, 100);
 }
+
+// What reads the machine lives in src/os/ (docs/architecture.md): no other layer opens a file
+// of /proc or /sys, asks statvfs, or reads a mount table itself. Comments are not code.
+TEST(DocsArchitecture, OnlyTheOsLayerReadsTheMachine) {
+  namespace fs = std::filesystem;
+  const std::string dir = IOSWEEP_SOURCE_DIR;
+  const char* kReads[] = {"\"/proc/",     "\"/sys/",       "statvfs",
+                          "getmntent",    "setmntent",     "\"/etc/mtab",
+                          "/mountinfo\"", "/mountstats\"", "\"/dev/urandom"};
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir + "/src")) {
+    if (!entry.is_regular_file()) continue;
+    const std::string rel = fs::relative(entry.path(), dir + "/src").string();
+    if (rel.starts_with("os/")) continue;
+    ++files;
+    std::istringstream in(read(entry.path().string()));
+    int n = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++n;
+      const std::size_t code = line.find_first_not_of(' ');
+      if (code != std::string::npos && line.compare(code, 2, "//") == 0) continue;
+      for (const char* r : kReads)
+        EXPECT_EQ(line.find(r), std::string::npos)
+            << "src/" << rel << ":" << n << " reads the machine (" << r
+            << ") outside src/os/: " << line;
+    }
+  }
+  EXPECT_GE(files, 50);
+}

@@ -20,6 +20,7 @@ namespace {
 struct Fixture {
   std::string dir;
   Config cfg;
+  RunPlan plan;
   RunContext ctx;
   Fixture() {
     char tmpl[] = "/tmp/iosweep-h5-XXXXXX";
@@ -32,7 +33,18 @@ struct Fixture {
     ctx.cfg = &cfg;
     ctx.world_size = 2;
     ctx.topology = compute_topology({"a", "b"}, Placement::spread);
-    ctx.points = {SweepPoint{1, {}}, SweepPoint{2, {}}};
+    StepPlan& step = plan.steps.emplace_back();
+    step.cfg = cfg;
+    for (std::uint32_t k = 1; k <= 2; ++k) {
+      PointPlan& p = step.points.emplace_back();
+      p.index = k - 1;
+      p.point.ranks = static_cast<int>(k);
+      PhasePlan ph;
+      ph.row = k - 1;
+      p.reps.push_back({ph});
+    }
+    ctx.plan = &plan;
+    ctx.dirs = cfg.work.dirs;
     ctx.versions_toml = "iosweep = \"test\"\n";
   }
   ~Fixture() { fs::remove_all(dir); }

@@ -146,37 +146,132 @@ TEST(Plan, RunIdsAreUtcStartTimesThatSortAndDiffer) {
   EXPECT_LE(first.substr(0, 19), ids.rbegin()->substr(0, 19));  // later runs sort later
 }
 
-TEST(Plan, RankZeroMovesItsFileOncePerPhasePointAndRepetition) {
-  Config cfg;
-  cfg.work.file_size = 4 << 20;
-  cfg.work.phases = {kSeqWrite, kSeqRead, kFilterCount};
-  cfg.sweep.repetitions = 2;
-  // Whatever a point's ranks or depth: rank 0 moves its own file (or region) once per phase.
-  std::vector<SweepPoint> points(2);
-  points[1].ranks = 4;
-  points[1].per_rank.depth = points[1].per_rank.regions = 8;
-  EXPECT_EQ(planned_bytes_of_rank0(cfg, points), 2u * 2 * 3 * (4 << 20));
-  EXPECT_EQ(planned_bytes_of_rank0(cfg, {}), 0u);
+namespace {
+
+// The plan of one step of `cfg` on `topo`, with a fixed order base.
+RunPlan plan_of(const Config& cfg, const Topology& topo, std::uint64_t base = 7) {
+  RunPlan plan;
+  EXPECT_EQ(plan_run({StepInput{"", cfg, "", "", ""}}, topo, base, plan), "");
+  return plan;
 }
 
-TEST(Plan, DryRunTableAddsUpWhatEachPointMoves) {
+std::string printed(const RunPlan& plan, const Topology& topo) {
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = open_memstream(&text, &size);
+  EXPECT_NE(out, nullptr);
+  print_plan(out, plan, topo);
+  std::fclose(out);
+  std::string s(text, size);
+  std::free(text);
+  return s;
+}
+
+Config data_config() {
   Config cfg;
   cfg.work.dirs = {"/scratch/u1"};
   cfg.work.file_size = 4 << 20;
   cfg.work.seq_record = cfg.work.rand_record = cfg.work.scan_record = 1 << 20;
   cfg.work.phases = {kSeqWrite, kSeqRead};
   cfg.report.output = "r.h5";
+  return cfg;
+}
+
+}  // namespace
+
+TEST(Plan, RankZeroMovesItsFileOncePerPhasePointAndRepetition) {
+  Config cfg = data_config();
+  cfg.work.phases = {kSeqWrite, kSeqRead, kScanOnly, kFilterCount};
+  cfg.sweep.repetitions = 2;
+  cfg.sweep.ranks = {1, 4};
   const Topology topo = compute_topology({"h1", "h1", "h2", "h2"}, Placement::spread);
-  std::vector<SweepPoint> points;
-  ASSERT_EQ(resolve_points(sweep(1, 0), 1, 4, points), "");
-  char* text = nullptr;
-  std::size_t size = 0;
-  std::FILE* out = open_memstream(&text, &size);
-  ASSERT_NE(out, nullptr);
-  print_plan(out, cfg, points, topo);
-  std::fclose(out);
-  const std::string plan(text, size);
-  std::free(text);
+  // Whatever a point's ranks or depth: rank 0 moves its own file (or region) once per phase.
+  EXPECT_EQ(plan_of(cfg, topo).bytes_of_rank0(), 2u * 2 * 4 * (4 << 20));
+}
+
+TEST(Plan, EveryPhaseIsDecidedOnceAndNumberedInRunningOrder) {
+  Config cfg = data_config();
+  cfg.work.phases = {kSeqWrite, kSeqRead, kRandRead, kScanOnly, kFilterCount};
+  cfg.io.iodepth = 8;
+  cfg.io.iodepth_batch = 4;
+  cfg.sweep.repetitions = 2;
+  cfg.sweep.ranks = {1, 2};
+  const Topology topo = compute_topology({"h1", "h2"}, Placement::spread);
+  const RunPlan plan = plan_of(cfg, topo);
+  ASSERT_EQ(plan.steps.size(), 1u);
+  ASSERT_EQ(plan.points(), 2u);
+  std::uint32_t row = 0;
+  for (const PointPlan& p : plan.steps[0].points) {
+    ASSERT_EQ(p.reps.size(), 2u);
+    // Odd repetitions run a control right after the phase it is the baseline of.
+    EXPECT_EQ(p.reps[0][3].phase, kScanOnly);
+    EXPECT_EQ(p.reps[1][3].phase, kFilterCount);
+    for (const auto& rep : p.reps)
+      for (const PhasePlan& ph : rep) {
+        EXPECT_EQ(ph.row, row++);
+        EXPECT_EQ(ph.point_depth, 8u);
+        EXPECT_LE(ph.batch, ph.depth);
+        EXPECT_EQ(ph.order_seed, rep.front().order_seed) << "one seed per point and repetition";
+        EXPECT_GT(ph.buffer_bytes, 0u);
+      }
+    // A 4 MiB file of 1 MiB records keeps at most 4 in flight; filter-count overlaps its own
+    // counting with at least two reads.
+    EXPECT_EQ(p.reps[0][0].depth, 4u);
+    EXPECT_EQ(p.reps[0][2].depth, 4u);
+    EXPECT_GE(p.reps[0][4].depth, 2u);
+    EXPECT_NE(p.reps[0][0].order_seed, p.reps[1][0].order_seed);
+  }
+  // Two ranks on two nodes: --read-shift 0 keeps every read on its own rank.
+  EXPECT_EQ(plan.steps[0].points[1].data_shift, 0);
+  EXPECT_EQ(plan.steps[0].points[1].md_shift, 1) << "metadata lookups go to the other node";
+}
+
+TEST(Plan, PackedPlanReadsBackTheSameWithEachRanksConfigurations) {
+  Config cfg = data_config();
+  cfg.work.phases = {kSeqWrite, kMdCreate, kMdStat};
+  cfg.work.md.items = 100;
+  cfg.sweep.ranks = {1, 2};
+  const Topology topo = compute_topology({"h1", "h2"}, Placement::spread);
+  RunPlan plan;
+  ASSERT_EQ(
+      plan_run({StepInput{"a", cfg, "x = 1\n", "over", "a"}, StepInput{"b", cfg, "y", "", "b"}},
+               topo, 9, plan),
+      "");
+  const std::vector<char> bytes = pack_plan(plan);
+  const RunPlan back = unpack_plan(bytes, {cfg, cfg});
+  EXPECT_EQ(pack_plan(back), bytes);
+  EXPECT_EQ(back.steps[0].name, "a");
+  EXPECT_EQ(back.steps[0].overrides, "over");
+  EXPECT_EQ(back.steps[1].points.front().index, 2u) << "points are numbered over the run";
+  EXPECT_EQ(back.steps[1].points.back().reps[0][2].md.items(), 200u);
+  EXPECT_THROW(unpack_plan(bytes, {cfg}), std::runtime_error);
+  EXPECT_THROW(unpack_plan(std::vector<char>(bytes.begin(), bytes.end() - 1), {cfg, cfg}),
+               std::runtime_error);
+}
+
+TEST(Plan, APointsDataFilesAndMetadataItemsAreCountedTogether) {
+  Config cfg = data_config();
+  cfg.work.phases = {kSeqWrite, kMdCreate};
+  cfg.work.md.items = 10;
+  cfg.work.md.write_bytes = 100;
+  cfg.sweep.ranks = {2};
+  const Topology topo = compute_topology({"h1", "h2"}, Placement::spread);
+  const RunPlan plan = plan_of(cfg, topo);
+  const PointFootprint f = footprint_of(plan.steps[0], plan.steps[0].points[0]);
+  ASSERT_EQ(f.bytes_of.size(), 2u);
+  // Each rank: its 4 MiB file and its 10 items of one 4 KiB block each.
+  EXPECT_EQ(f.bytes_of[1], (4u << 20) + 10 * 4096);
+  // Each rank's file, its items and its tree's folders; position 0 also the run's and the
+  // point's own folders.
+  const std::uint64_t tree = plan.steps[0].points[0].reps[0][1].md.layout.folder_ops(1);
+  EXPECT_EQ(f.inodes_of[1], 1 + 10 + tree);
+  EXPECT_EQ(f.inodes_of[0], f.inodes_of[1] + 2);
+}
+
+TEST(Plan, DryRunTableAddsUpWhatEachPointMoves) {
+  const Config cfg = data_config();
+  const Topology topo = compute_topology({"h1", "h1", "h2", "h2"}, Placement::spread);
+  const std::string plan = printed(plan_of(cfg, topo), topo);
   EXPECT_TRUE(plan.starts_with("iosweep dry run: nothing is created, written or removed.\n"));
   // ranks, nodes (spread: the second rank on the other node), files, bytes/phase, bytes/point
   const std::regex row(R"( +(\d+) +(\d+) +(\d+) +(\d+ MiB) +(\d+ MiB))");
@@ -194,32 +289,34 @@ TEST(Plan, DryRunTableAddsUpWhatEachPointMoves) {
   EXPECT_NE(plan.find("  total: 3 point(s), 56 MiB moved; largest footprint 16 MiB on disk\n"),
             std::string::npos)
       << plan;
+  // Every phase as planned: seq-write at 4 ranks keeps depth 1 of 1 asked, 1 MiB records.
+  EXPECT_NE(plan.find("     2      4 seq-write           1      1      1 MiB"), std::string::npos)
+      << plan;
 }
 
 TEST(Plan, DryRunOfMetadataPhasesListsEachPointsItemsAndTrees) {
-  Config cfg;
-  cfg.work.dirs = {"/scratch/u1"};
-  cfg.work.file_size = 4 << 20;
+  Config cfg = data_config();
   cfg.work.phases = {kMdCreate, kMdStat};
   cfg.work.md.items_total = 4096;
   cfg.work.md.per_folder = 256;
   cfg.work.md.depth = 1;
-  cfg.report.output = "r.h5";
   const Topology topo = compute_topology({"h1", "h1", "h2", "h2"}, Placement::spread);
-  std::vector<SweepPoint> points;
-  ASSERT_EQ(resolve_points(sweep(1, 0), 1, 4, points), "");
-  char* text = nullptr;
-  std::size_t size = 0;
-  std::FILE* out = open_memstream(&text, &size);
-  ASSERT_NE(out, nullptr);
-  print_plan(out, cfg, points, topo);
-  std::fclose(out);
-  const std::string plan(text, size);
-  std::free(text);
+  const std::string plan = printed(plan_of(cfg, topo), topo);
   EXPECT_EQ(plan.find("bytes/phase"), std::string::npos) << "no data files in this run";
   // 4096 items over 1, 2, 4 ranks at 256 per folder: 16, 8, 4 leaves below each tree's top.
   for (const char* row : {"     1        1         4096       16         17\n",
                           "     2        2         4096        8         18\n",
                           "     4        4         4096        4         20\n"})
     EXPECT_NE(plan.find(row), std::string::npos) << row << plan;
+}
+
+TEST(Plan, APointWhoseItemsDoNotFitIsRefusedWithTheStepsName) {
+  Config cfg = data_config();
+  cfg.work.phases = {kMdCreate};
+  cfg.work.md.items = 1000;
+  cfg.work.md.per_folder = 10;
+  const Topology topo = compute_topology({"h1"}, Placement::spread);
+  RunPlan plan;
+  const std::string why = plan_run({StepInput{"tiny", cfg, "", "", "tiny"}}, topo, 1, plan);
+  EXPECT_TRUE(why.starts_with("step 'tiny': --md-items-per-folder: ")) << why;
 }

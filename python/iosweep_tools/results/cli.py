@@ -114,7 +114,10 @@ def _print_runs(checked):
             print(f"  {one_line(layout)}")
         s = summary[summary["run_id"] == r["run_id"]] if len(summary) else summary
         if len(s):
-            view = s[["phase_name", "ranks", "nodes", "repetition", "wall_s"]].copy()
+            columns = ["phase_name", "ranks", "nodes", "repetition", "wall_s"]
+            if len(run.steps) > 1:  # a stepped run: every row names its step
+                columns.insert(0, "step_name")
+            view = s[columns].copy()
             view["MiB/s"] = s["bandwidth_Bps"] / 2**20
             view["IOPS"] = s["iops"]
             view["p99_us"] = s["lat_p99_ns"] / 1e3

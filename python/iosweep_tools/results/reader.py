@@ -50,6 +50,7 @@ SUMMARY = {
     "nodes": (POSITIVE, False),
     "iodepth": (POSITIVE, False),
     "streams": (POSITIVE, False),  # runs before --streams have no streams field
+    "step": (ID, False),  # runs before steps have none: every row is step 0
 }
 # What the other tables must have, as numbers, to be used at all.
 REQUIRED = {
@@ -62,6 +63,7 @@ REQUIRED = {
 }
 # The tables a run may hold besides its summary; the last two only in newer files.
 TABLES = ("rank_map", "ranks", "nodes", "timeseries", "device", "rank_usage", "mounts", "wire")
+TABLES += ("plan",)
 # Attributes every reader checks: those a run's description and its record sizes need. Required
 # ones (True) are in every results file iosweep has written.
 BASE_ATTRS = {
@@ -160,6 +162,7 @@ class Run:
         except (KeyError, ValueError, TypeError):
             self.status_name = f"status {self.attrs.get('status', '?')}"
         self.hosts = self._hosts(group) if every else []
+        self.steps = self._steps(group, where)
         self.latency = self._latency(group) if every else None
         self.n_points = None  # read() sets it from the run_index
 
@@ -181,6 +184,38 @@ class Run:
                     raise
                 why = str(e) if isinstance(e, ResultsError) else f"cannot be read ({e})"
                 self.problems[name] = why.removeprefix(f"{where}: {name} ")
+
+    def _steps(self, group, where):
+        """The run's steps, in order: {name, attrs} per step (the steps group's, each step's
+        attributes decoded; the run's own attributes for a run without the group, which is one
+        unnamed step)."""
+        import h5py
+
+        g = group.get("steps")
+        if g is None:
+            return [{"name": "", "attrs": self.attrs}]
+        if not isinstance(g, h5py.Group) or len(g) > fields.MAX_LIST:
+            raise ResultsError(f"{where}: steps is not a group of steps")
+        out = []
+        for i in range(len(g)):
+            s = g.get(str(i))
+            if not isinstance(s, h5py.Group):
+                raise ResultsError(f"{where}: steps/{i} is not a step")
+            attrs = {k: value(v) for k, v in s.attrs.items()}
+            fields.check_figure_attrs(s, f"{where} step {i}")
+            name = fields.check_attr(s, "name", TEXT, True, f"{where} step {i}")
+            out.append({"name": name, "attrs": {**self.attrs, **attrs}})
+        return out
+
+    def step_of_row(self, i):
+        """The step of summary row i (0 in files without steps)."""
+        s = self.summary
+        return int(s["step"][i]) if "step" in s.dtype.names else 0
+
+    def step_name(self, step):
+        """The name of step `step` ("" for a run of one shape)."""
+        step = int(step)
+        return self.steps[step]["name"] if 0 <= step < len(self.steps) else f"step {step}"
 
     def _hosts(self, group):
         import h5py
@@ -296,9 +331,15 @@ class Run:
         df.insert(0, "run_id", self.id)
         df.insert(2, "phase_name", [self.phase_names[int(v)] for v in s["phase"]])
         df["engine_name"] = [self.engine_names[int(e)] for e in s["engine"]]
+        if "step" not in df.columns:
+            df["step"] = 0
+        steps = [int(v) for v in df["step"]]
+        df.insert(3, "step_name", [self.step_name(v) for v in steps])
+        # A row's settings are its step's (each step records its own options).
+        attrs = [self.steps[v]["attrs"] if v < len(self.steps) else self.attrs for v in steps]
         for k in JOINED:
             if k not in df.columns:  # a row's own figure (iodepth per point) stays
-                df[k] = self.attrs.get(k)
+                df[k] = [a.get(k) for a in attrs]
         df["status_name"] = self.status_name
-        df["record_bytes"] = [record_bytes(self.attrs, p) for p in df["phase_name"]]
+        df["record_bytes"] = [record_bytes(a, p) for a, p in zip(attrs, df["phase_name"])]
         return df
