@@ -67,7 +67,8 @@ def iosweep_argv(*extra, command="run", **options):
 
     A keyword names an option with `-` for `_`: file_size="4MiB" gives --file-size 4MiB; True
     gives a bare flag (keep=True: --keep); None or False leaves the option out; a list or tuple
-    gives the option once per item (mpiio_hint=["a=1", "b=2"]); any other value is str()'d.
+    gives the option once per item (dir=[a, b]: --dir A --dir B, which iosweep reads as --dir B,
+    an option's last value; a list is one value: dir=f"{a},{b}"); any other value is str()'d.
     RUN_DEFAULTS (--seq-record 1MiB --quiet) apply to `run` only, and not when the configuration
     comes from a preset or a stored run (config=, rerun=), which they would override; neither a
     keyword nor an option in `extra` is given twice. seq_record=None or quiet=False leaves one

@@ -10,6 +10,7 @@
 #include <initializer_list>
 
 #include "app/config_build.hpp"
+#include "app/man_page.hpp"
 #include "app/options.hpp"
 #include "app/presets.hpp"
 #include "core/errors.hpp"
@@ -41,6 +42,7 @@ void configure(const std::vector<CLI::Option*>& declared, int argc, char** argv,
   GivenOptions from_preset{ValueSource::preset, {}};
   from_preset.by_row.resize(cli.by_row.size());
   std::vector<PresetSteps::Step> steps;
+  std::string preset_file;
   std::string steps_whose;
   if (preset_opt.count() > 0) {
     const PresetText text = read_preset(preset);
@@ -48,6 +50,7 @@ void configure(const std::vector<CLI::Option*>& declared, int argc, char** argv,
     from_preset = given_in_toml(split.top, ValueSource::preset, text.whose);
     steps = std::move(split.steps);
     steps_whose = text.whose;
+    preset_file = text.path;
   }
   StoredRun stored{{}, {ValueSource::stored_run, {}}, {}};
   stored.given.by_row.resize(cli.by_row.size());
@@ -68,6 +71,7 @@ void configure(const std::vector<CLI::Option*>& declared, int argc, char** argv,
       steps.empty() ? options_toml(values) : stepped_toml(options_toml(values), steps);
   for (StepInput& step : res.steps) {
     step.cfg.rerun_of = res.rerun.run_id;
+    step.cfg.preset_file = preset_file;
     step.cfg.config_toml = recorded;
     for (int i = 0; i < argc; ++i)
       step.cfg.argv.emplace_back(argv[i]);
@@ -92,58 +96,87 @@ std::string units_text(const std::vector<std::string>& sizes) {
   return out;
 }
 
-}  // namespace
+// What the command line binds its commands and options to.
+struct Commands {
+  bool version = false;
+  std::vector<std::string> unit_args;
+  std::string preset, rerun_arg, show_file, show_id;
+  CLI::App* run = nullptr;
+  CLI::App* units = nullptr;
+  CLI::App* show = nullptr;
+  const CLI::Option* preset_opt = nullptr;
+  const CLI::Option* rerun_opt = nullptr;
+  std::vector<CLI::Option*> declared;
+};
 
-CliResult parse_cli(int argc, char** argv, const RunLoader& load) {
-  CliResult res;
-  CLI::App app{
-      "iosweep: MPI parallel I/O benchmark (N-to-N, one file per rank) in the IOzone/IOR "
-      "tradition.\nSizes are binary: 4k = 4KiB = 4096 bytes, 16m = 16MiB, 1g = 1GiB.",
-      "iosweep"};
+// Every command and option of iosweep on `app`, bound to `c` (parse_cli reads them back; the
+// man page, app/man_page.cpp, renders them).
+void declare_commands(CLI::App& app, Commands& c) {
   app.set_help_flag();
   app.set_help_all_flag("-h,--help", "Print this help (every option of `iosweep run`) and exit");
-  bool version = false;
-  app.add_flag("--version", version,
+  app.add_flag("--version", c.version,
                "Print the iosweep version, git revision, MPI and HDF5 versions");
   app.require_subcommand(0, 1);
   // Every option lives on the main app and `run` falls through to it, so that `iosweep --help`
   // lists them all.
-  CLI::App* run =
-      app.add_subcommand("run", "Run the phases over a sweep of active ranks")->fallthrough();
-  run->set_help_all_flag();
-  run->set_help_flag();
+  c.run = app.add_subcommand("run", "Run the phases over a sweep of active ranks")->fallthrough();
+  c.run->set_help_all_flag();
+  c.run->set_help_flag();
   // `iosweep units 16m 4KiB`: the byte count of each size, one per line, with the same parser
   // and messages as every size option (scripts use it instead of parsing sizes themselves).
-  std::vector<std::string> unit_args;
-  CLI::App* units = app.add_subcommand("units", "Print the byte count of each SIZE, one per line");
-  units->add_option("SIZE", unit_args, "A size as the options take it (4k, 16MiB, 1g)")->required();
-  std::string preset, rerun_arg, show_file, show_id;
-  const CLI::Option* preset_opt =
-      app.add_option("--config", preset,
-                     "TOML file of long option names (the command line wins): a path such as "
-                     "modes/smoke.toml, or a preset's name such as smoke or pixstor-random, "
-                     "looked up in the presets installed with this binary "
-                     "(PREFIX/share/iosweep/modes) or in its source tree's modes/")
-          ->type_name("FILE|NAME");
-  const CLI::Option* rerun_opt = declare_rerun(app, rerun_arg);
-  CLI::App* show = declare_show(app, show_file, show_id);
+  c.units = app.add_subcommand("units", "Print the byte count of each SIZE, one per line");
+  c.units->add_option("SIZE", c.unit_args, "A size as the options take it (4k, 16MiB, 1g)")
+      ->required();
+  c.preset_opt =
+      app.add_option("--config", c.preset,
+                     "TOML file of long option names (the command line wins): a path (a '/' in "
+                     "it, or ending in .toml) such as modes/smoke.toml or ./mine, or a preset's "
+                     "name such as smoke or pixstor-random, looked up only in the presets "
+                     "installed with this binary (PREFIX/share/iosweep/modes) or in its source "
+                     "tree's modes/")
+          ->type_name("FILE|NAME")
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  c.rerun_opt =
+      declare_rerun(app, c.rerun_arg)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  c.show = declare_show(app, c.show_file, c.show_id);
   app.footer(
       "Engines compiled in: " + compiled_engines() +
-      ". Bandwidth is printed in MiB/s (2^20 bytes/s); results are stored in bytes and seconds.");
-  const auto declared = declare_run_options(app);
+      ". Bandwidth is printed in MiB/s (2^20 bytes/s); results are stored in bytes and seconds.\n" +
+      kGivenTwice);
+  c.declared = declare_run_options(app);
+}
 
+}  // namespace
+
+constexpr const char* kAbout =
+    "iosweep: MPI parallel I/O benchmark (N-to-N, one file per rank) in the IOzone/IOR "
+    "tradition.\nSizes are binary: 4k = 4KiB = 4096 bytes, 16m = 16MiB, 1g = 1GiB.";
+
+std::string man_page() {
+  CLI::App app{kAbout, "iosweep"};
+  Commands c;
+  declare_commands(app, c);
+  return render_man_page(app);
+}
+
+CliResult parse_cli(int argc, char** argv, const RunLoader& load) {
+  CliResult res;
+  CLI::App app{kAbout, "iosweep"};
+  Commands c;
+  declare_commands(app, c);
   try {
     refuse_empty_values(argc, argv);
     app.parse(argc, argv);
-    if (version) return print(version_text());
-    if (show->parsed()) return print(show_run(load, show_file, show_id));
-    if (units->parsed()) return print(units_text(unit_args));
-    if (!run->parsed()) {
+    if (c.version) return print(version_text());
+    if (c.show->parsed()) return print(show_run(load, c.show_file, c.show_id));
+    if (c.units->parsed()) return print(units_text(c.unit_args));
+    if (!c.run->parsed()) {
       res.action = CliResult::Action::usage_error;
       res.text = "a command is required: iosweep run --dir DIR [options] (see iosweep --help)";
       return res;
     }
-    configure(declared, argc, argv, *preset_opt, preset, *rerun_opt, rerun_arg, load, res);
+    configure(c.declared, argc, argv, *c.preset_opt, c.preset, *c.rerun_opt, c.rerun_arg, load,
+              res);
   } catch (const CLI::CallForAllHelp&) {
     app.clear();  // otherwise CLI11 prints the help of the selected subcommand only
     return print(app.help("", CLI::AppFormatMode::All));

@@ -1,6 +1,7 @@
 // The command line (CLI11): `iosweep run [options]`, `iosweep show RESULTS [RUN_ID]`,
-// `iosweep --version`, `iosweep --help`. Every rank parses the same argv the same way; only
-// rank 0 prints. A stored run (show, --rerun) is read through `load` (app/rerun.hpp).
+// `iosweep --version`, `iosweep --help` (and `iosweep help-man`, below). Every rank parses the
+// same argv the same way; only rank 0 prints. A stored run (show, --rerun) is read through `load`
+// (app/rerun.hpp).
 #pragma once
 
 #include <string>
@@ -21,5 +22,11 @@ struct CliResult {
 };
 
 CliResult parse_cli(int argc, char** argv, const RunLoader& load = load_run_here);
+
+// iosweep(1) in roff, from the same declarations as --help (every command, and every option
+// with its help and default: the option table's rows). Needs no MPI: `iosweep help-man`, a
+// command --help does not list, prints it before MPI starts, so that a build makes the man page
+// where MPI cannot start (a build chroot without a network).
+std::string man_page();
 
 }  // namespace iosweep

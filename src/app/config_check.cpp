@@ -229,11 +229,20 @@ std::string point_space_check(const StepPlan& step, const PointPlan& p,
     const std::string where = "'" + printable(step.cfg.work.dirs[folder]) + "' on host " +
                               topo.hosts[static_cast<std::size_t>(n.space->node)];
     const std::string at = "the point of " + std::to_string(p.point.ranks) + " rank(s)";
+    // Named after what the point holds: the option to change and the advice follow it.
+    const bool data = f.data, md = f.md;
+    const char* option = data ? "--file-size: " : "--md-write-bytes: ";
+    const char* what = data && md ? "its data files and metadata items together"
+                       : data     ? "its data files"
+                                  : "its metadata items";
+    const char* advice = data && md ? "make less or use --force"
+                         : data     ? "use a smaller --file-size or --force"
+                                    : "write less or use --force";
     if (n.bytes > n.space->free_bytes)
-      return "--file-size: " + at + " needs " + std::to_string(n.bytes) + " bytes (" +
-             format_size(n.bytes) + ": its data files and metadata items together) in " + where +
-             " but only " + std::to_string(n.space->free_bytes) + " bytes (" +
-             format_size(n.space->free_bytes) + ") are free; make less or use --force";
+      return option + at + " needs " + std::to_string(n.bytes) + " bytes (" +
+             format_size(n.bytes) + ": " + what + ") in " + where + " but only " +
+             std::to_string(n.space->free_bytes) + " bytes (" +
+             format_size(n.space->free_bytes) + ") are free; " + advice;
     if (n.space->inodes > 0 && n.inodes > n.space->free_inodes)
       return "--md-items: " + at + " makes " + std::to_string(n.inodes) + " files and folders in " +
              where + " but its file system has " + std::to_string(n.space->free_inodes) +
@@ -287,8 +296,10 @@ std::string validate_run(RunPlan& plan, const MpiSession& mpi, const LocalPlace&
   std::string out_why;
   if (mpi.rank() == 0) {
     h5::quiet_errors();
-    const std::string& output = plan.steps.front().cfg.report.output;
-    if (auto why = h5::check_results_file(output); !why.empty()) out_why = "--output: " + why;
+    const Config& first = plan.steps.front().cfg;
+    if (auto why = h5::check_results_file(first.report.output, first.report.output_is_default);
+        !why.empty())
+      out_why = "--output: " + why;
   }
   if (auto why = agree(out_why); !why.empty()) return why;
   return agree(space_check(plan, place, mpi, plan.steps.front().cfg.force));

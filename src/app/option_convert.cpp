@@ -177,10 +177,35 @@ std::pair<double, double> rates_of(const OptionValue& v) {
   return {out[0], out[1]};
 }
 
+namespace {
+
+// The hints of one value, KEY=VALUE[,KEY=VALUE...]: a comma starts a new hint only where a key=
+// follows it, since ROMIO's own values hold commas (cb_config_list=n1:1,n2:1).
+std::vector<std::string> split_hints(const std::string& text) {
+  std::vector<std::string> out{std::string()};
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', at);
+    const std::string part = text.substr(at, comma == std::string::npos ? comma : comma - at);
+    if (at > 0 && part.find('=') != std::string::npos)
+      out.push_back(part);
+    else
+      out.back() += (at > 0 ? "," : "") + part;
+    if (comma == std::string::npos) return out;
+    at = comma + 1;
+  }
+}
+
+}  // namespace
+
 std::vector<std::pair<std::string, std::string>> hints_of(const OptionValue& v) {
   std::vector<std::pair<std::string, std::string>> out;
   std::set<std::string> keys;
-  for (const auto& h : v.values()) {
+  std::vector<std::string> hints;
+  for (const auto& value : v.values())
+    for (auto& h : split_hints(value))
+      hints.push_back(std::move(h));
+  for (const auto& h : hints) {
     const auto eq = h.find('=');
     if (eq == std::string::npos || eq == 0) v.refuse("'" + printable(h) + "' is not key=value");
     const std::string key = h.substr(0, eq);

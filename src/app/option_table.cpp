@@ -356,7 +356,17 @@ const OptionRow kOptions[] = {
      .help = "Keep the files at the end, as IOzone -w (default: remove the files this run created)",
      .fallback = "false",
      .form = OptionForm::flag,
-     .set = [](V v, Config& c) { c.work.keep = v.flag(); },
+     .set =
+         [](V v, Config& c) {
+           c.work.keep = v.flag();
+           if (c.work.keep)
+             c.report.keep_from = v.source() == ValueSource::preset ||
+                                          v.source() == ValueSource::step
+                                      ? "keep = true in --config"
+                                  : v.source() == ValueSource::stored_run
+                                      ? "keep = true in the run --rerun repeats"
+                                      : "--keep";
+         },
      .record = [](const Config& c, R a) { a.flag("keep", c.work.keep); },
      .whole_run = true},
     {.name = "engine",
@@ -427,8 +437,9 @@ const OptionRow kOptions[] = {
      .record = [](const Config& c, R a) { a.flag("sqpoll", c.io.sqpoll); },
      .help_from_tables = &sqpoll_help},
     {.name = "mpiio-hint",
-     .metavar = "KEY=VALUE",
-     .help = "MPI_Info hint key=value, repeatable",
+     .metavar = "KEY=VALUE[,...]",
+     .help = "MPI_Info hints, key=value[,key=value...] (a comma not followed by a key= stays "
+             "in its value, as in cb_config_list=n1:1,n2:1)",
      .form = OptionForm::list,
      .set = [](V v, Config& c) { c.io.mpiio_hints = hints_of(v); },
      .record =
@@ -593,9 +604,14 @@ const OptionRow kOptions[] = {
      .whole_run = true},
     {.name = "output",
      .metavar = "FILE",
-     .help = "HDF5 results file; the run is appended",
+     .help = "HDF5 results file; the run is appended (the default's folder, results/ in the "
+             "working folder, is made when missing)",
      .fallback = "results/iosweep.h5",
-     .set = [](V v, Config& c) { c.report.output = v.text(); },
+     .set =
+         [](V v, Config& c) {
+           c.report.output = v.text();
+           c.report.output_is_default = v.source() == ValueSource::fallback;
+         },
      .whole_run = true},
     {.name = "label",
      .metavar = "TEXT",

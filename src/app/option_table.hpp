@@ -21,10 +21,11 @@
 
 namespace iosweep {
 
-// How an option takes its value on the command line and in a preset.
+// How an option takes its value on the command line and in a preset. Given twice on the
+// command line, any option takes its last value (kGivenTwice, app/options.hpp).
 enum class OptionForm : std::uint8_t {
   value,     // --name VALUE; a preset's name = "VALUE"
-  list,      // --name A,B, repeatable; a preset's name = ["A", "B"] or "A,B"
+  list,      // --name A,B; a preset's name = ["A", "B"] or "A,B"
   flag,      // --name, --name=false; a preset's name = true
   optional,  // --name or --name VALUE: given bare, it takes the row's `bare` value (--fsync)
 };

@@ -33,7 +33,7 @@ class OptionValue {
   // Given by the user (command line, preset or a stored run), not the table's default.
   bool given() const { return source_ != ValueSource::unset && source_ != ValueSource::fallback; }
   const std::vector<std::string>& values() const { return values_; }
-  // The one value (the last one given, for a flag given twice); "" when unset.
+  // The one value; "" when unset.
   const std::string& text() const;
 
   // Throws UsageError("--option: why").
@@ -45,7 +45,7 @@ class OptionValue {
   double seconds() const;     // a duration (30, 30s, 100ms), within the clock's range
   bool flag() const;          // true or false
   // A list: entries separated by single commas, no white space, no empty and no repeated
-  // entry; several values (a repeated option, a preset's array) are split alike.
+  // entry; several values (a preset's array) are split alike.
   std::vector<std::string> list() const;
   // A list of paths: split as list() is, but an entry may hold white space (a folder's name);
   // a comma always separates two entries.

@@ -50,16 +50,13 @@ std::vector<CLI::Option*> declare_run_options(CLI::App& app) {
       case OptionForm::optional:
         o = app.add_option(dashed(row))->description(help)->expected(0, 1);
         break;
-      case OptionForm::list:
-        // Repeating the option adds to the list; a preset's array arrives as several values.
-        o = app.add_option(dashed(row))
-                ->description(help)
-                ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-        break;
+      case OptionForm::list:  // one value, A,B: a preset's array arrives as several values
       case OptionForm::value:
         o = app.add_option(dashed(row))->description(help);
         break;
     }
+    // kGivenTwice: the last occurrence wins, for every option.
+    o->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     if (row.fallback != nullptr && row.form != OptionForm::flag && row.form != OptionForm::optional)
       o->default_str(row.fallback);
     if (row.metavar[0] != '\0') o->type_name(row.metavar);
@@ -87,10 +84,11 @@ GivenOptions given_on_command_line(const std::vector<CLI::Option*>& declared) {
   for (std::size_t i = 0; i < table.size(); ++i) {
     const CLI::Option* o = declared[i];
     if (o->count() == 0) continue;
-    std::vector<std::string> values = o->results();
+    // The last occurrence (kGivenTwice): CLI11 reduces the results by the option's policy.
+    std::vector<std::string> values = o->reduced_results();
     if (table[i].form == OptionForm::optional && values == std::vector<std::string>{""})
       values = {table[i].bare};
-    if (table[i].form == OptionForm::flag && values.size() > 1) values = {values.back()};
+    if (values.size() > 1) values = {values.back()};
     check_values(table[i], values);
     g.by_row[i] = std::move(values);
   }

@@ -15,6 +15,13 @@
 
 namespace iosweep {
 
+// One rule for every option given more than once on the command line, as IOR and fio read
+// theirs (a wrapper's defaults first, the user's options after them, work as expected); --help
+// says it in these words.
+inline constexpr const char* kGivenTwice =
+    "An option given twice takes its last value, as in IOR and fio: --dir A --dir B is --dir B "
+    "(a list is one value: --dir A,B).";
+
 // What one source gives: by row index, the values given (nullopt: not given).
 struct GivenOptions {
   ValueSource source = ValueSource::command_line;

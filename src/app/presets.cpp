@@ -18,12 +18,15 @@ std::vector<std::string> preset_dirs(const std::string& exe_dir) {
   return {exe_dir + "/../share/iosweep/modes", exe_dir + "/../modes"};
 }
 
+bool names_a_path(const std::string& arg) {
+  return arg.find('/') != std::string::npos || arg.ends_with(".toml") || arg == "." || arg == "..";
+}
+
 std::string find_preset(const std::string& arg, const std::vector<std::string>& dirs) {
   if (arg.empty()) throw UsageError("--config: empty file name");
+  if (names_a_path(arg)) return arg;
+  const std::string file = arg + ".toml";
   struct stat st {};
-  const bool is_name = arg.find('/') == std::string::npos && arg != "." && arg != "..";
-  if (!is_name || ::lstat(arg.c_str(), &st) == 0) return arg;
-  const std::string file = arg.ends_with(".toml") ? arg : arg + ".toml";
   std::string looked;
   for (const auto& dir : dirs) {
     std::string candidate = dir + "/" + file;
@@ -32,10 +35,16 @@ std::string find_preset(const std::string& arg, const std::vector<std::string>& 
     const auto shown = std::filesystem::canonical(dir, ec);  // only folders that exist
     if (!ec) looked += (looked.empty() ? "" : ", ") + printable(shown.string());
   }
-  throw UsageError("--config: '" + printable(arg) + "' is neither a file nor a preset name (" +
+  // A file of that name in the working folder is never read for a bare name: say how to.
+  const std::string here = ::lstat(arg.c_str(), &st) == 0
+                               ? "; a file '" + printable(arg) +
+                                     "' in the working folder is read only as a path: ./" +
+                                     printable(arg)
+                               : std::string();
+  throw UsageError("--config: '" + printable(arg) + "' is not a preset name (" +
                    (looked.empty() ? std::string("no preset folder beside this binary")
                                    : "no " + printable(file) + " in " + looked) +
-                   ")");
+                   ")" + here);
 }
 
 PresetText read_preset(const std::string& arg) {
@@ -59,6 +68,12 @@ PresetText read_preset(const std::string& arg) {
   out.whose = shown;
   if (auto why = parse_toml(s, out.items, &out.headers); !why.empty())
     throw UsageError(shown + ": " + why);
+  out.path = path;
+  if (!names_a_path(arg)) {  // the banner and --dry-run say which file a name found
+    std::error_code ec;
+    const auto full = std::filesystem::canonical(path, ec);
+    if (!ec) out.path = full.string();
+  }
   return out;
 }
 

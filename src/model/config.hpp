@@ -151,6 +151,12 @@ struct ReportSpec {
   bool show_controls = false;  // console rows of control phases (scan-only)
   double rated_bw_Bps = 0;     // per rank's device; 0 = not given
   double rated_bw2_Bps = 0;    // a second rated figure (--rated-bw A,B); 0 = not given
+  // --output not given: its default, relative to the working folder, whose folder the run
+  // makes when it is missing (so that the default works from any working folder).
+  bool output_is_default = false;
+  // What asked to keep the data files ("--keep", "keep = true in the preset"): the end of the
+  // run says where they stay.
+  std::string keep_from;
 };
 
 struct Config {
@@ -166,6 +172,7 @@ struct Config {
   std::string config_toml;  // every option's value as TOML (app/option_table.cpp writes it)
   RunAttributes recorded;   // the option rows' run attributes, made after the pre-run checks
   std::string rerun_of;     // --rerun: the run this one repeats
+  std::string preset_file;  // --config: the file read (a preset's name found in full)
 };
 
 }  // namespace iosweep

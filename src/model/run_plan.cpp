@@ -63,7 +63,8 @@ PointFootprint footprint_of(const StepPlan& step, const PointPlan& point) {
   const bool moves_data = engine_desc(step.cfg.io.engine).moves_data;
   // The data files: one per rank in its folder, or the shared file in position 0's; a kept
   // run's files (--reuse) are there already.
-  if (has_data_phase(point) && w.reuse_run.empty()) {
+  f.data = has_data_phase(point) && w.reuse_run.empty();
+  if (f.data) {
     for (int p = 0; p < k; ++p) {
       const auto at = static_cast<std::size_t>(w.shared() ? 0 : p);
       f.bytes_of[at] += moves_data ? w.file_size : 0;
@@ -73,6 +74,7 @@ PointFootprint footprint_of(const StepPlan& step, const PointPlan& point) {
   // The metadata items and folders: a tree per stream in its rank's folder, or the shared tree
   // in position 0's; position 0 also makes the run's and the point's own folders.
   const PhasePlan* md = first_md_phase(point);
+  f.md = md != nullptr;
   if (md == nullptr || !moves_data) return f;
   const std::uint64_t item_bytes = (w.md.write_bytes + 4095) / 4096 * 4096;
   f.inodes_of[0] += 2 + (md->md.layout.shared ? md->md.layout.tree.folders() : 0);

@@ -37,6 +37,9 @@ Entry entry_at(const std::string& path);
 // Identity of the object at `path` itself (symbolic links are not followed).
 FileIdentity identity_of(const std::string& path);
 bool exists(const std::string& path);
+// `path` made absolute against the working folder, without resolving links (where a relative
+// path given to iosweep lands, as a message names it).
+std::string absolute_path(const std::string& path);
 // The device of the file system holding folder `dir` (symbolic links followed, as a path into
 // it is); 0 and errno when it cannot be read.
 int device_of(const std::string& dir, dev_t& dev);

@@ -13,6 +13,7 @@
 #include "model/engine_desc.hpp"
 #include "model/md_plan.hpp"
 #include "model/phase_desc.hpp"
+#include "os/file_ops.hpp"
 #include "output/notes.hpp"
 
 namespace iosweep {
@@ -192,6 +193,8 @@ void ConsoleWriter::begin_run(const RunContext& ctx) {
   const Config& cfg = *ctx.cfg;
   std::fprintf(out_, "iosweep run %s%s%s\n", ctx.run_id.c_str(),
                cfg.report.label.empty() ? "" : "  label: ", printable(cfg.report.label).c_str());
+  if (!cfg.preset_file.empty())
+    std::fprintf(out_, "  preset: %s\n", printable(cfg.preset_file).c_str());
   const std::vector<StepPlan>& steps = ctx.plan->steps;
   if (steps.size() == 1 && steps.front().name.empty())
     print_step(steps.front(), ctx.engine_detail);
@@ -326,6 +329,39 @@ void ConsoleWriter::print_peaks() {
   }
 }
 
+// Where the run went and what it left, as the last lines: the results file in full (a
+// relative --output lands in the working folder), and the data files a keep left (a preset's
+// `keep = true` as much as --keep).
+void ConsoleWriter::print_left() {
+  const Config& cfg = *ctx_.cfg;
+  const Workload& w = cfg.work;
+  std::fprintf(out_, "results: run %s appended to %s\n", ctx_.run_id.c_str(),
+               printable(fsops::absolute_path(cfg.report.output)).c_str());
+  bool data = false;  // any step with a phase that makes data files
+  for (const StepPlan& step : ctx_.plan->steps)
+    for (PhaseId p : step.cfg.work.phases)
+      data = data || !phase_desc(p).metadata();
+  if (!data || (!w.keep && w.reuse_run.empty())) return;
+  std::string dirs;  // every step's folders (keep and --reuse are the whole run's)
+  for (const auto& d : ctx_.dirs.empty() ? w.dirs : ctx_.dirs)
+    dirs += (dirs.empty() ? "" : ", ") + printable(fsops::absolute_path(d));
+  const std::string files = "iosweep." + (w.reuse_run.empty() ? ctx_.run_id : w.reuse_run) + "." +
+                            (w.shared() ? "shared" : "<position>");
+  const char* nodes = ctx_.topology.hosts.size() > 1 ? " on every node" : "";
+  if (!w.reuse_run.empty()) {
+    std::fprintf(out_, "kept: the files of run %s it reused (--reuse), %s in %s%s\n",
+                 w.reuse_run.c_str(), files.c_str(), dirs.c_str(), nodes);
+    return;
+  }
+  std::string why = cfg.report.keep_from;
+  if (why.ends_with("--config") && !cfg.preset_file.empty())
+    why += " " + printable(cfg.preset_file);
+  std::fprintf(out_,
+               "kept (%s): this run's data files, %s in %s%s; read them again with --reuse %s, "
+               "or remove them\n",
+               why.c_str(), files.c_str(), dirs.c_str(), nodes, ctx_.run_id.c_str());
+}
+
 void ConsoleWriter::end_run(RunStatus status, const std::string& message) {
   if (status == RunStatus::complete) {
     print_peaks();
@@ -333,6 +369,7 @@ void ConsoleWriter::end_run(RunStatus status, const std::string& message) {
   }
   if (status == RunStatus::aborted)
     std::fprintf(out_, "run %s aborted: %s\n", ctx_.run_id.c_str(), message.c_str());
+  if (ctx_.cfg != nullptr && ctx_.plan != nullptr) print_left();
   flush();
 }
 

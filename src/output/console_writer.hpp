@@ -44,6 +44,7 @@ class ConsoleWriter final : public ResultWriter {
   void print_row(const PointResult& p, const std::string& notes);
   void print_peaks();
   void print_final_math();
+  void print_left();
   void print_rated(double per_unit_Bps, const char* unit);
   void print_shipped(const SummaryRow& filter);
   void flush();

@@ -374,27 +374,42 @@ std::string structure_problem(hid_t f) {
   return {};
 }
 
+// Whether a new results file can be made in `parent` (made itself first when `make_folder`
+// and it is missing: then its own parent must take a new folder).
+std::string check_new_file_folder(const std::string& q, const std::string& parent,
+                                  bool make_folder) {
+  struct stat pst {};
+  std::string in = parent;
+  if (::stat(parent.c_str(), &pst) != 0 && errno == ENOENT && make_folder) {
+    in = parent_of(parent);  // the folder the default's folder is made in
+    if (::stat(in.c_str(), &pst) != 0 || !S_ISDIR(pst.st_mode))
+      return "the folder '" + printable(in) + "' of " + q + " does not exist";
+  } else if (::stat(parent.c_str(), &pst) != 0 || !S_ISDIR(pst.st_mode)) {
+    return "the folder '" + printable(parent) + "' of " + q + " does not exist";
+  }
+  const std::string made = in == parent ? "" : "the folder '" + printable(parent) + "' of ";
+  if (const std::string p = fsops::pseudo_fs(in); !p.empty())
+    return "cannot create " + made + q + ": '" + printable(in) + "' is on " + p +
+           ", a pseudo file system of the kernel";
+  if (auto why = can_create_in(in); !why.empty())
+    return "cannot create " + made + q + " in '" + printable(in) + "': " + why;
+  if (const std::uint64_t free = free_bytes(in + "/."); free < kResultsReserveBytes)
+    return "the file system of " + q + " has " + std::to_string(free) +
+           " bytes free; iosweep needs at least " + std::to_string(kResultsReserveBytes) +
+           " there to append a run";
+  return {};
+}
+
 }  // namespace
 
-std::string check_results_file(const std::string& path) {
+std::string check_results_file(const std::string& path, bool make_folder) {
   const std::string q = "'" + printable(path) + "'";
-  const std::string parent = parent_of(path);
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
     return q + " is a symbolic link; give the results file itself";
-  if (::stat(path.c_str(), &st) != 0) {
-    struct stat pst {};
-    if (::stat(parent.c_str(), &pst) != 0 || !S_ISDIR(pst.st_mode))
-      return "the folder '" + printable(parent) + "' of " + q + " does not exist";
-    if (const std::string p = fsops::pseudo_fs(parent); !p.empty())
-      return "cannot create " + q + ": '" + printable(parent) + "' is on " + p +
-             ", a pseudo file system of the kernel";
-    if (auto why = can_create_in(parent); !why.empty())
-      return "cannot create " + q + " in '" + printable(parent) + "': " + why;
-  } else {
-    if (S_ISDIR(st.st_mode)) return q + " is a folder, not a results file";
-    if (!S_ISREG(st.st_mode)) return q + " is not a regular file";
-  }
+  if (::stat(path.c_str(), &st) != 0) return check_new_file_folder(q, parent_of(path), make_folder);
+  if (S_ISDIR(st.st_mode)) return q + " is a folder, not a results file";
+  if (!S_ISREG(st.st_mode)) return q + " is not a regular file";
   if (const std::uint64_t free = free_bytes(path); free < kResultsReserveBytes)
     return "the file system of " + q + " has " + std::to_string(free) +
            " bytes free; iosweep needs at least " + std::to_string(kResultsReserveBytes) +
@@ -428,6 +443,12 @@ std::string check_results_file(const std::string& path) {
     return q + " carries iosweep's schema attributes but not its structure (" + why +
            "); iosweep does not append to it";
   return {};
+}
+
+void make_results_folder(const std::string& path) {
+  const std::string parent = parent_of(path);
+  if (::mkdir(parent.c_str(), 0777) != 0 && errno != EEXIST)
+    throw IoError::of_file("mkdir", parent, errno, "the folder of the results file");
 }
 
 }  // namespace iosweep::h5

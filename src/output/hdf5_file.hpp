@@ -96,7 +96,11 @@ std::uint64_t free_bytes(const std::string& path);
 inline constexpr std::uint64_t kResultsReserveBytes = 2u << 20;
 
 // Empty if `path` can take a new run; otherwise why not. Opens an existing file read-only and
-// never modifies it.
-std::string check_results_file(const std::string& path);
+// never modifies it. With `make_folder` (--output's default), a missing folder of `path` is
+// one the run will make (make_results_folder): its parent must take it.
+std::string check_results_file(const std::string& path, bool make_folder = false);
+// Makes the folder of `path` when it is missing (one level, as --output's default needs);
+// throws IoError naming it when that fails.
+void make_results_folder(const std::string& path);
 
 }  // namespace iosweep::h5

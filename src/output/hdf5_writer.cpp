@@ -229,6 +229,7 @@ void Hdf5Writer::begin_run(const RunContext& ctx) {
   std::lock_guard guard(mu_);
   h5::quiet_errors();
   run_id_ = ctx.run_id;
+  if (ctx.cfg != nullptr && ctx.cfg->report.output_is_default) h5::make_results_folder(path_);
   h5::FileLock lock(path_, h5::FileLock::Mode::create);
   file_ = lock.identity();
   const bool was_empty = lock.was_empty();

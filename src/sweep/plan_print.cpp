@@ -2,11 +2,13 @@
 // printed is read from the plan; nothing is decided here.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "core/errors.hpp"
 #include "core/units.hpp"
 #include "model/engine_desc.hpp"
 #include "model/phase_desc.hpp"
+#include "os/file_ops.hpp"
 #include "sweep/plan.hpp"
 
 namespace iosweep {
@@ -144,9 +146,17 @@ void print_placement(std::FILE* out, const StepPlan& step, const Topology& topo)
 
 void print_plan(std::FILE* out, const RunPlan& plan, const Topology& topo) {
   std::fprintf(out, "iosweep dry run: nothing is created, written or removed.\n");
-  if (!plan.steps.empty())
-    std::fprintf(out, "  results: appended to %s\n",
-                 printable(plan.steps.front().cfg.report.output).c_str());
+  if (!plan.steps.empty()) {
+    const Config& cfg = plan.steps.front().cfg;
+    if (!cfg.preset_file.empty())
+      std::fprintf(out, "  preset: %s\n", printable(cfg.preset_file).c_str());
+    // In full (a relative --output lands in the working folder); the default's folder is made.
+    const std::string results = fsops::absolute_path(cfg.report.output);
+    const bool made = cfg.report.output_is_default &&
+                      !fsops::exists(std::filesystem::path(results).parent_path().string());
+    std::fprintf(out, "  results: appended to %s%s\n", printable(results).c_str(),
+                 made ? " (--output's default: the run makes its folder)" : "");
+  }
   std::uint64_t moved = 0;
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const StepPlan& step = plan.steps[i];

@@ -14,6 +14,7 @@ sigset_t handled_set() {
   sigaddset(&s, SIGINT);
   sigaddset(&s, SIGTERM);
   sigaddset(&s, SIGHUP);
+  sigaddset(&s, SIGUSR1);  // a stop on request, which launchers forward at once (signals.hpp)
   // A write to a closed pipe fails with EPIPE instead of killing the process where it stands;
   // the console writer then sends the process a SIGPIPE of its own, which the watcher takes.
   sigaddset(&s, SIGPIPE);
@@ -33,6 +34,8 @@ std::string signal_name(int sig) {
       return "SIGHUP";
     case SIGPIPE:
       return "SIGPIPE (the standard output was closed)";
+    case SIGUSR1:
+      return "SIGUSR1 (a stop on request)";
     default:
       return "signal " + std::to_string(sig);
   }

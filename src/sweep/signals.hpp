@@ -1,10 +1,15 @@
-// Interrupts: SIGINT, SIGTERM, SIGHUP and SIGPIPE are blocked in every thread (before MPI
-// starts its own threads) and taken by one watcher thread with sigwait(). On a signal the
+// Interrupts: SIGINT, SIGTERM, SIGHUP, SIGUSR1 and SIGPIPE are blocked in every thread (before
+// MPI starts its own threads) and taken by one watcher thread with sigwait(). On a signal the
 // watcher stops new I/O, removes this rank's files, lets rank 0 mark the run aborted in the
-// results file, and exits with 128 + the signal number (130 for SIGINT, 143 for SIGTERM, 141 for
-// SIGPIPE). Nothing of this runs in a signal handler, so it may take locks and call HDF5. A
-// write to a closed pipe raises SIGPIPE in the writing thread, where it stays blocked (the write
-// fails with EPIPE): whoever sees that sends the process a SIGPIPE of its own, for the watcher.
+// results file, and exits with 128 + the signal number (130 for SIGINT, 143 for SIGTERM, 138 for
+// SIGUSR1, 141 for SIGPIPE). SIGUSR1 is the stop a launcher passes on at once: Open MPI's mpirun
+// forwards it to every rank (ess_base_forward_signals), where SIGTERM only starts its own kill
+// sequence (SIGTERM to the ranks odls_base_sigkill_timeout seconds later); srun forwards it to
+// its tasks, where it meets SIGTERM with SIGKILL; and sbatch --signal=B:USR1@SECONDS sends it
+// before a job's time limit. Nothing of this runs in a signal handler, so it may take locks and
+// call HDF5. A write to a closed pipe raises SIGPIPE in the writing thread, where it stays blocked
+// (the write fails with EPIPE): whoever sees that sends the process a SIGPIPE of its own, for the
+// watcher.
 #pragma once
 
 #include <atomic>

@@ -166,7 +166,10 @@ PartitionName=test Nodes=n[1-{len(self.nodes)}] Default=YES MaxTime=INFINITE Sta
         raise RuntimeError(f"nodes not idle after {timeout} s: {p.stdout} (logs in {self.root})")
 
     def sbatch(self, args, env):
-        e = dict(env, SLURM_CONF=str(self.conf))
+        # Open MPI names its session folders by host under TMPDIR (/tmp/ompi.n1.0, ...), and
+        # every cluster of this kind names its nodes n1..: each cluster gets a TMPDIR of its
+        # own, so that two test runs on one machine never share a node's session folder.
+        e = dict(env, SLURM_CONF=str(self.conf), TMPDIR=str(self.root / "tmp"))
         p = subprocess.run(
             ["sbatch", "--parsable"] + [str(a) for a in args], capture_output=True, text=True, env=e
         )

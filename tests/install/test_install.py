@@ -2,11 +2,14 @@
 
 `cmake --install BUILD --prefix P` into a temporary prefix, and the Debian package `cpack -G DEB`
 makes, installed with apt-get. Each is then used the way a cluster node uses it: the binary under
-mpiexec with a preset found by name, iosweep-load, iosweep-report, the Python package imported,
-the Lmod modulefile loaded; every command runs in a private mount namespace where an empty tmpfs
-lies over this checkout, so nothing can come from the source tree or its build folder, and with
-no IOSWEEP_* or PYTHONPATH variable. The package is removed again and nothing of it may remain.
-Needs root (namespaces, apt-get); skips saying why otherwise.
+mpiexec with a preset found by name, run from a home folder with the default --output,
+iosweep-load, iosweep-report, the Python package imported, the man page, the Lmod modulefile
+loaded (from its own tree, linked from a central tree, and for the package from where Debian's
+Lmod looks by default), make-threadlist on PATH; the Python package installed with pip into a
+user's own interpreter (a virtual environment). Every command runs in a private mount namespace
+where an empty tmpfs lies over this checkout, so nothing can come from the source tree or its
+build folder, and with no IOSWEEP_* or PYTHONPATH variable. The package is removed, then purged,
+and nothing of it may remain. Needs root (namespaces, apt-get); skips saying why otherwise.
 """
 import glob
 import os
@@ -17,10 +20,12 @@ from pathlib import Path
 import h5py
 import pytest
 
-from conftest import SOURCE_DIR, mpi_env, run_ids
+from conftest import BIN, SOURCE_DIR, mpi_env, run_ids
 
 BUILD_DIR = Path(os.environ.get("IOSWEEP_BUILD_DIR", SOURCE_DIR / "build"))
 LMOD_INIT = "/usr/share/lmod/lmod/init/bash"
+LMOD_PROFILE = "/etc/profile.d/lmod.sh"  # a login shell's Lmod: MODULEPATH from modulespath
+LMOD_LINK = "/etc/lmod/modules/iosweep"
 
 pytestmark = pytest.mark.skipif(
     os.geteuid() != 0, reason="installing and hiding the tree need root"
@@ -50,14 +55,19 @@ def hidden(cmd, env, cwd, timeout=180):
 
 
 def use_installed(bindir, work, env):
-    """A small sweep with a preset found by name, then iosweep-load and iosweep-report of it."""
-    out = work / "r.h5"
-    hidden(
+    """A small sweep with a preset found by name, run from a home folder with the default
+    --output (results/iosweep.h5 there, its folder made by the run; the end of the run says
+    where), then iosweep-load and iosweep-report of it."""
+    home = work / "home"
+    home.mkdir()
+    out = home / "results" / "iosweep.h5"
+    said = hidden(
         f"mpiexec --oversubscribe -n 2 {bindir}/iosweep run --config smoke --dir {work}"
-        f" --file-size 1m --seq-record 256k --sweep 1:2 --output {out} --quiet",
+        f" --file-size 1m --seq-record 256k --sweep 1:2 --quiet",
         env,
-        work,
+        home,
     )
+    assert f"appended to {out}" in said, said
     with h5py.File(out, "r") as f:
         run_id = run_ids(f)[-1]
         assert f["runs"][run_id].attrs["status"] == 1  # complete
@@ -82,6 +92,10 @@ def test_cmake_install_into_a_prefix_works_without_the_source_tree(tmp_path):
         "share/iosweep/slurm/iosweep.sbatch",
         "share/iosweep/iosweep-env.sh",
         "share/doc/iosweep/README.md",
+        "share/doc/iosweep/LICENSE",
+        "share/doc/iosweep/copyright",
+        "share/man/man1/iosweep.1.gz",
+        "bin/make-threadlist",
         "lib/python3/dist-packages/iosweep_tools/__init__.py",
     ):
         assert (prefix / part).exists(), f"{part} was not installed"
@@ -92,30 +106,104 @@ def test_cmake_install_into_a_prefix_works_without_the_source_tree(tmp_path):
     work.mkdir()
     env = clean_env()
     use_installed(moved / "bin", work, env)
-    tools = hidden(f"{moved}/libexec/iosweep/make-threadlist --slots 2 'n[1-2]'", env, work)
-    assert tools.split() == ["n1", "slots=2", "n2", "slots=2"] or "n1" in tools
+    tools = hidden(f"{moved}/bin/make-threadlist --slots 2 'n[1-2]'", env, work)
+    assert tools.split() == ["n1", "slots=2", "n2", "slots=2"], tools
+    # --dry-run from a folder without results/: the default output is made by the run, so the
+    # dry run accepts it, says where it will be, and makes nothing.
+    empty = tmp_path / "empty-home"
+    empty.mkdir()
+    plan = hidden(f"{moved}/bin/iosweep run --dir {work} --file-size 16m --dry-run", env, empty)
+    assert f"results: appended to {empty}/results/iosweep.h5 (--output's default" in plan, plan
+    assert list(empty.iterdir()) == []
 
 
+LOADED = (
+    "module load iosweep && command -v iosweep && command -v iosweep-report"
+    " && command -v make-threadlist && echo $IOSWEEP_ROOT && man -w iosweep"
+    " && /usr/bin/python3 -c 'import iosweep_tools; print(iosweep_tools.__file__)'"
+)
+
+
+def check_loaded(out, prefix):
+    """What LOADED printed: everything from the install tree at `prefix`."""
+    lines = out.split()
+    assert lines[0] == f"{prefix}/bin/iosweep", out
+    assert lines[1] == f"{prefix}/bin/iosweep-report", out
+    assert lines[2] == f"{prefix}/bin/make-threadlist", out
+    assert lines[3] == str(prefix), out
+    assert lines[4] == f"{prefix}/share/man/man1/iosweep.1.gz", out
+    assert lines[5].startswith(f"{prefix}/lib/python3/dist-packages/iosweep_tools/"), out
+
+
+# The modulefile from its own tree, and linked into a site's central tree (the folder linked,
+# and the file linked), as sites do: it finds its prefix through the links.
 @pytest.mark.skipif(not os.path.exists(LMOD_INIT), reason="Lmod is not installed (package lmod)")
-def test_the_modulefile_puts_iosweep_and_its_package_in_reach(tmp_path):
+@pytest.mark.parametrize("where", ["own-tree", "folder-linked", "file-linked"])
+def test_the_modulefile_puts_iosweep_and_its_package_in_reach(tmp_path, where):
     prefix = tmp_path / "prefix"
     subprocess.run(
         ["cmake", "--install", str(BUILD_DIR), "--prefix", str(prefix)],
         check=True,
         capture_output=True,
     )
-    out = hidden(
-        f"source {LMOD_INIT} && module use {prefix}/share/modulefiles && module load iosweep"
-        " && command -v iosweep && command -v iosweep-report && echo $IOSWEEP_ROOT"
-        " && /usr/bin/python3 -c 'import iosweep_tools; print(iosweep_tools.__file__)'",
-        clean_env(),
-        tmp_path,
+    own = prefix / "share" / "modulefiles"
+    tree = {"own-tree": own, "folder-linked": tmp_path / "central"}.get(where, tmp_path / "c2")
+    if where == "folder-linked":
+        tree.mkdir()
+        (tree / "iosweep").symlink_to(own / "iosweep")
+    elif where == "file-linked":
+        (tree / "iosweep").mkdir(parents=True)
+        for f in (own / "iosweep").iterdir():
+            (tree / "iosweep" / f.name).symlink_to(os.path.relpath(f, tree / "iosweep"))
+    out = hidden(f"source {LMOD_INIT} && module use {tree} && {LOADED}", clean_env(), tmp_path)
+    check_loaded(out, prefix)
+
+
+# A user's own interpreter (a pyenv or conda Python; here a virtual environment of Debian's,
+# which sees Debian's h5py, numpy, pandas and matplotlib as a conda environment sees its own)
+# takes the package with pip from a copy of the tree's Python side, then reads a run with it.
+# --no-deps: Debian names its h5py's metadata h5py._debian_h5py_serial, which pip does not count
+# as h5py; the imports below show the four packages are there.
+def test_pip_installs_the_package_into_a_users_own_interpreter(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    for part in ("pyproject.toml", "README.md"):
+        shutil.copy(SOURCE_DIR / part, src)
+    shutil.copytree(SOURCE_DIR / "python", src / "python", ignore=shutil.ignore_patterns("__py*"))
+    venv = tmp_path / "venv"
+    subprocess.run(
+        ["/usr/bin/python3", "-m", "venv", "--system-site-packages", str(venv)], check=True
     )
-    lines = out.split()
-    assert lines[0] == f"{prefix}/bin/iosweep"
-    assert lines[1] == f"{prefix}/bin/iosweep-report"
-    assert lines[2] == str(prefix)
-    assert lines[3].startswith(f"{prefix}/lib/python3/dist-packages/iosweep_tools/")
+    p = subprocess.run(
+        [f"{venv}/bin/python", "-m", "pip", "install", "-q", "--no-index"]
+        + ["--no-build-isolation", "--no-deps", str(src)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    work = tmp_path / "work"
+    work.mkdir()
+    out = work / "r.h5"
+    subprocess.run(
+        [BIN, "run", "--dir", str(work), "--file-size", "1m", "--seq-record", "256k", "--quiet"]
+        + ["--phases", "seq-write,seq-read", "--output", str(out)],
+        check=True,
+        capture_output=True,
+        env=mpi_env(),
+    )
+    code = (
+        "import iosweep_tools; from iosweep_tools.results import frames; "
+        f"print(iosweep_tools.__file__); print(len(frames.load('{out}')[1]))"
+    )
+    said = hidden(
+        f'{venv}/bin/python -c "{code}" && {venv}/bin/iosweep-load {out}', clean_env(), work
+    )
+    lines = said.splitlines()
+    assert lines[0].startswith(f"{venv}/lib/python3"), said
+    assert lines[1] == "2", said  # seq-write and seq-read at 1 rank
+    with h5py.File(out, "r") as f:
+        assert run_ids(f)[-1] in said
 
 
 def package_files(deb):
@@ -164,12 +252,25 @@ def test_the_debian_package_installs_works_and_leaves_nothing(tmp_path):
         work.mkdir()
         use_installed(Path("/usr/bin"), work, clean_env())
         hidden("/usr/bin/python3 -c 'import iosweep_tools.results'", clean_env(), work)
+        # Where Debian's Lmod looks by default (/etc/lmod/modulespath), as a login shell sets it.
+        assert os.readlink(LMOD_LINK) == "../../../usr/share/modulefiles/iosweep"
+        if os.path.exists(LMOD_INIT):
+            check_loaded(hidden(f". {LMOD_PROFILE} && {LOADED}", clean_env(), work), Path("/usr"))
     finally:
-        subprocess.run(
-            ["apt-get", "remove", "--purge", "-y", "-q", "iosweep"],
-            capture_output=True,
-            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
-        )
+        # remove, then purge, as an administrator does: both must succeed
+        ends = [
+            subprocess.run(
+                ["apt-get", how, "-y", "-q", "iosweep"],
+                capture_output=True,
+                text=True,
+                env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+            )
+            for how in ("remove", "purge")
+        ]
+    for p in ends:
+        assert p.returncode == 0, f"{p.args}: {p.stdout}{p.stderr}"
+    assert subprocess.run(["dpkg", "-s", "iosweep"], capture_output=True).returncode != 0
+    assert not os.path.lexists(LMOD_LINK)
     left = [f for f in files if os.path.lexists(f)]
     assert left == [], f"removing the package left {left}"
     for folder in (

@@ -193,7 +193,7 @@ CASES = [
     ("fsync-listed-twice", ["--fsync", "seq-write,seq-write"], "--fsync"),
     (
         "hint-given-twice",
-        ["--engine", "mpiio", "--mpiio-hint", "a=1", "--mpiio-hint", "a=2"],
+        ["--engine", "mpiio", "--mpiio-hint", "a=1,a=2"],
         "--mpiio-hint",
     ),
     # Units: a rate is per second; out of range is out of range.

@@ -112,6 +112,35 @@ def test_a_collective_write_that_fills_the_file_system_is_enospc_on_every_rank(
     assert os.listdir(small_tmpfs) == [], "the run's files must be removed"
 
 
+def test_data_files_and_metadata_items_that_fit_alone_but_not_together_are_refused(
+    small_tmpfs, tmp_path
+):
+    """A point's data files and metadata items stay on disk together: 2 ranks x 8 MiB of data
+    (16 MiB) fit 24 MiB, so do 2 x 1200 items of 4 KiB (~9.4 MiB); both do not, and the run is
+    refused before anything is made. Each alone starts."""
+    out = tmp_path / "r.h5"
+    md = dict(md_items=1200, md_write_bytes=4096)
+    p = run_sweep(
+        2,
+        dir=small_tmpfs,
+        file_size="8MiB",
+        phases="seq-write,md-create",
+        output=out,
+        check=None,
+        **md,
+    )
+    said = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
+    assert p.returncode == 2 and len(said) == 1, p.stderr
+    assert said[0].startswith("iosweep: --file-size: the point of 2 rank(s) needs "), said
+    assert "its data files and metadata items together" in said[0], said
+    assert os.listdir(small_tmpfs) == [] and not out.exists()
+    for phases in ("seq-write", "md-create"):
+        dry = run_sweep(
+            2, dir=small_tmpfs, file_size="8MiB", phases=phases, output=out, dry_run=True, **md
+        )
+        assert dry.returncode == 0, dry.stderr
+
+
 @pytest.fixture
 def thin_disk(tmp_path):
     """An ext4 on a loop device whose 256 MiB backing file lies sparse on a 24 MiB tmpfs (a thin
@@ -266,11 +295,19 @@ def earlier_run(workdir, out):
     )
 
 
-@pytest.mark.parametrize("sig,name", [(signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM")])
-def test_signal_to_mpirun_marks_the_run_aborted_and_removes_its_files(diskdir, tmp_path, sig, name):
+# (signal sent to mpirun, the signal its ranks get, mpirun's odls_base_sigkill_timeout): mpirun
+# hands SIGTERM to its ranks for SIGINT and SIGTERM (after the timeout), and forwards SIGUSR1 at
+# once, the clean stop README's "Stopping a large run cleanly" gives.
+@pytest.mark.parametrize(
+    "sig,name,grace_s",
+    [(signal.SIGINT, "SIGTERM", 5), (signal.SIGTERM, "SIGTERM", 5), (signal.SIGUSR1, "SIGUSR1", 1)],
+)
+def test_signal_to_mpirun_marks_the_run_aborted_and_removes_its_files(
+    diskdir, tmp_path, sig, name, grace_s
+):
     out = tmp_path / "r.h5"
     earlier_run(diskdir, out)
-    p = start(long_run_args(diskdir, out), env={"OMPI_MCA_odls_base_sigkill_timeout": "5"})
+    p = start(long_run_args(diskdir, out), env={"OMPI_MCA_odls_base_sigkill_timeout": str(grace_s)})
     wait_for(
         lambda: in_timed_phase(diskdir, 2) and len(rank_pids(diskdir)) == 2, what="the timed phase"
     )
@@ -280,7 +317,7 @@ def test_signal_to_mpirun_marks_the_run_aborted_and_removes_its_files(diskdir, t
     assert time.monotonic() - t0 < 30
     # Open MPI 4.1's mpirun exits 1 whenever it is interrupted, whatever its ranks return.
     assert p.returncode != 0
-    assert "interrupted by SIGTERM" in err  # mpirun hands SIGTERM to its ranks for both signals
+    assert f"interrupted by {name}" in err
     assert os.listdir(diskdir) == []
     with h5py.File(out, "r") as f:
         ids = run_ids(f)
@@ -291,7 +328,9 @@ def test_signal_to_mpirun_marks_the_run_aborted_and_removes_its_files(diskdir, t
         assert f["run_index"][-1]["status"] == 2
 
 
-@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(
+    "sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGUSR1, 138)]
+)
 def test_signal_to_iosweep_itself_exits_128_plus_signal(diskdir, tmp_path, sig, code):
     out = tmp_path / "r.h5"
     args = long_run_args(diskdir, out)

@@ -193,6 +193,23 @@ def test_one_run_only(results, tmp_path):
     assert [r["run_id"] for r in doc["runs"]] == [second]
 
 
+# A dashboard reads the summary from a pipe: `--json -` writes the same document to standard
+# output and nothing else there (the CSV files an export also wrote are named on stderr).
+def test_json_to_standard_output_for_a_dashboard(results, tmp_path):
+    _, out = results
+    with h5py.File(out, "r") as f:
+        second = run_ids(f)[1]
+        n = len(f["runs"][second]["summary"])
+    p = load(out, "--run", second, "--json", "-", "--csv", tmp_path / "t")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert [r["run_id"] for r in doc["runs"]] == [second]
+    summary = doc["runs"][0]["tables"]["summary"]
+    assert len(summary["rows"]) == n and "bandwidth_Bps" in summary["columns"]
+    assert p.stderr.startswith("written: ") and (tmp_path / "t" / "summary.csv").exists()
+    assert not (tmp_path / "-").exists()
+
+
 def test_column_names_follow_the_documented_convention():
     c = export.column_name
     assert c("wall_s", "s") == "wall_s" and c("lat_p50_ns", "ns") == "lat_p50_ns"

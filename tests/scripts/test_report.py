@@ -37,6 +37,13 @@ BASELINES = [FIX / "iozone/01-seq-write-read-t2.txt", FIX / "ior/02-posix-rand4k
 SECTIONS = ("runs", "sweep", "what-ran", "placement", "filesystem", "latency", "over-time")
 SECTIONS += ("stragglers", "provenance", "drives", "final-math", "baselines")
 
+
+def final_math_printed(stdout):
+    """The console's final math: from its first line to the run's last lines (where the results
+    went, what was kept), which follow it."""
+    math = stdout[stdout.index("filter-count at ") :]
+    return math[: math.index("results: run ")] if "results: run " in math else math
+
 CELLS = """JSON.stringify(Array.from(document.querySelectorAll('[data-value]')).map(e => ({
   run: e.dataset.run || null, table: e.dataset.table || null, row: e.dataset.row ?? null,
   field: e.dataset.field || null, value: e.dataset.value, scale: e.dataset.scale || null,
@@ -180,7 +187,7 @@ def test_one_run_renders_every_section_from_the_file(results, browser, tmp_path)
     assert "IOR[2]" in legend and "02-posix-rand4k.txt" in legend
     # The final math is the console's, byte for byte.
     pre = browser.evaluate("document.querySelector('pre.final-math').textContent")
-    console = printed[1][printed[1].index("filter-count at ") :]
+    console = final_math_printed(printed[1])
     assert pre == console
     # Provenance in words: this machine's disk has counters, so no "unverified" row.
     prov = browser.evaluate("document.querySelector('#provenance').innerText")
@@ -291,7 +298,7 @@ def test_final_math_of_a_streams_run_with_ship_count_is_the_consoles(tmp_path):
     assert report(out, "-o", page).returncode == 0
     html = page.read_text()
     pre = re.search(r'<pre class="final-math"[^>]*>(.*?)</pre>', html, re.S).group(1)
-    console = p.stdout[p.stdout.index("filter-count at ") :]
+    console = final_math_printed(p.stdout)
     assert "streams (2 ranks x depth 2)" in console and "ship-count at 2 ranks" in console
     assert unescape(pre) == console
     assert "streams (active ranks x depth) (log2)" in html
@@ -478,7 +485,7 @@ def test_the_drive_table_of_a_run_over_two_drives_is_the_files(two_drives, brows
         assert re.search(line + re.escape(note) + "$", printed, re.M), (note, printed)
     # The final math's per-drive lines are the console's, byte for byte.
     pre = browser.evaluate("document.querySelector('pre.final-math').textContent")
-    console = printed[printed.index("filter-count at ") :]
+    console = final_math_printed(printed)
     assert pre == console
     assert "per drive  " in pre and "(aggregate / 2 drives used)" in pre
     assert len(re.findall(r"^  drive \d+ +loop\d+ on node 0 ", pre, re.M)) == 2
@@ -508,7 +515,7 @@ def test_final_math_without_a_drive_is_the_consoles(tmp_path):
     finally:
         shutil.rmtree(work)
     assert p.returncode == 0, p.stderr
-    console = p.stdout[p.stdout.index("filter-count at ") :]
+    console = final_math_printed(p.stdout)
     assert "  per drive  not known: no device counters (node 0, folder " in console
     assert "GB/s per rank's device: " in console
     page = tmp_path / "shm.html"

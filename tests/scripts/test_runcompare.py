@@ -273,15 +273,15 @@ def test_the_comparison_reads_the_file_not_a_copy(runs):
 def test_the_number_of_folders_is_a_setting_and_their_paths_are_not(runs, tmp_path):
     """Several folders spread the ranks over several drives: runs over another number of folders
     are not compared point by point (unless --loose). A rerun in another folder of the same file
-    system measures the same thing, and the same folders given as one list or option by option,
-    with or without a trailing slash, are the same setting."""
+    system measures the same thing, and the same folders with or without a trailing slash are the same
+    setting."""
     tmp, a, _, _, _ = runs
     one, two = tmp_path / "d1", tmp_path / "d2"
     one.mkdir()
     two.mkdir()
     listed, repeated, elsewhere = tmp_path / "l.h5", tmp_path / "r.h5", tmp_path / "e.h5"
     sweep(f"{one},{two}", listed, reps="1")
-    sweep(one, repeated, "--dir", f"{two}/", reps="1")
+    sweep(f"{one}/,{two}/", repeated, reps="1")
     p = compare(listed, repeated)
     assert p.returncode == 0 and "settings that differ: none" in p.stdout, p.stdout
     sweep(one, elsewhere, reps="1")

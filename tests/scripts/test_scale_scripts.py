@@ -2,6 +2,7 @@
 print come from the job and its results file, nothing is left on disk, and bad input is one
 line with exit status 2. scale-check's metadata path runs the PixStor empty-file preset over
 emulated nodes, and says so when the run it verifies is not what it asked for."""
+import os
 import re
 import subprocess
 
@@ -205,6 +206,31 @@ def test_scale_check_says_what_the_job_and_its_run_did(case, tmp_path):
 def test_scale_check_refuses_bad_input(args, said):
     p = subprocess.run([SCALE] + args, capture_output=True, text=True, timeout=60)
     assert (p.returncode, p.stderr.strip()) == (2, said)
+
+
+# iosweep's own dry run refuses a preset whose items do not fit the file system, advising "or
+# use --force", which scale-check does not take: scale-check says what it takes instead. The
+# folder is a 256 KiB tmpfs in a mount namespace of the command's own.
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small tmpfs needs root")
+def test_scale_check_advises_its_own_options_when_a_preset_does_not_fit(tmp_path):
+    work = tmp_path / "small"
+    work.mkdir()
+    scale = [SCALE, "--ranks", "2", "--config", "pixstor-md-4k", "--md-items", "100"]
+    p = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c"]
+        + ['mount -t tmpfs -o size=256k iosweep-small "$1" && shift && exec "$@"', "sh", work]
+        + scale
+        + ["--dir", work, "--output", tmp_path / "r.h5"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert p.returncode == 2, p.stdout + p.stderr
+    line = p.stderr.strip()
+    assert line.startswith("scale-check: --md-write-bytes: ") and "\n" not in line, line
+    assert line.endswith("; give fewer --md-items (the preset sets the bytes of each item) or "
+                         "another --dir"), line  # fmt: skip
+    assert "--force" not in line
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/cli.hpp"
+#include "app/options.hpp"
 #include "engines/engine_table.hpp"
 #include "phases/phase_table.hpp"
 
@@ -176,4 +177,38 @@ TEST(Cli, RatedBandwidthTakesOneOrTwoRates) {
     EXPECT_EQ(r.action, CliResult::Action::usage_error) << bad;
     EXPECT_EQ(r.text.rfind("--rated-bw: ", 0), 0u) << r.text;
   }
+}
+
+// One rule for every option given twice on the command line, as IOR and fio read theirs: the
+// last one wins, for values, lists, flags and optional values alike, and --help says so.
+TEST(Cli, AnOptionGivenTwiceTakesItsLastValue) {
+  auto r = parse({"run", "--dir", "/a", "--dir", "/b,/c", "--file-size", "1m", "--file-size", "2m",
+                  "--keep", "--keep=false", "--fsync", "--fsync", "seq-write", "--phases",
+                  "seq-write", "--phases", "seq-read"});
+  ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
+  EXPECT_EQ(r.cfg.work.dirs, (std::vector<std::string>{"/b", "/c"}));
+  EXPECT_EQ(r.cfg.work.file_size, 2u << 20);
+  EXPECT_FALSE(r.cfg.work.keep);
+  EXPECT_EQ(r.cfg.work.fsync_phases, (std::vector<PhaseId>{find_phase_desc("seq-write")->id}));
+  EXPECT_EQ(r.cfg.work.phases, (std::vector<PhaseId>{find_phase_desc("seq-read")->id}));
+  EXPECT_NE(r.cfg.config_toml.find("dir=[\"/b,/c\"]"), std::string::npos) << r.cfg.config_toml;
+  r = parse({"run", "--dir", "/a", "--ranks", "1,2", "--ranks", "4"});
+  ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
+  EXPECT_EQ(r.cfg.sweep.ranks, (std::vector<int>{4}));
+  const auto help = parse({"--help"});
+  EXPECT_NE(help.text.find(kGivenTwice), std::string::npos);
+}
+
+// --mpiio-hint takes its hints as one list (given twice, the last list wins); a comma inside a
+// value (ROMIO's cb_config_list) stays in it, and a key named twice is refused.
+TEST(Cli, HintsAreOneListWhoseValuesMayHoldCommas) {
+  auto r = parse({"run", "--dir", "/a", "--engine", "mpiio", "--mpiio-hint",
+                  "romio_cb_write=enable,cb_config_list=n1:1,n2:1"});
+  ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
+  using Hints = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(r.cfg.io.mpiio_hints,
+            (Hints{{"romio_cb_write", "enable"}, {"cb_config_list", "n1:1,n2:1"}}));
+  r = parse({"run", "--dir", "/a", "--engine", "mpiio", "--mpiio-hint", "a=1,a=2"});
+  EXPECT_EQ(r.action, CliResult::Action::usage_error);
+  EXPECT_EQ(r.text, "--mpiio-hint: the hint a is given twice");
 }

@@ -59,11 +59,12 @@ DeviceRow device(int node, const char* name, int drive, bool counted, std::uint6
 }  // namespace
 
 TEST(Drives, DirTakesAListFromTheCommandLineAndFromTomlAsAnArrayOrAString) {
-  const CliResult r = parse({"run", "--dir", "/nvme0/b/,/nvme1/b c", "--dir", "/nvme2/b"});
+  // --dir given twice takes its last list (kGivenTwice), as any option given twice.
+  const CliResult r =
+      parse({"run", "--dir", "/elsewhere", "--dir", "/nvme0/b/,/nvme1/b c,/nvme2/b"});
   ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
   EXPECT_EQ(r.cfg.work.dirs, (std::vector<std::string>{"/nvme0/b", "/nvme1/b c", "/nvme2/b"}));
-  EXPECT_NE(r.cfg.config_toml.find("dir=[\"/nvme0/b/,/nvme1/b c\", \"/nvme2/b\"]"),
-            std::string::npos)
+  EXPECT_NE(r.cfg.config_toml.find("dir=[\"/nvme0/b/,/nvme1/b c,/nvme2/b\"]"), std::string::npos)
       << r.cfg.config_toml;
   const RunAttributes recorded = record_options(r.cfg);
   const auto dir = std::find_if(recorded.all().begin(), recorded.all().end(),

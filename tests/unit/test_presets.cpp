@@ -39,21 +39,36 @@ class PresetDirs : public ::testing::Test {
 TEST_F(PresetDirs, ANameFindsTheFirstFolderHoldingIt) {
   EXPECT_EQ(find_preset("both", dirs_), dirs_[0] + "/both.toml");
   EXPECT_EQ(find_preset("only-source", dirs_), dirs_[1] + "/only-source.toml");
-  EXPECT_EQ(find_preset("both.toml", dirs_), dirs_[0] + "/both.toml");
 }
 
 TEST_F(PresetDirs, APathIsTakenAsItIs) {
   EXPECT_EQ(find_preset("./both", dirs_), "./both");
   EXPECT_EQ(find_preset("/no/such/preset.toml", dirs_), "/no/such/preset.toml");
+  // A name ending in .toml is a file name: mine.toml is ./mine.toml, never a preset.
+  EXPECT_EQ(find_preset("both.toml", dirs_), "both.toml");
 }
 
-TEST_F(PresetDirs, AFileInTheWorkingFolderWinsOverAPresetOfTheSameName) {
+// A file or folder in the working folder named like a preset never shadows it: a bare name
+// looks only in the presets; ./NAME reads the file, and the refusal of an unknown name says so.
+TEST_F(PresetDirs, AFileInTheWorkingFolderNeverShadowsAPreset) {
   const fs::path cwd = fs::current_path();
   fs::current_path(root_);
   touch(root_ / "both");
-  const std::string found = find_preset("both", dirs_);
+  fs::create_directories(root_ / "only-source");
+  touch(root_ / "elsewhere");
+  std::string found, folder, refused;
+  try {
+    found = find_preset("both", dirs_);
+    folder = find_preset("only-source", dirs_);
+    find_preset("elsewhere", dirs_);
+  } catch (const UsageError& e) {
+    refused = e.what();
+  }
   fs::current_path(cwd);
-  EXPECT_EQ(found, "both");
+  EXPECT_EQ(found, dirs_[0] + "/both.toml");
+  EXPECT_EQ(folder, dirs_[1] + "/only-source.toml");
+  EXPECT_NE(refused.find("'elsewhere' is not a preset name"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("./elsewhere"), std::string::npos) << refused;
 }
 
 TEST_F(PresetDirs, AnUnknownNameNamesWhereItLooked) {

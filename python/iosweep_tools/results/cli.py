@@ -3,9 +3,12 @@
     scripts/iosweep-load FILE                    # every run: its description and summary rows
     scripts/iosweep-load FILE --run ID           # one
     scripts/iosweep-load FILE --csv DIR --json FILE   # every table (results.export)
+    scripts/iosweep-load FILE --run ID --json -       # the same JSON on standard output
 
 The same from Python, as DataFrames: results.frames.
 """
+import sys
+
 from iosweep_tools.core import cmdline, command, files
 from iosweep_tools.core.errors import Stop
 from iosweep_tools.core.text import one_line
@@ -15,6 +18,8 @@ from iosweep_tools.results.file import NoSuchRun, ResultsError
 # pandas is imported where DataFrames are made: the command's checks and exports start without
 # it.
 
+STDOUT = "-"  # --json -: the document on standard output
+
 
 def parser():
     ap = cmdline.Parser(
@@ -23,7 +28,8 @@ def parser():
             "Print the runs of an iosweep results file, or export every table as CSV files"
             " (--csv DIR) or one JSON file (--json FILE); python/iosweep_tools/results/export.py"
             " describes the formats (units in column names, NaN as nan in CSV and null in JSON,"
-            " text a spreadsheet would take for a formula after a single quote). Every file is"
+            " text a spreadsheet would take for a formula after a single quote); --json - writes"
+            " the JSON document to standard output (for a dashboard). Every file is"
             " written, or none. DIR holds the tables and a manifest, .iosweep-export; an earlier"
             " export there is replaced whole (its tables the new one lacks removed), and a file"
             " with a table's name that no export wrote, or that changed since, stops the export"
@@ -33,7 +39,11 @@ def parser():
     ap.add_argument("results", help="iosweep HDF5 results file")
     ap.add_argument("--run", help="only this run (default: every run)")
     ap.add_argument("--csv", metavar="DIR", help="write one CSV file per table into DIR")
-    ap.add_argument("--json", metavar="FILE", help="write every table into FILE (.json)")
+    ap.add_argument(
+        "--json",
+        metavar="FILE",
+        help="write every table into FILE (.json), or to standard output with -",
+    )
     return ap
 
 
@@ -47,7 +57,7 @@ def _main(argv):
     if args.csv is not None:
         files.output_folder("--csv", args.csv)
         export.earlier_export("--csv", args.csv)  # nothing there that is not an export's
-    if args.json is not None:
+    if args.json is not None and args.json != STDOUT:
         files.output_file("--json", args.json, suffixes={"json"}, inputs=[args.results])
     if args.run is not None:
         cmdline.run_id("--run", args.run)
@@ -68,16 +78,22 @@ def _main(argv):
 
 
 def _export(args, checked):
-    """The CSV files and the JSON file as one set: every file written, or none."""
+    """The CSV files and the JSON file as one set: every file written, or none. With --json -
+    the document goes to standard output once the files are in place, and the lines naming
+    the files to standard error, so that standard output holds the JSON alone."""
     written = []
+    to_stdout = args.json == STDOUT
     with files.OutputSet() as out:
         if args.csv is not None:
             written += export.write_csv(checked, args.csv, out, args.results)
-        if args.json is not None:
+        if args.json is not None and not to_stdout:
             out.stage("--json", args.json, export.json_text(checked, args.results))
             written.append(args.json)
     for path in written:
-        print(f"written: {path}")
+        print(f"written: {path}", file=sys.stderr if to_stdout else sys.stdout)
+    if to_stdout:
+        sys.stdout.write(export.json_text(checked, args.results))
+        sys.stdout.flush()
 
 
 def _print_runs(checked):

@@ -22,7 +22,8 @@ Every argument is checked before anything is made (one line, status 2): the boun
 gives, --size by iosweep's own parser (a multiple of the 1 MiB record), the files of the
 largest point within --dir's free space (its inodes for the metadata items and folders), the
 ranks within MemAvailable (about 16 MiB each), --output a new file in an existing folder, and
-with --config the whole command line of the job by iosweep's own dry run. The job is stopped
+with --config the whole command line of the job by iosweep's own dry run (its refusal said
+with scale-check's options in its advice: scale-check has no --force). The job is stopped
 when it runs far past what it was asked for (core.children.job_timeout: its bytes at 1 MiB/s,
 its metadata operations at 100 per second); Ctrl-C stops it and removes the run's folder.
 

@@ -16,6 +16,16 @@ from iosweep_tools.core.children import ChildError, first_said, run_child
 from iosweep_tools.core.errors import Stop
 from iosweep_tools.core.launch import launch_env
 
+# iosweep's advice in a refusal names its own options; scale-check takes others (it has no
+# --force: its job is sized to fit), so the advice is given in scale-check's terms.
+_ADVICE = (
+    ("use a smaller --file-size or --force", "give a smaller --size or another --dir"),
+    ("make fewer items or use --force", "give fewer --md-items or another --dir"),
+    (
+        "write less or use --force",
+        "give fewer --md-items (the preset sets the bytes of each item) or another --dir",
+    ),
+)
 _PHASES = re.compile(r"\s*phases \(in this order\): (.+); (\d+) repetition\(s\)")
 # The metadata plan's row of the 1-rank point: ranks streams items branch folders.
 _MD_ROW = re.compile(r"\s*1\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)")
@@ -44,6 +54,13 @@ class Plan:
 
 def _said(p):
     return first_said(p.stderr) or first_said(p.stdout) or "no message"
+
+
+def in_our_terms(said):
+    """iosweep's refusal with its advice in scale-check's options (_ADVICE)."""
+    for theirs, ours in _ADVICE:
+        said = said.replace(theirs, ours)
+    return said
 
 
 def _parse(binary, text):
@@ -75,7 +92,7 @@ def dry_run(binary, cmd):
         raise Stop(f"--bin: {binary}: cannot run it ({e.strerror})", 1) from None
     said = _said(p)
     if p.returncode == 2 and said.startswith("iosweep: "):
-        raise Stop(said.removeprefix("iosweep: "))
+        raise Stop(in_our_terms(said.removeprefix("iosweep: ")))
     if p.returncode != 0:
         raise Stop(f"--bin: {binary} run --dry-run exited {p.returncode}: {said}", 1)
     return _parse(binary, p.stdout)
