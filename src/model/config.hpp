@@ -149,6 +149,7 @@ struct ReportSpec {
   bool show_controls = false;  // console rows of control phases (scan-only)
   double rated_bw_Bps = 0;     // per rank's device; 0 = not given
   double rated_bw2_Bps = 0;    // a second rated figure (--rated-bw A,B); 0 = not given
+  double rated_iops = 0;       // --rated-iops, operations per second per drive; 0 = not given
 };
 
 struct Config {

@@ -185,6 +185,9 @@ PointInput PhasePoint::point_input(NodeCounters::Rows counted, unsigned engine_d
   in.creates = desc_.creates();
   in.metadata = desc_.metadata();
   in.lookup = desc_.lookup();
+  in.rated_bw_Bps = run_.cfg.report.rated_bw_Bps;
+  in.rated_bw2_Bps = run_.cfg.report.rated_bw2_Bps;
+  in.rated_iops = run_.cfg.report.rated_iops;
   for (auto& d : in.devices) {
     d.phase = desc_.id;
     d.repetition = static_cast<std::uint32_t>(slot_.rep);
