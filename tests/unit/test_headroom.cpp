@@ -143,6 +143,7 @@ TEST(Headroom, DriveBytesAgainstTheirLinks) {
 TEST(Headroom, PercentOfRatedOnEveryDataRow) {
   PointInput in;
   in.phase = kSeqRead;
+  in.ranks = 2;
   in.samples = {rank(0, 1000, 1.0, 0.0, 0.0, 0), rank(1, 1000, 1.0, 0.0, 0.0, 0)};
   in.rated_bw_Bps = 8192e3;  // 2 x 4096000 bytes/s over 2 ranks' devices: 50%
   in.rated_bw2_Bps = 4096e3;

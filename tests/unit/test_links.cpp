@@ -199,5 +199,7 @@ TEST(CpuClock, CountsEveryThreadOfTheProcess) {
   worker.join();
   const CpuSpent spent = clock.stop();
   EXPECT_GE(spent.user_s + spent.sys_s, 0.045);
-  if (!std::isnan(spent.queued_s)) EXPECT_GE(spent.queued_s, 0.0);
+  if (!std::isnan(spent.queued_s)) {
+    EXPECT_GE(spent.queued_s, 0.0);
+  }
 }
