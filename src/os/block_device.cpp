@@ -152,25 +152,25 @@ std::string unknown_link(const std::string& name, const std::string& sys) {
   auto on = [&](const char* part) { return sys.find(part) != std::string::npos; };
   std::string why;
   if (named("loop"))
-    why = "a loop device: the storage under its backing file sets its limit";
+    why = "a loop device: its file's storage sets the limit";
   else if (named("dm-"))
-    why = "a device-mapper device: the devices under it set its limit";
+    why = "device-mapper: the devices under it set the limit";
   else if (named("md"))
-    why = "an md RAID device: its member devices set its limit";
+    why = "md RAID: its member devices set the limit";
   else if (named("nbd") || named("rbd") || named("drbd"))
-    why = "a network block device: the network and the server set its limit";
+    why = "a network block device: the network sets the limit";
   else if (named("zram") || named("ram") || named("pmem"))
-    why = "a memory-backed device: no link of its own";
+    why = "memory-backed: no link";
   else if (on("/virtio"))
-    why = "a virtio disk: the host's device and its limit are hidden from this guest";
+    why = "a virtio disk: the host hides its limit";
   else if (on("/ata"))
-    why = "a SATA disk: its SATA link (at most 6 Gb/s) and its own limit are not read";
+    why = "a SATA disk: its SATA link is not read";
   else if (on("/host") && on("/target"))
-    why = "a SCSI disk (SAS, USB, iSCSI or a RAID volume): its link is not read";
+    why = "a SCSI disk (SAS, USB, iSCSI, RAID): its link is not read";
   else if (named("mmcblk"))
     why = "an MMC or SD card: its bus is not read";
   else
-    return name + " has no PCIe link of its own in sysfs";
+    return name + " has no PCIe link in sysfs";
   return name + " is " + why;
 }
 

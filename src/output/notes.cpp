@@ -142,24 +142,22 @@ std::string count_notes(const SummaryRow& s, const PhaseDesc& phase) {
   return n;
 }
 
-// "CPU-bound (>= 90% of the window on or queued for a CPU: usr 40%, sys 57%, queued 1%)".
+// "CPU-bound: usr 40%, sys 57%, queued 1% of the window (>= 90%)": on a CPU (user, system) or
+// queued for one.
 std::string cpu_note(const SummaryRow& s) {
   const double busy = s.busy_fraction_mean;
   const double queued = std::isnan(s.queued_fraction_mean) ? 0.0 : s.queued_fraction_mean;
   if (std::isnan(busy) || busy + queued < kCpuBoundFraction) return {};
   const double cpu_ns = s.cpu_user_ns_per_op + s.cpu_sys_ns_per_op;
   const double user = cpu_ns > 0 ? busy * s.cpu_user_ns_per_op / cpu_ns : kNaN;
-  char b[160];
+  char b[128];
   if (std::isnan(user))
-    std::snprintf(
-        b, sizeof b,
-        "CPU-bound (>= %.0f%% of the window on or queued for a CPU: busy %.0f%%, queued %.0f%%)",
-        100 * kCpuBoundFraction, 100 * busy, 100 * queued);
+    std::snprintf(b, sizeof b, "CPU-bound: busy %.0f%%, queued %.0f%% of the window (>= %.0f%%)",
+                  100 * busy, 100 * queued, 100 * kCpuBoundFraction);
   else
     std::snprintf(b, sizeof b,
-                  "CPU-bound (>= %.0f%% of the window on or queued for a CPU: usr %.0f%%, sys "
-                  "%.0f%%, queued %.0f%%)",
-                  100 * kCpuBoundFraction, 100 * user, 100 * (busy - user), 100 * queued);
+                  "CPU-bound: usr %.0f%%, sys %.0f%%, queued %.0f%% of the window (>= %.0f%%)",
+                  100 * user, 100 * (busy - user), 100 * queued, 100 * kCpuBoundFraction);
   return b;
 }
 
@@ -242,7 +240,7 @@ std::string row_notes(const PointResult& p) {
   for (const auto& x : p.notes)
     add(x);
   add(headroom_notes(p));
-  add(provenance_notes(p));
+  add(provenance_notes(p));  // last, as the notes always ended: where the bytes came from
   return n;
 }
 

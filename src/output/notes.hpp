@@ -50,7 +50,8 @@ std::string provenance_notes(const SummaryRow& s);
 // The notes of a reduced point, its drives' among them.
 std::string provenance_notes(const PointResult& p);
 
-// How close the row came to the CPU and to the hardware: `CPU-bound (...)` (above); `link 41% of
+// How close the row came to the CPU and to the hardware: `CPU-bound: usr U%, sys S%, queued Q%
+// of the window (>= 90%)` (above); `link 41% of
 // PCIe 4.0 x4` (a drive's device bytes against its PCIe link; `link 38-45% of 4 drives` for
 // several), or `link unknown: loop0 is a loop device: ...` in words for a drive whose limit is
 // not known (the first, then how many more); `41% of rated bandwidth, 12% of rated IOPS per

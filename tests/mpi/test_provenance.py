@@ -287,7 +287,7 @@ def test_loop_device_counters_match_direct_writes_and_reads(loop_mount, tmp_path
     assert r["device_read_bytes"] == pytest.approx(64 << 20, rel=0.01)
     assert r["device_fraction"] == pytest.approx(1.0, rel=0.01)
     loop = os.path.basename(dev)
-    words = f"{loop} is a loop device: the storage under its backing file sets its limit"
+    words = f"{loop} is a loop device: its file's storage sets the limit"
     assert all(d.decode() == words for d in devrows["link"]), devrows["link"]
     assert np.isnan(devrows["link_Bps"]).all() and np.isnan(devrows["link_fraction"]).all()
     assert f"drive 0 ({loop}) link unknown: {words}" in p.stdout

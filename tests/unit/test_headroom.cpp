@@ -85,14 +85,13 @@ TEST(Headroom, CpuBoundFromNinetyPercentOnOrQueuedForACpu) {
   in.phase = kRandRead;
   in.samples = {rank(0, 1000, 1.0, 0.25, 0.62, 0.05)};
   PointResult r = reduce_point(in);
-  EXPECT_EQ(headroom_notes(r),
-            "CPU-bound (>= 90% of the window on or queued for a CPU: usr 25%, sys 62%, queued 5%)");
-  EXPECT_TRUE(contains(row_notes(r), "CPU-bound (>= 90%"));
+  EXPECT_EQ(headroom_notes(r), "CPU-bound: usr 25%, sys 62%, queued 5% of the window (>= 90%)");
+  EXPECT_TRUE(contains(row_notes(r), "CPU-bound: usr 25%"));
   in.samples[0].cpu_queued_s = 0.02;  // 89%: the storage had more than a tenth of the window
   EXPECT_EQ(headroom_notes(reduce_point(in)), "");
   in.samples[0].cpu_queued_s = kNaN;  // no schedstat: busy alone decides
   in.samples[0].cpu_sys_s = 0.65;
-  EXPECT_TRUE(contains(headroom_notes(reduce_point(in)), "usr 25%, sys 65%, queued 0%"));
+  EXPECT_TRUE(contains(headroom_notes(reduce_point(in)), "usr 25%, sys 65%, queued 0% of the"));
   // Two ranks oversubscribing one core: each ran half its window and waited the other half.
   in.samples = {rank(0, 500, 1.0, 0.45, 0.05, 0.5), rank(1, 500, 1.0, 0.45, 0.05, 0.5)};
   EXPECT_TRUE(contains(headroom_notes(reduce_point(in)), "CPU-bound"));
@@ -126,13 +125,11 @@ TEST(Headroom, DriveBytesAgainstTheirLinks) {
   in.samples.pop_back();
   EXPECT_TRUE(contains(headroom_notes(reduce_point(in)), "link 100% of PCIe 4.0 x4"));
   in.devices[0] =
-      drive("loop3", 1 << 20, kNaN,
-            "loop3 is a loop device: the storage under its backing file sets its limit");
+      drive("loop3", 1 << 20, kNaN, "loop3 is a loop device: its file's storage sets the limit");
   r = reduce_point(in);
   EXPECT_TRUE(std::isnan(r.devices[0].link_fraction) && std::isnan(r.summary.link_fraction_max));
   EXPECT_EQ(headroom_notes(r),
-            "link unknown: loop3 is a loop device: the storage under its backing file sets its "
-            "limit");
+            "link unknown: loop3 is a loop device: its file's storage sets the limit");
   in.phase = kMdStat;  // a metadata row: no link figure
   in.metadata = true;
   EXPECT_EQ(headroom_notes(reduce_point(in)), "");

@@ -110,22 +110,24 @@ TEST(Links, OtherDevicesSayWhyTheirLimitIsUnknown) {
     const char* says;
   } cases[] = {
       {"vda", "/sys/devices/pci0000:00/0000:00:02.0/virtio1/block/vda",
-       "vda is a virtio disk: the host's device and its limit are hidden from this guest"},
+       "vda is a virtio disk: the host hides its limit"},
       {"loop0", "/sys/devices/virtual/block/loop0",
-       "loop0 is a loop device: the storage under its backing file sets its limit"},
+       "loop0 is a loop device: its file's storage sets the limit"},
       {"sda", "/sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda",
-       "sda is a SATA disk"},
+       "sda is a SATA disk: its SATA link is not read"},
       {"sdb",
        "/sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0/host6/target6:2:0/6:2:0:0/block/sdb",
        "sdb is a SCSI disk"},
-      {"dm-0", "/sys/devices/virtual/block/dm-0", "dm-0 is a device-mapper device"},
-      {"md127", "/sys/devices/virtual/block/md127", "md127 is an md RAID device"},
+      {"dm-0", "/sys/devices/virtual/block/dm-0",
+       "dm-0 is device-mapper: the devices under it set the limit"},
+      {"md127", "/sys/devices/virtual/block/md127",
+       "md127 is md RAID: its member devices set the limit"},
       {"nbd0", "/sys/devices/virtual/block/nbd0", "nbd0 is a network block device"},
       {"rbd0", "/sys/devices/rbd/0/block/rbd0", "rbd0 is a network block device"},
-      {"zram0", "/sys/devices/virtual/block/zram0", "zram0 is a memory-backed device"},
+      {"zram0", "/sys/devices/virtual/block/zram0", "zram0 is memory-backed: no link"},
       {"mmcblk0", "/sys/devices/platform/soc/mmc0/mmc_host/mmc0/mmc0:0001/block/mmcblk0",
        "mmcblk0 is an MMC or SD card"},
-      {"xvda", "/sys/devices/vbd-51712/block/xvda", "xvda has no PCIe link of its own in sysfs"},
+      {"xvda", "/sys/devices/vbd-51712/block/xvda", "xvda has no PCIe link in sysfs"},
   };
   for (const auto& c : cases) {
     const DriveLink l = drive_link(c.name, c.sys);
