@@ -198,6 +198,13 @@ std::vector<std::string> split_hints(const std::string& text) {
 
 }  // namespace
 
+double iops_of(const OptionValue& v) {
+  if (v.unset()) return 0;
+  double out = 0;
+  if (auto why = parse_iops(v.text(), out); !why.empty()) v.refuse(why);
+  return out;
+}
+
 std::vector<std::pair<std::string, std::string>> hints_of(const OptionValue& v) {
   std::vector<std::pair<std::string, std::string>> out;
   std::set<std::string> keys;

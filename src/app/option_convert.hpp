@@ -30,6 +30,8 @@ void sweep_of(const OptionValue& v, SweepSpec& sw);
 std::vector<std::uint64_t> streams_of(const OptionValue& v);
 // --rated-bw: one rate or two, bytes per second (0 when not given).
 std::pair<double, double> rates_of(const OptionValue& v);
+// --rated-iops: operations per second (0 when not given).
+double iops_of(const OptionValue& v);
 // --md-write-bytes, --md-read-bytes: 0, or a size up to kMaxMdItemBytes.
 std::uint64_t item_bytes_of(const OptionValue& v);
 // --mpiio-hint key=value (repeatable; a key once).

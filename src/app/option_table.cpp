@@ -317,8 +317,8 @@ const OptionRow kOptions[] = {
      .metavar = "RATE[,RATE]",
      .help = "Rated bandwidth of each rank's device, e.g. 5.2GB/s (bytes, decimal), 3GiB/s "
              "(binary) or 40Gb/s (bits), or two ceilings (5.2GB/s,3.4GB/s: sequential, and random "
-             "from the rated IOPS); adds percent of rated (a range with two) to the filter-count "
-             "report",
+             "from the rated IOPS); adds percent of rated per drive to every data row (a random "
+             "phase against the second) and to the filter-count report (a range with two)",
      .form = OptionForm::list,
      .set =
          [](V v, Config& c) {
@@ -329,6 +329,14 @@ const OptionRow kOptions[] = {
            a.real("rated_bw_Bps", c.report.rated_bw_Bps);
            a.real("rated_bw2_Bps", c.report.rated_bw2_Bps);
          },
+     .whole_run = true},
+    {.name = "rated-iops",
+     .metavar = "IOPS",
+     .help = "Rated operations per second of each rank's device (the data sheet's random 4 KiB "
+             "figure), e.g. 1.5M, 800k or 1500000IOPS (k, M, G decimal); adds percent of rated "
+             "IOPS per drive to every data row and to the filter-count report",
+     .set = [](V v, Config& c) { c.report.rated_iops = iops_of(v); },
+     .record = [](const Config& c, R a) { a.real("rated_iops", c.report.rated_iops); },
      .whole_run = true},
     {.name = "fsync",
      .metavar = "[LIST]",

@@ -176,6 +176,36 @@ std::string parse_rate(std::string_view text, double& bytes_per_s) {
   return {};
 }
 
+std::string parse_iops(std::string_view text, double& ops_per_s) {
+  if (auto why = check_spelling(text, "1.5M or 800k"); !why.empty()) return why;
+  const std::string shown = "'" + printable(text) + "'";
+  std::string_view rest = text;
+  // The unit after the number: IOPS or /s, in either case, then an optional decimal prefix.
+  const std::string low = lower(text);
+  if (low.ends_with("iops"))
+    rest.remove_suffix(4);
+  else if (low.ends_with("/s"))
+    rest.remove_suffix(2);
+  double mult = 1;
+  if (!rest.empty()) {
+    const char p = static_cast<char>(std::tolower(static_cast<unsigned char>(rest.back())));
+    mult = p == 'k' ? 1e3 : p == 'm' ? 1e6 : p == 'g' ? 1e9 : 1;
+    if (mult > 1) rest.remove_suffix(1);
+  }
+  double v = 0;
+  const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), v);
+  if (rest.empty() || (ec != std::errc() && ec != std::errc::result_out_of_range) ||
+      end != rest.data() + rest.size())
+    return shown +
+           " is not a rate of operations; expected e.g. 1.5M, 800k or 1500000IOPS "
+           "(k, M, G decimal)";
+  if (ec == std::errc::result_out_of_range || !std::isfinite(v * mult))
+    return shown + " is out of range";
+  if (!(v > 0)) return shown + " must be positive";
+  ops_per_s = v * mult;
+  return {};
+}
+
 std::string parse_seconds(std::string_view text, double& seconds) {
   std::string_view number;
   std::string unit;

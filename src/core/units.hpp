@@ -19,6 +19,10 @@ inline constexpr double kBytesPerMiB = 1048576.0;
 // written on success. The reason completes a sentence "--option: <reason>".
 std::string parse_size(std::string_view text, std::uint64_t& out);
 std::string parse_rate(std::string_view text, double& bytes_per_s);
+// Operations per second as data sheets write them: 1500000, 1.5M, 800k, 1.5e6, each optionally
+// followed by IOPS or /s (1.5MIOPS, 800k/s); k, M, G are decimal (10^3, 10^6, 10^9) in either
+// case; no binary prefix.
+std::string parse_iops(std::string_view text, double& ops_per_s);
 std::string parse_seconds(std::string_view text, double& seconds);
 std::string parse_count(std::string_view text, std::uint64_t& out);
 

@@ -68,6 +68,12 @@ struct RankSample {
   std::uint64_t md_items = 0;
   std::uint64_t md_folders = 0;
   std::uint64_t md_branch = 0;
+
+  // The CPU time of cpu_s split (os/process.hpp, CpuClock), and the time the rank's threads
+  // waited for a CPU in the window (NaN where the kernel keeps no schedstat).
+  double cpu_user_s = 0;
+  double cpu_sys_s = 0;
+  double cpu_queued_s = std::numeric_limits<double>::quiet_NaN();
 };
 static_assert(std::is_trivially_copyable_v<RankSample>);
 

@@ -252,6 +252,36 @@ const FieldDesc kSummary[] = {
     {FIELD(SummaryRow, plan_row), .type = FieldType::u32, .unit = "1",
      .reduction = "the row of the plan table that decided this phase at this point and "
                   "repetition"},
+    {FIELD(SummaryRow, cpu_user_ns_per_op), .type = FieldType::f64, .unit = "ns/op",
+     .reduction = "sum over ranks of user CPU time in the window (every thread of the rank) / "
+                  "ops; NaN when no operation completed"},
+    {FIELD(SummaryRow, cpu_sys_ns_per_op), .type = FieldType::f64, .unit = "ns/op",
+     .reduction = "sum over ranks of system CPU time in the window (every thread of the rank, "
+                  "io_uring's SQPOLL thread and io-wq workers included) / ops; NaN when no "
+                  "operation completed"},
+    {FIELD(SummaryRow, busy_fraction_mean), .type = FieldType::f64, .unit = "1",
+     .reduction = "mean over ranks of the rank's CPU time (user + system) / its elapsed: the "
+                  "share of its window it was on a CPU (above 1 when several of its threads ran)"},
+    {FIELD(SummaryRow, busy_fraction_max), .type = FieldType::f64, .unit = "1",
+     .reduction = "max over ranks of CPU time / elapsed"},
+    {FIELD(SummaryRow, queued_fraction_mean), .type = FieldType::f64, .unit = "1",
+     .reduction = "mean over ranks of the time the rank's threads were runnable but waiting for "
+                  "a CPU (schedstat run_delay) / its elapsed; NaN where the kernel keeps no "
+                  "schedstat"},
+    {FIELD(SummaryRow, link_fraction_min), .type = FieldType::f64, .unit = "1",
+     .reduction =
+         "data phases of an engine that moves data: min over the drives whose PCIe link "
+         "is known of the device table's link_fraction; NaN when no drive's link is known"},
+    {FIELD(SummaryRow, link_fraction_max), .type = FieldType::f64, .unit = "1",
+     .reduction = "data phases of an engine that moves data: max over the drives whose PCIe link "
+                  "is known of link_fraction; NaN when no drive's link is known"},
+    {FIELD(SummaryRow, rated_bw_fraction), .type = FieldType::f64, .unit = "1",
+     .reduction = "data phases of an engine that moves data: bandwidth_Bps / drives (/ ranks "
+                  "without device counters) / --rated-bw (its second rate for a random phase when "
+                  "two are given); NaN without --rated-bw"},
+    {FIELD(SummaryRow, rated_iops_fraction), .type = FieldType::f64, .unit = "1",
+     .reduction = "data phases of an engine that moves data: iops / drives (/ ranks without "
+                  "device counters) / --rated-iops; NaN without --rated-iops"},
 };
 
 const FieldDesc kWire[] = {
@@ -376,6 +406,17 @@ const FieldDesc kRanks[] = {
      .reduction = "the longest time one operation of the rank stayed outstanding in the phase "
                   "(its preparation and cleanup included), as its stall watch saw it (to 0.25 "
                   "s), from 10 s (or --stall-limit when smaller) on; 0 when none took that long"},
+    {FIELD(RankRow, cpu_user_s), .type = FieldType::f64, .unit = "s",
+     .reduction = "user CPU time of the rank (all threads) in the window (getrusage, read just "
+                  "before its start and after its end)"},
+    {FIELD(RankRow, cpu_sys_s), .type = FieldType::f64, .unit = "s",
+     .reduction = "system CPU time of the rank (all threads, io_uring's SQPOLL thread and io-wq "
+                  "workers included) in the window"},
+    {FIELD(RankRow, cpu_queued_s), .type = FieldType::f64, .unit = "s",
+     .reduction = "time the rank's threads were runnable but waiting for a CPU in the window "
+                  "(/proc/self/task/*/schedstat run_delay); NaN where the kernel keeps none"},
+    {FIELD(RankRow, busy_fraction), .type = FieldType::f64, .unit = "1",
+     .reduction = "(cpu_user_s + cpu_sys_s) / elapsed_s"},
 };
 
 const FieldDesc kRankUsage[] = {
@@ -519,6 +560,18 @@ const FieldDesc kDevice[] = {
     {FIELD(DeviceRow, note), .type = FieldType::str256, .unit = "text",
      .reduction = "why the device's counters could not be measured around this phase (the device "
                   "gone or replaced), then every count 0 and counted 0; empty when they were"},
+    {FIELD(DeviceRow, link_Bps), .type = FieldType::f64, .unit = "bytes/s",
+     .reduction = "an NVMe drive's PCIe link per direction: lanes x the per-lane rate of its "
+                  "current link speed (sysfs current_link_speed, current_link_width); NaN when "
+                  "unknown (link says why)"},
+    {FIELD(DeviceRow, link_fraction), .type = FieldType::f64, .unit = "1",
+     .reduction = "on the row with counted = 1: the device's bytes in the phase's direction / "
+                  "the drive's seconds / link_Bps; NaN on other rows, for an unknown link, for a "
+                  "metadata phase and for an engine that moves no data"},
+    {FIELD(DeviceRow, link), .type = FieldType::str256, .unit = "text",
+     .reduction = "the link as read, e.g. PCIe 4.0 x4 (16.0 GT/s PCIe, 4 lanes: 7.877 GB/s), or "
+                  "in words why the device's limit is unknown (a virtio, SATA or SCSI, loop, "
+                  "device-mapper, md, network or memory device; NVMe over a fabric)"},
 };
 
 #undef FIELD

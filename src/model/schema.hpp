@@ -178,6 +178,19 @@ struct PlanRow {
   std::uint64_t order_seed;
   std::uint8_t fsync;
   std::uint8_t caches_to_drop;
+  char notes[256];  // what the row's figures carry, as the console's notes column prints it
+  // How close the row came to the CPU and to the hardware (sweep/headroom.cpp): the ranks' CPU
+  // per operation and how busy they were; the drives' device bytes against their PCIe links;
+  // the per-drive figure against --rated-bw and --rated-iops (NaN where unknown or not given).
+  double cpu_user_ns_per_op;
+  double cpu_sys_ns_per_op;
+  double busy_fraction_mean;
+  double busy_fraction_max;
+  double queued_fraction_mean;
+  double link_fraction_min;
+  double link_fraction_max;
+  double rated_bw_fraction;
+  double rated_iops_fraction;
 };
 
 // One row per (point, active rank): the raw per-rank sample.
@@ -215,6 +228,10 @@ struct RankRow {
   std::uint64_t mpi_remote_bytes;
   std::int32_t folder;  // index into --dir's folders of the file the rank read or wrote
   double stall_s;       // the longest time one of its operations stayed outstanding
+  double cpu_user_s;
+  double cpu_sys_s;
+  double cpu_queued_s;  // waiting for a CPU; NaN where the kernel keeps no schedstat
+  double busy_fraction;
 };
 
 // One row per world rank, written at the end of a run: what each rank used over the whole run,
@@ -289,6 +306,11 @@ struct DeviceRow {
   double drive_fraction;
   char note[256];  // why the counters could not be measured (then 0, and counted 0); empty: they
                    // were
+  // The drive's PCIe link (NVMe): its rate per direction, or NaN and `link` says why unknown;
+  // on the counted row the device's bytes in the phase's direction over that rate.
+  double link_Bps;
+  double link_fraction;
+  char link[256];
 };
 
 // One row per (point, node sampled): the byte counters of the interfaces that carry the node's

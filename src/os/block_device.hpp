@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace iosweep {
@@ -25,6 +26,36 @@ struct DeviceDelta {
   std::string note;
 };
 
+// How fast the path to a drive is: an NVMe drive's PCIe link, per direction (PCIe is full
+// duplex: reads and writes each have it all), as the kernel reports the link now (it may have
+// trained below what the drive and slot can do). `Bps` NaN: unknown, and `text` says which
+// limit and why ("loop0 is a loop device: ..."); else `text` says what was read.
+struct DriveLink {
+  double Bps = std::numeric_limits<double>::quiet_NaN();
+  std::string text;
+};
+
+// The bytes per second one lane carries per direction at a link speed as sysfs writes it
+// ("16.0 GT/s PCIe" since Linux 5.x, "8 GT/s" before, "2.5 GT/s PCIe"): the transfer rate times
+// its encoding's efficiency (8b/10b up to 5 GT/s, 128b/130b from 8 GT/s; docs/design-notes.md
+// has the table and its source), and the PCIe generation ("4.0"); 0 for "Unknown" or a rate
+// PCIe does not define.
+double pcie_lane_Bps(const std::string& speed_text, std::string& generation);
+// The lanes of a current_link_width text ("4"; "x4" as lspci writes it); 0 when unreadable.
+unsigned pcie_lanes(const std::string& width_text);
+// A link from the texts of current_link_speed and current_link_width (and the max_ ones, which
+// the text names when the link trained below them; empty when not read).
+DriveLink pcie_link(const std::string& speed, const std::string& width,
+                    const std::string& max_speed = {}, const std::string& max_width = {});
+// Why the limit of the device `name` at the sysfs path `sys` is not known, when it is no NVMe
+// drive on PCIe: a virtio, SATA or SCSI disk, a loop, device-mapper, md, network or memory
+// device. Pure text: unit-tested on real paths.
+std::string unknown_link(const std::string& name, const std::string& sys);
+// The link of the disk `name` whose sysfs folder (resolved, a partition's disk) is `sys`: an
+// NVMe disk's PCIe link, found by walking up from it (or from each of its multipath paths) to
+// the PCI function that has current_link_speed; else unknown_link's words.
+DriveLink drive_link(const std::string& name, const std::string& sys);
+
 class BlockDevice {
  public:
   static BlockDevice of(const std::string& dir);
@@ -40,10 +71,13 @@ class BlockDevice {
   // The counters of its stat file's text ("read I/Os, read merges, read sectors, ..."); `found`
   // false when it holds fewer than seven numbers.
   static DeviceCounters parse_stat(const std::string& text);
+  // Its link (an NVMe drive's PCIe link, read once when the device was resolved).
+  const DriveLink& link() const { return link_; }
 
  private:
   std::string stat_path_, name_, why_;
   std::uint64_t identity_ = 0;
+  DriveLink link_;
 };
 
 // `after - before`, each counter on its own (counters only grow), or the note; `name` names the

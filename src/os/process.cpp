@@ -6,10 +6,13 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <limits>
 #include <sstream>
 
 #include "os/text_file.hpp"
@@ -82,6 +85,57 @@ Usage self_usage() {
   u.sys_s =
       static_cast<double>(ru.ru_stime.tv_sec) + static_cast<double>(ru.ru_stime.tv_usec) * 1e-6;
   return u;
+}
+
+bool parse_schedstat(const std::string& text, std::uint64_t& run_delay_ns) {
+  std::istringstream in(text);
+  std::uint64_t runtime_ns = 0;
+  return static_cast<bool>(in >> runtime_ns >> run_delay_ns);
+}
+
+namespace {
+
+// Every thread's run-queue delay; false when a thread's schedstat cannot be read (a kernel
+// without CONFIG_SCHED_INFO). A thread that ends while the folder is read is skipped.
+bool thread_queues(std::map<std::int64_t, std::uint64_t>& out) {
+  std::error_code ec;
+  bool any = false;
+  for (const auto& t : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    std::uint64_t delay = 0;
+    const std::string text = first_line_of(t.path().string() + "/schedstat");
+    if (text.empty()) continue;
+    if (!parse_schedstat(text, delay)) return false;
+    out[std::strtoll(t.path().filename().c_str(), nullptr, 10)] = delay;
+    any = true;
+  }
+  return any && !ec;
+}
+
+}  // namespace
+
+void CpuClock::start() {
+  queued_ns_.clear();
+  queued_known_ = thread_queues(queued_ns_);
+  const Usage u = self_usage();
+  user_s_ = u.user_s;
+  sys_s_ = u.sys_s;
+}
+
+CpuSpent CpuClock::stop() const {
+  const Usage u = self_usage();
+  CpuSpent spent{.user_s = std::max(0.0, u.user_s - user_s_),
+                 .sys_s = std::max(0.0, u.sys_s - sys_s_),
+                 .queued_s = std::numeric_limits<double>::quiet_NaN()};
+  std::map<std::int64_t, std::uint64_t> now;
+  if (!queued_known_ || !thread_queues(now)) return spent;
+  std::uint64_t queued_ns = 0;
+  for (const auto& [tid, delay] : now) {
+    const auto was = queued_ns_.find(tid);
+    const std::uint64_t from = was == queued_ns_.end() ? 0 : was->second;
+    queued_ns += delay >= from ? delay - from : delay;  // a reused thread id: a new thread
+  }
+  spent.queued_s = static_cast<double>(queued_ns) * 1e-9;
+  return spent;
 }
 
 std::uint64_t private_bytes() {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,43 @@ struct Usage {
   double user_s = 0, sys_s = 0;
 };
 Usage self_usage();
+
+// CPU time a rank spent inside a timed window, and the time its threads waited for a CPU.
+//
+// user_s and sys_s are getrusage(RUSAGE_SELF) differences: every thread of the process, which
+// includes io_uring's SQPOLL thread and its io-wq workers (the kernel makes them threads of the
+// process that owns the ring: CLONE_THREAD) and, on rank 0, the progress thread. Not counted:
+// kernel threads working for it (the flusher's kworkers writing back dirty pages, block-layer
+// completions on another CPU, kswapd). Interrupts that arrive while a thread of the rank runs
+// are charged to it unless the kernel has CONFIG_IRQ_TIME_ACCOUNTING. The total is the
+// scheduler's exact runtime; its user/system split is the kernel's tick sampling (CONFIG_HZ
+// per second) scaled to that total, so under a few hundred ticks the split is coarse.
+//
+// queued_s is the time the process's threads were runnable but waiting for a CPU (the second
+// field of /proc/self/task/TID/schedstat, kept with CONFIG_SCHED_INFO), summed over the threads
+// alive at both ends of the window and those started inside it; NaN when the kernel keeps no
+// schedstat. A thread that ended inside the window takes its share with it.
+struct CpuSpent {
+  double user_s = 0, sys_s = 0, queued_s = 0;
+};
+
+// Start before a window's first timestamp and stop after its last: start() reads the threads'
+// schedstat first and getrusage last, stop() getrusage first, so the reading's own CPU time
+// stays outside what getrusage brackets.
+class CpuClock {
+ public:
+  void start();
+  CpuSpent stop() const;
+
+ private:
+  std::map<std::int64_t, std::uint64_t> queued_ns_;  // thread id -> run_delay
+  bool queued_known_ = false;
+  double user_s_ = 0, sys_s_ = 0;
+};
+
+// The run-queue delay, ns, of a schedstat line ("sum_exec_runtime run_delay pcount"); false when
+// the text holds fewer than two numbers.
+bool parse_schedstat(const std::string& text, std::uint64_t& run_delay_ns);
 // Memory this process alone holds now (Private_Clean + Private_Dirty of smaps_rollup): what it
 // costs the machine, without the pages it shares with the other ranks.
 std::uint64_t private_bytes();

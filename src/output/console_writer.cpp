@@ -91,7 +91,18 @@ void ConsoleWriter::print_storage(const RunContext& ctx) {
   std::fprintf(out_, "  device counters: %s\n",
                ctx.device_note.empty() ? "measured around every phase"
                                        : ("not measured: " + printable(ctx.device_note)).c_str());
+  print_links(ctx);
   print_wire(ctx, wires);
+}
+
+// Every drive's link once: an NVMe drive's PCIe link, or why the drive's limit is unknown.
+void ConsoleWriter::print_links(const RunContext& ctx) {
+  std::map<int, const RunDrive*> by_drive;
+  for (const auto& d : ctx.drives)
+    by_drive.emplace(d.drive, &d);
+  for (const auto& [id, d] : by_drive)
+    std::fprintf(out_, "  drive %d (%s) link%s: %s\n", id, printable(d->device).c_str(),
+                 std::isnan(d->link_Bps) ? " unknown" : "", printable(d->link).c_str());
 }
 
 // The storage interfaces: one line, the nodes' own when they differ.

@@ -38,6 +38,7 @@ class ConsoleWriter final : public ResultWriter {
   void print_header(bool metadata);
   void print_storage(const RunContext& ctx);
   void print_wire(const RunContext& ctx, const std::set<std::string>& by_node);
+  void print_links(const RunContext& ctx);
   void print_placement(const RunContext& ctx);
   void print_drives(const PointResult& p);
   void print_unequal(const RunContext& ctx);
@@ -46,6 +47,8 @@ class ConsoleWriter final : public ResultWriter {
   void print_final_math();
   void print_left();
   void print_rated(double per_unit_Bps, const char* unit);
+  void print_rated_iops(double per_unit_iops, const char* unit);
+  void print_link(const DeviceRow& d);
   void print_shipped(const SummaryRow& filter);
   void flush();
 

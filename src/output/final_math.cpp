@@ -1,10 +1,12 @@
 // The console's compute-adjacent "final math" for the largest filter-count point (see
 // console_writer.hpp): data, runtime, aggregate, per node, per rank, per drive with every
-// drive's own counters over the window, the count's check, the percent of the drives' rated
-// bandwidth, and the same scan shipped to collectors when ship-count ran. GB are 10^9 bytes,
+// drive's own counters over the window and against its PCIe link, the count's check, the percent
+// of the drives' rated bandwidth and IOPS, and the same scan shipped to collectors when
+// ship-count ran. GB are 10^9 bytes,
 // as data sheets write them.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -58,10 +60,13 @@ void ConsoleWriter::print_final_math() {
                                                  : " (MISMATCH)");
   // Percent of rated: of each drive's, aggregate / drives used; of each rank's device when no
   // block device told the drives apart.
-  if (s.drives > 0)
+  if (s.drives > 0) {
     print_rated(s.bandwidth_Bps / s.drives, "per drive");
-  else
+    print_rated_iops(s.iops / s.drives, "per drive");
+  } else {
     print_rated(per_rank, "per rank's device");
+    print_rated_iops(s.ranks ? s.iops / s.ranks : 0, "per rank's device");
+  }
   print_shipped(s);
 }
 
@@ -81,6 +86,14 @@ void ConsoleWriter::print_rated(double per_unit_Bps, const char* unit) {
     std::fprintf(out_, "  rated      %.3f GB/s %s: %.1f%% of rated maximum\n", rated_Bps / kGB,
                  unit, 100.0 * per_unit_Bps / rated_Bps);
   }
+}
+
+// --rated-iops: the point's operations per second per drive (per rank's device) against it.
+void ConsoleWriter::print_rated_iops(double per_unit_iops, const char* unit) {
+  const double rated = ctx_.cfg->report.rated_iops;
+  if (rated > 0)
+    std::fprintf(out_, "  rated      %.0f IOPS %s: %.1f%% of rated IOPS (%.0f IOPS)\n", rated, unit,
+                 100.0 * per_unit_iops / rated, per_unit_iops);
 }
 
 // Per drive as the study reports it (aggregate / drives used), then every drive used: what its
@@ -130,7 +143,19 @@ void ConsoleWriter::print_drives(const PointResult& p) {
         folders.c_str(), static_cast<unsigned long long>(v.counted->read_bytes),
         s.wall_s > 0 ? seen / s.wall_s / kGB : 0.0, s.wall_s, v.ranks, v.ranks == 1 ? "" : "s",
         static_cast<unsigned long long>(v.claimed), v.counted->drive_Bps / kGB);
+    print_link(*v.counted);
   }
+}
+
+// A drive's link: its device bytes over the drive's window against it, or why it is unknown.
+void ConsoleWriter::print_link(const DeviceRow& d) {
+  const std::string link = printable(std::string(d.link, strnlen(d.link, sizeof d.link)));
+  if (!(d.link_Bps > 0))
+    std::fprintf(out_, "             link unknown: %s\n", link.c_str());
+  else
+    std::fprintf(out_,
+                 "             link %s: the device read %.1f%% of it over its ranks' window\n",
+                 link.c_str(), 100.0 * d.link_fraction);
 }
 
 // The same scan with the data shipped to collectors instead of counted in place (ship-count at

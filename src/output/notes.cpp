@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "core/units.hpp"
@@ -26,6 +27,7 @@ constexpr double kWireSentNote = 0.10;
 // `cached` (`unflushed`); from kMdPartlyShare on it is `partly cached N%`.
 constexpr double kMdCachedShare = 0.95;
 constexpr double kMdPartlyShare = 0.05;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // "cached 97%": a fraction in whole percent, the nearest.
 std::string percent(const char* what, double fraction) {
@@ -180,7 +182,90 @@ std::string count_notes(const SummaryRow& s, const PhaseDesc& phase) {
   return n;
 }
 
+// "CPU-bound: usr 40%, sys 57%, queued 1% of the window (>= 90%)": on a CPU (user, system) or
+// queued for one.
+std::string cpu_note(const SummaryRow& s) {
+  const double busy = s.busy_fraction_mean;
+  const double queued = std::isnan(s.queued_fraction_mean) ? 0.0 : s.queued_fraction_mean;
+  if (std::isnan(busy) || busy + queued < kCpuBoundFraction) return {};
+  const double cpu_ns = s.cpu_user_ns_per_op + s.cpu_sys_ns_per_op;
+  const double user = cpu_ns > 0 ? busy * s.cpu_user_ns_per_op / cpu_ns : kNaN;
+  char b[128];
+  if (std::isnan(user))
+    std::snprintf(b, sizeof b, "CPU-bound: busy %.0f%%, queued %.0f%% of the window (>= %.0f%%)",
+                  100 * busy, 100 * queued, 100 * kCpuBoundFraction);
+  else
+    std::snprintf(b, sizeof b,
+                  "CPU-bound: usr %.0f%%, sys %.0f%%, queued %.0f%% of the window (>= %.0f%%)",
+                  100 * user, 100 * (busy - user), 100 * queued, 100 * kCpuBoundFraction);
+  return b;
+}
+
+// "PCIe 4.0 x4" of a link text "PCIe 4.0 x4 (16.0 GT/s PCIe, 4 lanes: ...)".
+std::string link_name(const char* text) {
+  const std::string t(text, strnlen(text, 256));
+  return t.substr(0, t.find(" ("));
+}
+
+// The drives' links: the known ones' percent, and the first unknown one in words.
+std::string link_notes(const PointResult& p) {
+  if (phase_desc(p.summary.phase).metadata() || !engine_desc(p.summary.engine).moves_data)
+    return {};
+  std::vector<const DeviceRow*> known, unknown;
+  for (const auto& d : p.devices) {
+    if (!d.counted || std::isnan(d.drive_Bps)) continue;
+    if (!std::isnan(d.link_fraction))
+      known.push_back(&d);
+    else if (d.link[0] != '\0')
+      unknown.push_back(&d);
+  }
+  std::string n;
+  char b[96];
+  const SummaryRow& s = p.summary;
+  if (known.size() == 1)
+    std::snprintf(b, sizeof b, "link %.0f%% of %s", 100 * s.link_fraction_max,
+                  link_name(known.front()->link).c_str());
+  else if (!known.empty())
+    std::snprintf(b, sizeof b, "link %.0f-%.0f%% of %zu drives", 100 * s.link_fraction_min,
+                  100 * s.link_fraction_max, known.size());
+  if (!known.empty()) n = b;
+  if (unknown.empty()) return n;
+  n += (n.empty() ? "" : "; ") + std::string("link unknown: ") +
+       std::string(unknown.front()->link,
+                   strnlen(unknown.front()->link, sizeof unknown.front()->link));
+  if (unknown.size() > 1)
+    n += "; " + std::to_string(unknown.size() - 1) + " more drives' links unknown";
+  return n;
+}
+
+// "rated 41% of 3.200 GB/s, 12% of 1.5M IOPS per drive".
+std::string rated_note(const SummaryRow& s, const char* unit) {
+  std::string n;
+  char b[96];
+  if (!std::isnan(s.rated_bw_fraction)) {
+    std::snprintf(b, sizeof b, "%.0f%% of rated bandwidth", 100 * s.rated_bw_fraction);
+    n = b;
+  }
+  if (!std::isnan(s.rated_iops_fraction)) {
+    std::snprintf(b, sizeof b, "%.0f%% of rated IOPS", 100 * s.rated_iops_fraction);
+    n += (n.empty() ? "" : ", ") + std::string(b);
+  }
+  return n.empty() ? n : n + " " + unit;
+}
+
 }  // namespace
+
+std::string headroom_notes(const PointResult& p) {
+  const SummaryRow& s = p.summary;
+  std::string n;
+  auto add = [&](const std::string& x) {
+    if (!x.empty()) n += (n.empty() ? "" : "; ") + x;
+  };
+  if (s.ops > 0) add(cpu_note(s));
+  add(link_notes(p));
+  add(rated_note(s, s.drives > 0 ? "per drive" : "per rank's device"));
+  return n;
+}
 
 std::string row_notes(const PointResult& p) {
   const SummaryRow& s = p.summary;
@@ -194,7 +279,8 @@ std::string row_notes(const PointResult& p) {
   if (s.bad_blocks) add(std::to_string(s.bad_blocks) + " bad blocks");
   for (const auto& x : p.notes)
     add(x);
-  add(provenance_notes(p));
+  add(headroom_notes(p));
+  add(provenance_notes(p));  // last, as the notes always ended: where the bytes came from
   return n;
 }
 

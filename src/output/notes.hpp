@@ -41,15 +41,35 @@ namespace iosweep {
 // 512). The wire's floor is kMdWireMinBytesPerOp (model/md_costs.hpp).
 inline constexpr double kMdDeviceMinBytesPerOp = 128;
 
+// A row is `CPU-bound` when its ranks spent, on the mean, at least this share of their windows
+// on a CPU or runnable and waiting for one (busy_fraction_mean + queued_fraction_mean): then
+// at most a tenth of the window was left for waiting on the storage, so the figure measures the
+// CPU path (iosweep's own, the kernel's, or a CPU shared with other work) more than the
+// storage. Counting the time queued for a CPU keeps the verdict where ranks outnumber the
+// cores or other programs take them (busy alone falls there while the CPU is still the
+// limit). Below 1 for noise: the reading brackets the window by microseconds, and a rank on a
+// busy node loses slices to the kernel's own threads. The row then says how the time split:
+// user (iosweep), system (the kernel's path) and queued.
+inline constexpr double kCpuBoundFraction = 0.9;
+
 // The notes of the summary alone (no drive notes).
 std::string provenance_notes(const SummaryRow& s);
 // The notes of a reduced point, its drives' among them.
 std::string provenance_notes(const PointResult& p);
 
+// How close the row came to the CPU and to the hardware: `CPU-bound: usr U%, sys S%, queued Q%
+// of the window (>= 90%)` (above); `link 41% of
+// PCIe 4.0 x4` (a drive's device bytes against its PCIe link; `link 38-45% of 4 drives` for
+// several), or `link unknown: loop0 is a loop device: ...` in words for a drive whose limit is
+// not known (the first, then how many more); `41% of rated bandwidth, 12% of rated IOPS per
+// drive` with --rated-bw or --rated-iops. Empty when none applies.
+std::string headroom_notes(const PointResult& p);
+
 // Everything a row's notes column says, in this order: a counting phase's rows and matches (and
 // its efficiency, or what it shipped), stonewalled, bad blocks, what the reduction noted (a
 // counter that could not be measured and why, a depth the phase could not keep, files that held
-// less than a whole file, nothing moved, a short window), then the provenance notes. The console
+// less than a whole file, nothing moved, a short window), the headroom notes, then the
+// provenance notes (a lagging drive's last, as before them). The console
 // prints it; the results file stores it (summary `notes`, cut at 255 bytes).
 std::string row_notes(const PointResult& p);
 // Sets the summary's `notes` to row_notes(p), cut at a character boundary to fit.

@@ -26,6 +26,8 @@ struct RunDrive {
   int drive = 0;              // the device table's drive id (one device of one kernel)
   std::string device;         // "nvme0n1"
   std::uint64_t folders = 0;  // bit mask of --dir's indexes on it on that node
+  double link_Bps = 0;        // its PCIe link per direction; NaN unknown (os/block_device.hpp)
+  std::string link;           // the link as read, or why it is unknown
 };
 
 struct RunContext {

@@ -212,7 +212,8 @@ void MdPhase::run(PhaseContext& ctx, RankSample& s) {
   MdSet& md = *ctx.md;
   if (creates() && !md.begin_pass(op(), 0))
     throw RunFailure("stopping: the run is removing its metadata folders, nothing more is made");
-  const Usage before = self_usage();
+  CpuClock cpu;
+  cpu.start();
   s.t_start_unix_ns = unix_now_ns();
   const std::uint64_t t0 = now_ns();
   j.t0_ns = t0;
@@ -229,6 +230,7 @@ void MdPhase::run(PhaseContext& ctx, RankSample& s) {
     throw;
   }
   const std::uint64_t t1 = now_ns();
+  const CpuSpent spent = cpu.stop();
   // Outside the timed window from here on.
   note_reached(md, timed_);
   s.file = source_;
@@ -237,9 +239,8 @@ void MdPhase::run(PhaseContext& ctx, RankSample& s) {
   s.elapsed_s = s.io_s = ns_to_s(t1 - t0);
   s.stonewalled = timed_.stonewalled ? 1 : 0;
   s.latency_max_ns = ctx.latency.max_ns();
-  const Usage after = self_usage();
-  s.cpu_s = (after.user_s - before.user_s) + (after.sys_s - before.sys_s);
-  s.rss_peak_bytes = after.rss_peak_bytes;
+  record_cpu(spent, s);
+  s.rss_peak_bytes = self_usage().rss_peak_bytes;
   s.private_bytes = private_bytes();
   const MdPoint& plan = md.plan();
   s.md_items = plan.items_of(ctx.self.position);

@@ -81,10 +81,18 @@ void arm_timed(DriverJob& job, PhaseContext& ctx, std::uint64_t t0_ns) {
   job.stop = ctx.stop;
 }
 
+void record_cpu(const CpuSpent& spent, RankSample& s) {
+  s.cpu_user_s = spent.user_s;
+  s.cpu_sys_s = spent.sys_s;
+  s.cpu_s = spent.user_s + spent.sys_s;
+  s.cpu_queued_s = spent.queued_s;
+}
+
 DriverResult timed_window(PhaseContext& ctx, DriverJob& job, IoDriver& driver, OpenMode mode,
                           bool sync, int file_position, RankSample& s) {
   Engine& e = *job.engine;
-  const Usage before = self_usage();
+  CpuClock cpu;
+  cpu.start();
   s.t_start_unix_ns = unix_now_ns();
   // The steps on the whole file tell the pulse too (the driver described them: its job's path).
   Pulse* pulse = job.pulse;
@@ -104,6 +112,7 @@ DriverResult timed_window(PhaseContext& ctx, DriverJob& job, IoDriver& driver, O
   close_file(e, h, job.path, written, sync);
   const std::uint64_t t4 = now_ns();
   if (pulse != nullptr) pulse->idle();
+  const CpuSpent spent = cpu.stop();
   s.file = file_position;
   s.bytes = r.bytes;
   s.ops = r.ops;
@@ -114,11 +123,11 @@ DriverResult timed_window(PhaseContext& ctx, DriverJob& job, IoDriver& driver, O
   s.elapsed_s = ns_to_s(t4 - t0);
   s.stonewalled = r.stonewalled ? 1 : 0;
   s.latency_max_ns = ctx.latency.max_ns();
-  // What the rank used, read after its window closed: CPU of all its threads during the window
-  // (the progress thread's included on rank 0), and its memory with the window's buffers held.
-  const Usage after = self_usage();
-  s.cpu_s = (after.user_s - before.user_s) + (after.sys_s - before.sys_s);
-  s.rss_peak_bytes = after.rss_peak_bytes;
+  // What the rank used: CPU of all its threads during the window (the progress thread's
+  // included on rank 0), read just outside its timestamps, and its memory with the window's
+  // buffers held.
+  record_cpu(spent, s);
+  s.rss_peak_bytes = self_usage().rss_peak_bytes;
   s.private_bytes = private_bytes();
   return r;
 }

@@ -18,6 +18,7 @@
 #include "model/phase_desc.hpp"
 #include "model/run_plan.hpp"
 #include "model/sample.hpp"
+#include "os/process.hpp"
 #include "phases/file_set.hpp"
 #include "phases/io_driver.hpp"
 #include "phases/md_set.hpp"
@@ -161,6 +162,10 @@ void close_file(Engine& e, int file, const std::string& path, std::uint64_t writ
 // The parts of a driver job that every timed window shares: its start, the --stonewall
 // deadline, the latency histogram, the time series, progress and the interrupt flag.
 void arm_timed(DriverJob& job, PhaseContext& ctx, std::uint64_t t0_ns);
+
+// The CPU a window spent (cpu_s, its user and system parts, the time queued for a CPU) into the
+// sample.
+void record_cpu(const CpuSpent& spent, RankSample& s);
 
 // One timed window, the same for every phase: open (creating the file when `mode.create`), the
 // I/O loop, fsync when `sync`, close. The clock starts before the open and stops after the

@@ -28,6 +28,8 @@ struct FolderIdentity {
   char device_why[256];
   char wire_why[256];
   MountRow mount;
+  double link_Bps;  // the device's link (NaN: unknown, and `link` says why)
+  char link[256];
 };
 
 // What a sampler counted of one of its devices around a phase, or why it could not (then the
@@ -113,6 +115,8 @@ NodeCounters::NodeCounters(const Workload& work, const LocalPlace& place)
     id.wire_valid = wire_.interfaces.empty() ? 0 : 1;
     copy_text(id.device_name, device.name());
     copy_text(id.device_why, device.why());
+    id.link_Bps = device.link().Bps;
+    copy_text(id.link, device.link().text);
     copy_text(id.wire_why, wire_.why);
     id.mount.node = node_;
     id.mount.folder = id.folder;
@@ -203,6 +207,8 @@ void NodeCounters::settle_devices(const std::vector<FolderIdentity>& all, const 
     if (is_new) {
       KnownDevice k;
       k.name = id.device_name;
+      k.link_Bps = id.link_Bps;
+      k.link = id.link;
       const auto [d, first] =
           drive_of.emplace(id.device_identity, static_cast<std::int32_t>(drive_of.size()));
       k.drive = d->second;
@@ -220,7 +226,12 @@ std::vector<RunDrive> NodeCounters::drives() const {
   std::vector<RunDrive> out;
   for (const auto& [node, list] : known_)
     for (const auto& k : list)
-      out.push_back({.node = node, .drive = k.drive, .device = k.name, .folders = k.folder_mask});
+      out.push_back({.node = node,
+                     .drive = k.drive,
+                     .device = k.name,
+                     .folders = k.folder_mask,
+                     .link_Bps = k.link_Bps,
+                     .link = k.link});
   return out;
 }
 
@@ -335,6 +346,9 @@ NodeCounters::Rows NodeCounters::collect(MPI_Comm active) {
       r.write_bytes = c.write_bytes;
       r.read_ops = c.read_ops;
       r.write_ops = c.write_ops;
+      r.link_Bps = known[d].link_Bps;
+      r.link_fraction = kNaN;
+      copy_text(r.link, known[d].link);
       rows.devices.push_back(r);
       rows.device_folders.push_back(known[d].folder_mask);
     }

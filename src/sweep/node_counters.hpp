@@ -88,7 +88,8 @@ class NodeCounters {
   };
   // A device of a node as rank 0 knows it, in the order of that node's sampler.
   struct KnownDevice {
-    std::string name, folders;
+    std::string name, folders, link;
+    double link_Bps = 0;
     std::uint64_t folder_mask = 0;
     std::int32_t drive = 0;
     std::uint8_t counted = 0;

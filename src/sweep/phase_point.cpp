@@ -211,6 +211,9 @@ PointInput PhasePoint::point_input(NodeCounters::Rows counted) const {
     for (const auto& m : run_.counters.mounts())
       if (m.node == run_.place.self.node && m.folder == 0) in.md_fs_type = m.fs_type;
   }
+  in.rated_bw_Bps = run_.cfg.report.rated_bw_Bps;
+  in.rated_bw2_Bps = run_.cfg.report.rated_bw2_Bps;
+  in.rated_iops = run_.cfg.report.rated_iops;
   for (auto& d : in.devices) {
     d.phase = desc_.id;
     d.repetition = static_cast<std::uint32_t>(slot_.rep);

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "model/md_costs.hpp"
+#include "sweep/headroom.hpp"
 
 namespace iosweep {
 namespace {
@@ -316,7 +317,11 @@ RankRow rank_row(const RankSample& r, std::uint32_t point) {
           .mpi_bytes = r.mpi_bytes,
           .mpi_remote_bytes = r.mpi_remote_bytes,
           .folder = r.folder,
-          .stall_s = r.stall_s};
+          .stall_s = r.stall_s,
+          .cpu_user_s = r.cpu_user_s,
+          .cpu_sys_s = r.cpu_sys_s,
+          .cpu_queued_s = r.cpu_queued_s,
+          .busy_fraction = busy_of(r)};
 }
 
 // What the point is: its phase, engine, ranks, depth, streams, nodes and repetition.
@@ -556,8 +561,11 @@ PointResult reduce_point(const PointInput& in) {
   note_stall(in, out);
   reduce_provenance(in, out);
   reduce_drives(in, out);
+  reduce_links(in, out);
   reduce_metadata(in, out);
   reduce_timing(in, out.summary);
+  reduce_cpu(in, out.summary);
+  reduce_rated(in, out.summary);
   reduce_first_done(in, out.summary);
   reduce_latency(in.latency, out.summary);
   reduce_nodes(in, out);

@@ -74,6 +74,8 @@ struct PointInput {
   double shared_file_bytes = 0;
   std::map<int, std::pair<double, double>> node_cached;
   std::vector<std::string> notes;  // what the point knows of itself (a depth it could not keep)
+  // --rated-bw (its two rates: sequential, random) and --rated-iops; 0 when not given.
+  double rated_bw_Bps = 0, rated_bw2_Bps = 0, rated_iops = 0;
 };
 
 // A window shorter than this, or one operation taking more than kShortWindowOpShare of it, is

@@ -153,7 +153,9 @@ def test_uring_refused_by_seccomp_is_one_clear_line(tmp_path, workdir):
 )
 def test_every_row_records_the_depth_its_engine_ran(workdir, tmp_path, engine, depth, layout):
     """A row says what ran: the iodepth of every read/write row is the depth of the engine that
-    phase was built with (engine_detail.<phase> of the run), for every engine and layout."""
+    phase was built with (engine_detail.<phase> of the run), for every engine and layout; and
+    every row, whatever its engine, records its ranks' CPU in the window (user and system per
+    operation, the busy fraction of each rank's window)."""
     out = tmp_path / "r.h5"
     extra = {"per-rank": [], "shared": ["--file-layout", "shared"]}.get(
         layout, ["--file-layout", "shared", "--mpiio-collective"]
@@ -173,8 +175,13 @@ def test_every_row_records_the_depth_its_engine_ran(workdir, tmp_path, engine, d
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         s, names = g["summary"][()], by_value(phases(g))
+        ranks = g["ranks"][()]
         for row in s:
             name = names[int(row["phase"])]
+            mine = ranks[ranks["point"] == row["point"]]
+            busy = (mine["cpu_user_s"] + mine["cpu_sys_s"]) / mine["elapsed_s"]
+            assert row["busy_fraction_max"] == pytest.approx(busy.max()) and busy.max() > 0, name
+            assert row["cpu_user_ns_per_op"] + row["cpu_sys_ns_per_op"] > 0, name
             built = g.attrs[f"engine_detail.{name}"]
             assert built.split(" ")[0].startswith(engine) and f" depth {depth}:" in built, built
             assert row["iodepth"] == depth and row["streams"] == 2 * depth, (name, built)

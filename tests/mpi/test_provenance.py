@@ -260,16 +260,22 @@ def loop_mount(tmp_path):
 
 
 def test_loop_device_counters_match_direct_writes_and_reads(loop_mount, tmp_path):
+    """The device counters of a loop device see every O_DIRECT byte; its link is unknown, said
+    in words in the device table, the header and every row; and --rated-bw and --rated-iops
+    give every row its percent of rated, per drive."""
     dev, work = loop_mount
     out = tmp_path / "r.h5"
-    run_sweep(
+    p = run_sweep(
         1,
         dir=work,
         file_size="64MiB",
         seq_record="4MiB",
         phases="seq-write,seq-read",
         direct=True,
+        rated_bw="1GB/s",
+        rated_iops="100k",
         output=out,
+        quiet=False,
         check=0,
     )
     s, names, attrs, devrows = summary_of(out)
@@ -280,6 +286,22 @@ def test_loop_device_counters_match_direct_writes_and_reads(loop_mount, tmp_path
     assert w["device_fraction"] == pytest.approx(1.0, rel=0.01)
     assert r["device_read_bytes"] == pytest.approx(64 << 20, rel=0.01)
     assert r["device_fraction"] == pytest.approx(1.0, rel=0.01)
+    loop = os.path.basename(dev)
+    words = f"{loop} is a loop device: its file's storage sets the limit"
+    assert all(d.decode() == words for d in devrows["link"]), devrows["link"]
+    assert np.isnan(devrows["link_Bps"]).all() and np.isnan(devrows["link_fraction"]).all()
+    assert f"drive 0 ({loop}) link unknown: {words}" in p.stdout
+    for x in s:
+        notes = x["notes"].decode()
+        assert f"link unknown: {words}" in notes, notes
+        assert math.isnan(x["link_fraction_min"]) and math.isnan(x["link_fraction_max"])
+        assert x["drives"] == 1 and attrs["rated_iops"] == 1e5
+        assert x["rated_bw_fraction"] == pytest.approx(x["bandwidth_Bps"] / 1e9, rel=1e-12)
+        assert x["rated_iops_fraction"] == pytest.approx(x["iops"] / 1e5, rel=1e-12)
+        assert f"{100 * x['rated_bw_fraction']:.0f}% of rated bandwidth, " in notes
+        assert f"{100 * x['rated_iops_fraction']:.0f}% of rated IOPS per drive" in notes
+    table = [ln for ln in p.stdout.splitlines() if ln.startswith(("seq-write", "seq-read"))]
+    assert len(table) == len(s) and all(f"link unknown: {words}" in ln for ln in table)
 
 
 def test_filter_count_and_its_control_read_through_the_same_buffers(loop_mount, tmp_path):

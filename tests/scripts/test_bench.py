@@ -70,6 +70,20 @@ def test_the_verdict_bounds():
         harness.ratio_stats([])
 
 
+def test_fio_cpu_per_operation_is_its_usr_and_sys_percent_of_its_runtime_over_its_ios():
+    # fio 3.33's JSON of a 3 s QD1 random read on this VM (docs/performance.md: usr 1.4%, sys
+    # 41.2% at 18.1k IOPS): 23.4 µs of CPU per request, nearly all of it the kernel's.
+    job = {"job_runtime": 3000, "usr_cpu": 1.4, "sys_cpu": 41.2, "read": {"total_ios": 54300}}
+    usr, sys_ = workloads.fio_cpu_per_op(job, job["read"])
+    assert usr == pytest.approx(0.014 * 3e9 / 54300) and sys_ == pytest.approx(0.412 * 3e9 / 54300)
+    assert usr + sys_ == pytest.approx(23536, rel=1e-3)
+    for broken in ({}, {**job, "usr_cpu": "x"}, {**job, "read": {"total_ios": 0}}):
+        assert all(math.isnan(v) for v in workloads.fio_cpu_per_op(broken, broken.get("read", {})))
+    row = ("w", "IOPS", 1.0, 1.0, 1.0, 0.9, 1.1, "ok", 1.0, 1.0, 77.4, 1200.0, 60.2, math.nan)
+    args = type("Args", (), {"markdown": True})()
+    assert workloads._rows_text(args, [row])[-1].endswith("| 77 | 1200 | 60 | n/a |")
+
+
 def test_device_fraction_is_the_device_bytes_of_the_direction_over_the_claimed_bytes():
     before = {"read_bytes": 1000, "write_bytes": 5000, "read_ops": 1, "write_ops": 1}
     after = {

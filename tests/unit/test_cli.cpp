@@ -163,6 +163,20 @@ TEST(Cli, StreamsExpandLikeSweepAndListsStayStrict) {
                         engines_taking(kTakesDepth));
 }
 
+TEST(Cli, RatedIopsTakesOneRateOfOperations) {
+  auto r = parse({"run", "--dir", "/tmp", "--rated-iops", "1.5M"});
+  ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
+  EXPECT_DOUBLE_EQ(r.cfg.report.rated_iops, 1.5e6);
+  r = parse({"run", "--dir", "/tmp"});
+  ASSERT_EQ(r.action, CliResult::Action::run) << r.text;
+  EXPECT_EQ(r.cfg.report.rated_iops, 0.0);
+  for (const char* bad : {"1.5M,2M", "fast", "0", "1.5MiB/s"}) {
+    r = parse({"run", "--dir", "/tmp", "--rated-iops", bad});
+    EXPECT_EQ(r.action, CliResult::Action::usage_error) << bad;
+    EXPECT_EQ(r.text.rfind("--rated-iops: ", 0), 0u) << r.text;
+  }
+}
+
 TEST(Cli, RatedBandwidthTakesOneOrTwoRates) {
   auto r = parse({"run", "--dir", "/tmp", "--rated-bw", "5.2GB/s,3.4GB/s"});
   ASSERT_EQ(r.action, CliResult::Action::run) << r.text;

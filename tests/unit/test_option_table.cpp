@@ -76,6 +76,8 @@ const std::vector<std::vector<std::string>> kEveryOption = {
      "rank0",
      "--rated-bw",
      "5.2GB/s,40Gb/s",
+     "--rated-iops",
+     "1.5M",
      "--fsync",
      "seq-write",
      "--preallocate",
@@ -176,6 +178,7 @@ TEST(OptionTable, EveryRowReachesHelpTheRecordAndTheRerun) {
     EXPECT_EQ(again.cfg.config_toml, r.cfg.config_toml);
     EXPECT_EQ(again.cfg.work.dirs, r.cfg.work.dirs);
     EXPECT_EQ(again.cfg.report.rated_bw2_Bps, r.cfg.report.rated_bw2_Bps);
+    EXPECT_EQ(again.cfg.report.rated_iops, r.cfg.report.rated_iops);
   }
   for (const OptionRow& row : option_table()) {
     EXPECT_NE(help.text.find(std::string("--") + row.name + " "), std::string::npos) << row.name;

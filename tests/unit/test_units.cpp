@@ -28,6 +28,30 @@ TEST(Units, SizesRejectGarbageNegativeUnknownUnitAndOverflow) {
   EXPECT_NE(parse_size("99999999999TiB", v).find("too large"), std::string::npos);
 }
 
+TEST(Units, IopsTakeDecimalPrefixesAndAnOptionalUnit) {
+  const std::pair<const char*, double> cases[] = {
+      {"1500000", 1.5e6}, {"1.5M", 1.5e6},   {"1.5m", 1.5e6},      {"800k", 8e5},
+      {"800K", 8e5},      {"800kIOPS", 8e5}, {"1.5MIOPS", 1.5e6},  {"800k/s", 8e5},
+      {"1.5e6", 1.5e6},   {"2G", 2e9},       {"120000iops", 1.2e5}};
+  for (const auto& [text, want] : cases) {
+    double got = 0;
+    EXPECT_EQ(parse_iops(text, got), "") << text;
+    EXPECT_DOUBLE_EQ(got, want) << text;
+  }
+}
+
+TEST(Units, IopsRefuseWhatIsNotARateOfOperations) {
+  for (const char* bad :
+       {"", "k", "fast", "1.5MiB/s", "1.5Ki", "0", "-5k", "1.5 M", "inf", "1e", "1.5MB", "IOPS"}) {
+    double got = 7;
+    EXPECT_NE(parse_iops(bad, got), "") << bad;
+    EXPECT_EQ(got, 7) << bad;
+  }
+  double v = 0;
+  EXPECT_NE(parse_iops("0", v).find("must be positive"), std::string::npos);
+  EXPECT_NE(parse_iops("fast", v).find("not a rate of operations"), std::string::npos);
+}
+
 TEST(Units, RatesFollowVendorDecimalAndIecBinary) {
   double r = 0;
   EXPECT_EQ(parse_rate("5.2GB/s", r), "");

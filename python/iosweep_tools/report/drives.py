@@ -2,7 +2,8 @@
 were on, the slowest and fastest and the lowest fraction (the summary's drive figures), the
 lagging drives the console's notes name; per phase at its largest point, and for every point in
 a table to open, each drive: its device, nodes and folders, its ranks and the bytes they
-claimed, the bytes its own counters saw, the fraction, its bandwidth (results.drive_view).
+claimed, the bytes its own counters saw, the fraction, its bandwidth and its link against its
+bandwidth (results.drive_view).
 
 drive_section(run) takes one run (results.reader.Run) and returns HTML.
 """
@@ -15,11 +16,12 @@ from iosweep_tools.results import drive_view
 from iosweep_tools.results import timeseries as its
 
 POINT_FIELDS = ("drives", "drive_bw_min_Bps", "drive_slowest", "drive_bw_max_Bps")
-POINT_FIELDS += ("drive_fastest", "drive_fraction_min")
+POINT_FIELDS += ("drive_fastest", "drive_fraction_min", "link_fraction_min", "link_fraction_max")
 SCALED = {"drive_bw_min_Bps", "drive_bw_max_Bps"}
 DRIVE_HEAD = ["drive", "device", "node(s)", "folders", "ranks", "claimed_bytes"]
 DRIVE_HEAD += ["device bytes (bytes)", "drive_fraction", "seconds (s)", "drive_Bps (MiB/s)"]
 DRIVE_HEAD += ["device bytes / wall_s (MiB/s)", "slowest / fastest", "note"]
+DRIVE_HEAD += ["link", "link_Bps (GB/s)", "link_fraction"]
 
 
 def _rows_cell(run, d, field, how):
@@ -67,6 +69,9 @@ def drive_cells(run, i, d, lagging):
         ),
         h.text_td(mark, cls={"slowest": "t warn", "fastest": "t good"}.get(mark, "t")),
         h.text_td("; ".join(drive_view.note(run, j) for j in low)),
+        _counted_cell(run, d, "link"),
+        _counted_cell(run, d, "link_Bps", scale=1e9),
+        _counted_cell(run, d, "link_fraction"),
     ]
 
 
@@ -83,7 +88,8 @@ def point_table(run):
         cells.append(h.text_td(drive_view.notes(run, i)))
         rows.append(cells)
     head = ["phase", run.axis(), "rep", "drives", "drive_bw_min_Bps (MiB/s)", "drive_slowest"]
-    head += ["drive_bw_max_Bps (MiB/s)", "drive_fastest", "drive_fraction_min", "notes"]
+    head += ["drive_bw_max_Bps (MiB/s)", "drive_fastest", "drive_fraction_min"]
+    head += ["link_fraction_min", "link_fraction_max", "notes"]
     return h.table(head, rows, total)
 
 
@@ -128,7 +134,9 @@ def drive_section(run):
         " device bytes are the drive's own counters in the phase's direction over the phase"
         " (before its barrier to after the last close), drive_fraction = device bytes / claimed"
         " bytes. A drive is noted when it saw under 90% of its ranks' bytes while the point's"
-        " other drives did not, as the console's notes say. --dir: "
+        " other drives did not, as the console's notes say. link: an NVMe drive's PCIe link as"
+        " sysfs gives it (link_Bps per direction, GB = 10^9 bytes), or in words why the drive's"
+        " limit is unknown; link_fraction = device bytes / seconds / link_Bps. --dir: "
         + escape(", ".join(f"{k}: {f}" for k, f in enumerate(folders)) or "not recorded")
         + "."
     )

@@ -100,7 +100,21 @@ def _drive_lines(run, i):
             f" {wall:.3f} s window; {d.ranks} rank{'' if d.ranks == 1 else 's'} claimed"
             f" {d.claimed_bytes} bytes, {d.drive_Bps / GB:.3f} GB/s"
         )
+        lines += _link_lines(d)
     return lines
+
+
+def _link_lines(d):
+    """A drive's link line (ConsoleWriter::print_link): its device's bytes over the drive's window
+    against its PCIe link, or why the link is unknown; none in files before the links."""
+    if d.link is None:
+        return []
+    if not d.link_Bps > 0:
+        return [f"             link unknown: {printable(d.link)}"]
+    return [
+        f"             link {printable(d.link)}: the device read {100.0 * d.link_fraction:.1f}%"
+        " of it over its ranks' window"
+    ]
 
 
 def _rated_lines(run, per_unit, unit):
@@ -121,6 +135,17 @@ def _rated_lines(run, per_unit, unit):
             f" {100.0 * per_unit / r1:.1f}% of rated maximum"
         ]
     return []
+
+
+def _rated_iops_lines(run, per_unit_iops, unit):
+    """What --rated-iops makes of the operations per second per drive (per rank's device)."""
+    rated = float(run.attrs.get("rated_iops") or 0)
+    if rated <= 0:
+        return []
+    return [
+        f"  rated      {rated:.0f} IOPS {unit}: {100.0 * per_unit_iops / rated:.1f}% of rated"
+        f" IOPS ({per_unit_iops:.0f} IOPS)"
+    ]
 
 
 def _ship_lines(run, i, j):
@@ -160,10 +185,13 @@ def final_math_text(run):
     lines += _drive_lines(run, i)
     lines.append(_matches_line(run, i))
     used = _drives_used(run, i)
+    iops = float(s["iops"][i])
     if used:
         lines += _rated_lines(run, bw / used, "per drive")
+        lines += _rated_iops_lines(run, iops / used, "per drive")
     else:
         lines += _rated_lines(run, per_rank, "per rank's device")
+        lines += _rated_iops_lines(run, iops / k if k else 0.0, "per rank's device")
     lines += _ship_lines(run, i, j)
     return "\n".join(lines) + "\n"
 
@@ -189,11 +217,14 @@ def final_math(run):
         "As the console prints it after the run (GB = 10^9 bytes; per node = aggregate / nodes,"
         " per rank = aggregate / ranks, per drive = aggregate / drives used; each drive: the"
         " bytes its device read over the point's window (wall_s) and what its ranks claimed"
-        " (drive_Bps, the device table; see Drives); rated from --rated-bw: rated_bw_Bps,"
-        " rated_bw2_Bps, per drive, or per rank's device when no drive was counted),"
+        " (drive_Bps, the device table; see Drives) and its device's bytes against its PCIe link"
+        " (link_fraction) or why the link is unknown; rated from --rated-bw and --rated-iops:"
+        " rated_bw_Bps, rated_bw2_Bps, rated_iops, per drive, or per rank's device when no drive"
+        " was counted),"
         f" for the last filter-count point appended: {escape(point_label(run, i))}."
     )
     body += f'<pre class="final-math" data-run="{escape(run.id)}">{escape(text)}</pre>'
     row = [h.td(run, "summary", i, f) for f in fields]
-    row += [h.attr_td(run, "rated_bw_Bps", cls=""), h.attr_td(run, "rated_bw2_Bps", cls="")]
-    return body + h.table(fields + ["rated_bw_Bps", "rated_bw2_Bps"], [row])
+    rated = ["rated_bw_Bps", "rated_bw2_Bps", "rated_iops"]
+    row += [h.attr_td(run, a, cls="") for a in rated]
+    return body + h.table(fields + rated, [row])

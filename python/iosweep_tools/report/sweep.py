@@ -182,6 +182,13 @@ def bytes_note(run, phase):
 
 MD_FIELDS = ("rank_iops_min", "rank_iops_max", "md_items", "md_folders", "md_cache_drop")
 MD_FIELDS += ("md_device_bytes_per_op", "md_wire_bytes_per_op", "lat_p50_ns", "lat_p99_ns")
+# How close every row came to the CPU and the hardware (results/README.md): the ranks' CPU per
+# operation and share of their windows; the data rows' links and rated figures.
+CPU_FIELDS = ("cpu_user_ns_per_op", "cpu_sys_ns_per_op", "busy_fraction_mean")
+CPU_FIELDS += ("busy_fraction_max", "queued_fraction_mean")
+HEADROOM = CPU_FIELDS + ("link_fraction_max", "rated_bw_fraction", "rated_iops_fraction")
+HEADROOM_HEAD = {f: f for f in HEADROOM}
+HEADROOM_HEAD.update({f: f"{f} (ns/op)" for f in CPU_FIELDS[:2]})
 
 
 def _md_rows(r, shown, axis):
@@ -190,6 +197,7 @@ def _md_rows(r, shown, axis):
     head = [axis, "ranks", "depth", "nodes", "rep", "iops (ops/s)", "wall_s (s)", "ops"]
     head += ["rank_iops_min (ops/s)", "rank_iops_max (ops/s)", "md_items", "md_folders"]
     head += ["md_cache_drop", "device (bytes/op)", "wire (bytes/op)", "p50 (µs)", "p99 (µs)"]
+    head += [HEADROOM_HEAD[f] for f in CPU_FIELDS]
     rows = []
     for i in shown:
         cells = [h.td(r, "summary", i, f) for f in (axis, "ranks", "iodepth", "nodes")]
@@ -197,6 +205,7 @@ def _md_rows(r, shown, axis):
         for f in MD_FIELDS:
             scale = 1000.0 if f.startswith("lat_") else None
             cells.append(h.td(r, "summary", i, f, scale=scale))
+        cells += [h.td(r, "summary", i, f) for f in CPU_FIELDS]
         rows.append(cells)
     return head, rows
 
@@ -218,7 +227,7 @@ def sweep_tables(r, phase, idx, fld, scale, axis, by, many):
         "children_Bps (MiB/s)",
         "iozone_children_Bps (MiB/s)",
         "cpu_s (s)",
-    ]
+    ] + [HEADROOM_HEAD[f] for f in HEADROOM]
     shown, total = h.capped(idx)
     rows = [
         [
@@ -235,6 +244,7 @@ def sweep_tables(r, phase, idx, fld, scale, axis, by, many):
             h.td(r, "summary", i, "iozone_children_Bps", scale=MIB),
             h.td(r, "summary", i, "cpu_s"),
         ]
+        + [h.td(r, "summary", i, f) for f in HEADROOM]
         for i in shown
     ]
     stats = [

@@ -98,7 +98,8 @@ def _export(args, checked):
 
 def _print_runs(checked):
     """Each run's line, where it put its files when it had several folders or drives, and its
-    summary rows (MiB/s, IOPS, p99 in µs; with several drives the slowest drive's MiB/s)."""
+    summary rows (MiB/s, IOPS, p99 in µs; with several drives the slowest drive's MiB/s; in
+    newer files the ranks' CPU per operation, user + system, and their mean busy fraction)."""
     import pandas as pd
 
     runs, summary = frames.frames(checked)
@@ -124,5 +125,8 @@ def _print_runs(checked):
             if "drives" in s and s["drives"].max() > 1:
                 view["drives"] = s["drives"]
                 view["slowest_drive_MiB/s"] = s["drive_bw_min_Bps"] / 2**20
+            if "busy_fraction_mean" in s:  # newer files: the CPU the ranks spent in the window
+                view["cpu_ns/op"] = s["cpu_user_ns_per_op"] + s["cpu_sys_ns_per_op"]
+                view["busy"] = s["busy_fraction_mean"]
             print(view.to_string(index=False, float_format=lambda x: f"{x:.3f}"))
         print()

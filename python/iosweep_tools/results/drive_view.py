@@ -10,8 +10,8 @@ the drive); this module groups a drive's rows as the console's final math and no
     folders(run)                        # --dir's folders, in the order of the folder fields
 
 A drive's `nodes`, `folders`, `ranks` and `claimed_bytes` come from its rows that had ranks, as
-ConsoleWriter::print_drives gathers them (src/output/final_math.cpp); its counters, drive_Bps
-and drive_fraction from its counted row.
+ConsoleWriter::print_drives gathers them (src/output/final_math.cpp); its counters, drive_Bps,
+drive_fraction and its link (link, link_Bps, link_fraction: newer files) from its counted row.
 """
 import math
 from dataclasses import dataclass, field
@@ -21,6 +21,8 @@ import numpy as np
 # The device table's and the summary's fields of the drive view: files before it have none.
 FIELDS = ("drive", "folders", "ranks", "claimed_bytes", "seconds", "drive_Bps", "drive_fraction")
 SUMMARY = ("drives", "drive_slowest", "drive_fastest")
+# The device table's link fields (newer files): an NVMe drive's PCIe link, or why unknown.
+LINK_FIELDS = ("link", "link_Bps", "link_fraction")
 NOTE_BELOW = 0.90  # a drive whose device saw less than this of its ranks' bytes is noted
 NOTES_NAMED = 3  # drives named in a point's notes, then how many more
 
@@ -46,6 +48,9 @@ class Drive:
     drive_fraction: float = math.nan
     slowest: bool = False
     fastest: bool = False
+    link: str = None  # the counted row's link text; None in files before the links
+    link_Bps: float = math.nan
+    link_fraction: float = math.nan
 
     @property
     def name(self):
@@ -112,6 +117,9 @@ def drives(run, i, rows=None):
         d.read_bytes, d.write_bytes = int(t["read_bytes"][c]), int(t["write_bytes"][c])
         d.seen_bytes = d.write_bytes if writes else d.read_bytes
         d.drive_Bps, d.drive_fraction = float(t["drive_Bps"][c]), float(t["drive_fraction"][c])
+        if all(f in t.dtype.names for f in LINK_FIELDS):
+            d.link = bytes(t["link"][c]).decode(errors="replace")
+            d.link_Bps, d.link_fraction = float(t["link_Bps"][c]), float(t["link_fraction"][c])
         d.slowest = d.used and d.drive == int(s["drive_slowest"][i])
         d.fastest = d.used and d.drive == int(s["drive_fastest"][i])
     return [out[k] for k in sorted(out)]

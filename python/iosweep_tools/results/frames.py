@@ -108,6 +108,7 @@ DRIVE_COLUMNS = ("run_id", "point", "phase_name", "repetition", "wall_s", "drive
 DRIVE_COLUMNS += ("nodes", "hosts", "folders", "ranks", "claimed_bytes", "seconds", "drive_Bps")
 DRIVE_COLUMNS += ("read_bytes", "write_bytes", "device_bytes", "drive_fraction", "device_Bps")
 DRIVE_COLUMNS += ("slowest", "fastest", "note")
+DRIVE_COLUMNS += ("link", "link_Bps", "link_fraction")
 
 
 def _drive_row(run, i, d, lagging):
@@ -137,6 +138,9 @@ def _drive_row(run, i, d, lagging):
         d.slowest,
         d.fastest,
         "; ".join(drive_view.note(run, j) for j in lagging if j in d.rows),
+        d.link,
+        d.link_Bps,
+        d.link_fraction,
     )
 
 
@@ -147,8 +151,10 @@ def drives(path, run_id=None):
     the rows that had ranks; read_bytes, write_bytes, drive_fraction of the row that counts
     it), where it is (nodes, hosts, folders: comma-separated), what its counters saw in the
     phase's direction (device_bytes) over the point's window (device_Bps = device_bytes /
-    wall_s), whether it was the point's slowest or fastest, and the console's note when it
-    lagged. Raises ResultsError when the run records no drive view (files before it)."""
+    wall_s), whether it was the point's slowest or fastest, the console's note when it
+    lagged, and its link (link: the PCIe link read, or why unknown; link_Bps; link_fraction =
+    device bytes over the drive's seconds / link_Bps; None and NaN in files before them).
+    Raises ResultsError when the run records no drive view (files before it)."""
     import pandas as pd
 
     run = read(path, run_id)

@@ -24,6 +24,15 @@ run, pre_read included) over its io_bytes. 1.00 means every byte reached the dev
 cache row shows about 0. The table gives the median over each tool's runs, "n/a" where --dir has
 no block device. The machine, the date and the device head the output.
 
+What each operation cost the CPU: both tools' user and system CPU nanoseconds per operation,
+the median over each tool's runs. fio's come from its JSON (usr_cpu and sys_cpu, percent of its
+job_runtime, from getrusage of the job process around its I/O loop, over the direction's
+total_ios); iosweep's are its summary's cpu_user_ns_per_op and cpu_sys_ns_per_op (getrusage of
+its rank just outside the timed window, over its operations). Both count every thread of the
+process, io_uring's kernel-side workers included; neither counts interrupts served on another
+CPU. Unlike the rates they hardly depend on the device's speed, only on the work each tool does
+per operation (a loaded machine still moves them through cache misses and interrupts).
+
 Both tools stop at --runtime seconds or when every record of the file was touched once: fio
 with `runtime=` and its random map, iosweep with `--stonewall`. Both use the same file, laid
 out once by iosweep (16 MiB O_DIRECT writes, kept): iosweep through `--reuse`, fio through

@@ -59,7 +59,26 @@ SUMMARY = {
     "bandwidth_Bps": fields.FIGURE,
     "device_read_bytes": fields.MAYBE,
     "device_write_bytes": fields.MAYBE,
+    # Not in files of an iosweep before them (--bin of an older build): n/a in the table.
+    "cpu_user_ns_per_op": (fields.MAYBE, False),
+    "cpu_sys_ns_per_op": (fields.MAYBE, False),
 }
+
+
+def fio_cpu_per_op(job, side):
+    """(user, system) CPU nanoseconds per operation of one fio job from its JSON: fio's usr_cpu
+    and sys_cpu are percent of its job_runtime (ms) of the job process's getrusage (its io_uring
+    threads included), so usr_cpu / 100 x job_runtime is its user CPU time; over the
+    operations of the workload's direction (total_ios). NaN when fio gives none of them."""
+    try:
+        runtime_ns = float(job["job_runtime"]) * 1e6
+        ios = float(side["total_ios"])
+        usr, sys_ = float(job["usr_cpu"]), float(job["sys_cpu"])
+    except (KeyError, TypeError, ValueError):
+        return math.nan, math.nan
+    if not (ios > 0 and math.isfinite(runtime_ns * usr * sys_)):
+        return math.nan, math.nan
+    return usr / 100 * runtime_ns / ios, sys_ / 100 * runtime_ns / ios
 
 
 def device_fraction(before, after, direction, claimed):
@@ -141,7 +160,9 @@ def run_fio(args, w):
         raise Stop(f"fio for '{name}' printed no figures fio's JSON gives ({e})", 1)
     if not math.isfinite(value) or value < 0:
         raise Stop(f"fio for '{name}' printed {value} as its figure", 1)
-    return value, device_fraction(before, after, direction_of(rw), moved)
+    return (value, device_fraction(before, after, direction_of(rw), moved)) + fio_cpu_per_op(
+        job, side
+    )
 
 
 def run_iosweep(args, w):
@@ -166,7 +187,8 @@ def run_iosweep(args, w):
     row = written_run(args.out, what=what, summary=SUMMARY, tables={}).frame().iloc[-1]
     value = row["iops"] if rw.startswith("rand") else row["bandwidth_Bps"] / 2**20
     dev = row.get(f"device_{direction_of(rw)}_bytes", float("nan"))
-    return value, (float(dev) / row["bytes"] if row["bytes"] else float("nan"))
+    cpu = tuple(float(row.get(f, math.nan)) for f in ("cpu_user_ns_per_op", "cpu_sys_ns_per_op"))
+    return (value, (float(dev) / row["bytes"] if row["bytes"] else float("nan"))) + cpu
 
 
 def measure_workload(args, w):
@@ -177,7 +199,7 @@ def measure_workload(args, w):
     for _ in range(args.pairs):
         sweep_runs.append(run_iosweep(args, w))
         fio_runs.append(run_fio(args, w))
-    fio_v, sweep_v = [v for v, _ in fio_runs], [v for v, _ in sweep_runs]
+    fio_v, sweep_v = [r[0] for r in fio_runs], [r[0] for r in sweep_runs]
     ratios = []
     for k, s in enumerate(sweep_v):
         ratios += [s / f for f in (fio_v[k], fio_v[k + 1]) if f > 0]
@@ -197,32 +219,44 @@ def measure_workload(args, w):
         low,
         high,
         judged,
-        median_or_nan([d for _, d in fio_runs]),
-        median_or_nan([d for _, d in sweep_runs]),
+        median_or_nan([r[1] for r in fio_runs]),
+        median_or_nan([r[1] for r in sweep_runs]),
+    ) + tuple(
+        median_or_nan([r[k] for r in runs]) for runs in (fio_runs, sweep_runs) for k in (2, 3)
     )
+
+
+def ns(v):
+    """CPU nanoseconds per operation as the table prints them; n/a for NaN."""
+    return "n/a" if math.isnan(v) else f"{v:.0f}"
 
 
 def _rows_text(args, rows):
     if args.markdown:
         lines = [
             "| workload | unit | fio | iosweep | ratio (median of pairs) | 95% interval | verdict "
-            "| fio device/claimed | iosweep device/claimed |",
-            "| --- | --- | ---: | ---: | ---: | --- | --- | ---: | ---: |",
+            "| fio device/claimed | iosweep device/claimed | fio usr ns/op | fio sys ns/op "
+            "| iosweep usr ns/op | iosweep sys ns/op |",
+            "| --- | --- | ---: | ---: | ---: | --- | --- | ---: | ---: "
+            "| ---: | ---: | ---: | ---: |",
         ]
         lines += [
             f"| {r[0]} | {r[1]} | {r[2]:.0f} | {r[3]:.0f} | {r[4]:.3f} |"
             f" {r[5]:.3f}-{r[6]:.3f} | {r[7]} | {fraction(r[8])} | {fraction(r[9])} |"
+            f" {ns(r[10])} | {ns(r[11])} | {ns(r[12])} | {ns(r[13])} |"
             for r in rows
         ]
         return lines
     lines = [
         f"{'workload':34} {'unit':6} {'fio':>10} {'iosweep':>10} {'ratio':>7} "
         f"{'95% interval':>13} "
-        f"{'verdict':8} {'fio dev':>8} {'iosweep dev':>11}"
+        f"{'verdict':8} {'fio dev':>8} {'iosweep dev':>11} {'fio usr':>8} {'fio sys':>8}"
+        f" {'sweep usr':>9} {'sweep sys':>9}"
     ]
     lines += [
         f"{r[0]:34} {r[1]:6} {r[2]:10.0f} {r[3]:10.0f} {r[4]:7.3f} {r[5]:6.3f}-{r[6]:.3f} "
-        f"{r[7]:8} {fraction(r[8]):>8} {fraction(r[9]):>11}"
+        f"{r[7]:8} {fraction(r[8]):>8} {fraction(r[9]):>11} {ns(r[10]):>8} {ns(r[11]):>8}"
+        f" {ns(r[12]):>9} {ns(r[13]):>9}"
         for r in rows
     ]
     return lines
@@ -244,6 +278,9 @@ def table_text(args, rows):
         f" neighbours of every iosweep run, with a bootstrap 95% interval ({RESAMPLES} resamples,"
         f" seed {SEED}); verdict ok / below target {args.target:g}, unstable when the interval"
         f" reaches beyond ±{SPREAD:.0%} of the median; dev = bytes the device saw in the workload's"
-        " direction / bytes the tool reports, median of its runs)"
+        " direction / bytes the tool reports, median of its runs; usr and sys = each tool's user"
+        " and system CPU nanoseconds per operation, median of its runs: fio's usr_cpu and sys_cpu"
+        " of its job_runtime over its total_ios, iosweep's cpu_user_ns_per_op and"
+        " cpu_sys_ns_per_op, its ranks' CPU inside the timed window)"
     )
     return "".join(line + "\n" for line in lines)
