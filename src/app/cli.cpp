@@ -12,6 +12,7 @@
 #include "app/config_build.hpp"
 #include "app/options.hpp"
 #include "app/presets.hpp"
+#include "app/settings.hpp"
 #include "core/errors.hpp"
 #include "core/units.hpp"
 #include "model/engine_desc.hpp"
@@ -110,6 +111,8 @@ CliResult parse_cli(int argc, char** argv, const RunLoader& load) {
           ->type_name("FILE|NAME");
   const CLI::Option* rerun_opt = declare_rerun(app, rerun_arg);
   CLI::App* show = declare_show(app, show_file, show_id);
+  std::string settings_file, settings_id;
+  CLI::App* settings = declare_settings(app, settings_file, settings_id);
   app.footer(
       "Engines compiled in: " + compiled_engines() +
       ". Bandwidth is printed in MiB/s (2^20 bytes/s); results are stored in bytes and seconds.");
@@ -120,6 +123,7 @@ CliResult parse_cli(int argc, char** argv, const RunLoader& load) {
     app.parse(argc, argv);
     if (version) return print(version_text());
     if (show->parsed()) return print(show_run(load, show_file, show_id));
+    if (settings->parsed()) return print(settings_of_run(load, settings_file, settings_id));
     if (units->parsed()) return print(units_text(unit_args));
     if (!run->parsed()) {
       res.action = CliResult::Action::usage_error;

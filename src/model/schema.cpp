@@ -480,6 +480,10 @@ const FieldDesc kDevice[] = {
     {FIELD(DeviceRow, note), .type = FieldType::str256, .unit = "text",
      .reduction = "why the device's counters could not be measured around this phase (the device "
                   "gone or replaced), then every count 0 and counted 0; empty when they were"},
+    {FIELD(DeviceRow, lag_note), .type = FieldType::str256, .unit = "text",
+     .reduction = "on the counted row of a drive that lagged (drive_fraction under 0.90 while the "
+                  "point's other drives' were not): the console's note of it, `drive DEVICE (node "
+                  "N) P%` (P at most 89); empty on every other row"},
 };
 
 #undef FIELD
@@ -534,9 +538,6 @@ const TableDesc kMountsT{.name = "mounts",
                          .description =
                              "one row per (node, folder of --dir): the file system holding the "
                              "folder there"};
-const TableDesc* const kAll[] = {&kRunIndexT,   &kRankMapT, &kSummaryT,   &kRanksT, &kNodesT,
-                                 &kTimeSeriesT, &kDeviceT,  &kRankUsageT, &kWireT,  &kMountsT};
-
 const EnumMember kStatus[] = {{.name = "running", .value = 0},
                               {.name = "complete", .value = 1},
                               {.name = "aborted", .value = 2},
@@ -579,7 +580,12 @@ const TableDesc& mounts_table() {
   return kMountsT;
 }
 std::span<const TableDesc* const> all_tables() {
-  return kAll;
+  // Made on first use: the tables of model/schema_final_math.cpp are another file's statics.
+  static const TableDesc* const all[] = {
+      &kRunIndexT, &kRankMapT,    &kSummaryT,          &kRanksT,
+      &kNodesT,    &kTimeSeriesT, &kDeviceT,           &kRankUsageT,
+      &kWireT,     &kMountsT,     &final_math_table(), &final_math_drives_table()};
+  return all;
 }
 
 }  // namespace iosweep

@@ -4,8 +4,8 @@
 // column when the run sweeps --streams; the metadata phases under a header of their own, in
 // operations per second), and at the end a Peak & Sustained table per phase (the PixStor
 // study's: the best point and the largest point) and the compute-adjacent "final math" for the
-// largest filter-count point (output/final_math.cpp). Bandwidths are MiB/s (2^20 bytes/s),
-// latencies microseconds.
+// largest filter-count point, as model/final_math.hpp made it (printed by output/final_math.cpp).
+// Bandwidths are MiB/s (2^20 bytes/s), latencies microseconds.
 #pragma once
 
 #include <cstdio>
@@ -30,6 +30,8 @@ class ConsoleWriter final : public ResultWriter {
   void begin_run(const RunContext& ctx) override;
   void append_point(const PointResult& point, const LatencyHistogram& latency) override;
   void end_run(RunStatus status, const std::string& message) override;
+  // Printed after the Peak & Sustained table when the run completes.
+  void append_final_math(const FinalMath& fm) override { final_math_ = fm; }
 
  private:
   bool by_streams() const;  // the run sweeps --streams: the table has a streams column
@@ -37,13 +39,13 @@ class ConsoleWriter final : public ResultWriter {
   void print_storage(const RunContext& ctx);
   void print_wire(const RunContext& ctx, const std::set<std::string>& by_node);
   void print_placement(const RunContext& ctx);
-  void print_drives(const PointResult& p);
   void print_unequal(const RunContext& ctx);
   void print_row(const PointResult& p, const std::string& notes);
   void print_peaks();
   void print_final_math();
-  void print_rated(double per_unit_Bps, const char* unit);
-  void print_shipped(const SummaryRow& filter);
+  void print_drives(const FinalMath& fm);
+  void print_rated(const FinalMathRow& r);
+  void print_shipped(const FinalMathRow& r);
   void flush();
 
   std::FILE* out_;
@@ -52,8 +54,7 @@ class ConsoleWriter final : public ResultWriter {
   int last_kind_ = -1;  // the rows printed last: 0 data, 1 metadata
   // Every row's headline, by phase (in table order) and point (its ranks, or streams).
   std::map<PhaseId, std::map<std::uint64_t, std::vector<double>>> headlines_;
-  std::optional<PointResult> last_filter_;
-  std::optional<PointResult> last_ship_;
+  std::optional<FinalMath> final_math_;
 };
 
 }  // namespace iosweep
