@@ -59,9 +59,9 @@ std::uint64_t phase_mask(PhaseScope scope, std::span<const PhaseId> fsynced) {
 
 std::vector<Setting> found_settings() {
   std::vector<Setting> out;
-  for (const auto& [attribute, what] : {std::pair{"engine_detail", "engine set-up"},
-                                        std::pair{"fs_type", "file system"},
-                                        std::pair{"pattern_bytes", "pattern"}}) {
+  for (const auto& [attribute, what] :
+       {std::pair{"engine_detail", "engine set-up"}, std::pair{"fs_type", "file system"},
+        std::pair{"pattern_bytes", "pattern"}}) {
     Setting s;
     s.attribute = attribute;
     s.what = what;

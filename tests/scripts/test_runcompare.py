@@ -352,7 +352,8 @@ def test_the_binary_declares_the_settings_and_makes_them_again_from_a_configurat
     # What never keeps two runs from being compared is not declared.
     assert not {"seed", "label", "repetitions", "rated_bw_Bps", "timeseries_bin_s"} & set(table)
     p = run_iosweep(1, ["settings", str(a) + ".none"], check=2)
-    assert p.stderr.startswith("iosweep: settings: ") and "\n" not in p.stderr.strip()
+    said = p.stderr.splitlines()[0]
+    assert said.startswith("iosweep: settings: '") and said.endswith(".none' does not exist")
 
 
 def _every_setting_changed(f, g):
@@ -363,7 +364,8 @@ def _every_setting_changed(f, g):
     for attr, e in tomllib.loads(text).items():
         if "value" not in e:
             v = g.attrs[attr]
-            g.attrs[attr] = v + 1 if isinstance(v, (int, np.integer)) else f"{hdf5.text(v)}x"
+            one = v.dtype.type(1) if isinstance(v, np.integer) else 1
+            g.attrs[attr] = v + one if isinstance(v, (int, np.integer)) else f"{hdf5.text(v)}x"
     assert 'dir = {what = "--dir folders"' in text and 'value = "1"}' in text
     text = "\n".join(
         ln.replace('value = "1"}', 'value = "10"}') if ln.startswith("dir = ") else ln

@@ -257,7 +257,10 @@ TEST(FinalMath, ItsFiguresAreTheLargestPointsOnce) {
   ship.summary.bandwidth_Bps = p.summary.bandwidth_Bps / 4;
   ship.summary.mpi_bytes = 400;
   ship.summary.mpi_remote_bytes = 100;
-  const FinalMath fm = make_final_math(p, &ship, {.rated_bw_Bps = 100, .rated_bw2_Bps = 50});
+  FinalMathInputs in;
+  in.rated_bw_Bps = 100;
+  in.rated_bw2_Bps = 50;
+  const FinalMath fm = make_final_math(p, &ship, in);
   const FinalMathRow& r = fm.row;
   EXPECT_EQ(r.step, 0u);
   EXPECT_EQ(r.point, 7u);
@@ -299,7 +302,10 @@ TEST(FinalMath, SaysWhatIsNotKnownAndWhatWasNotChecked) {
   p.summary.matches = 19;
   PointResult ship = p;
   ship.summary.ranks = 2;  // another point: not the same scan
-  FinalMath fm = make_final_math(p, &ship, {.rated_bw_Bps = 100, .device_note = "no sysfs"});
+  FinalMathInputs in;
+  in.rated_bw_Bps = 100;
+  in.device_note = "no sysfs";
+  const FinalMath fm = make_final_math(p, &ship, in);
   EXPECT_STREQ(fm.row.drive_note, "no device counters (no sysfs)");
   EXPECT_TRUE(std::isnan(fm.row.per_drive_Bps));
   EXPECT_STREQ(fm.row.rated_per, "per rank's device");
