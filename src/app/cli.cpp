@@ -13,6 +13,7 @@
 #include "app/man_page.hpp"
 #include "app/options.hpp"
 #include "app/presets.hpp"
+#include "app/settings.hpp"
 #include "core/errors.hpp"
 #include "core/units.hpp"
 #include "model/engine_desc.hpp"
@@ -100,10 +101,11 @@ std::string units_text(const std::vector<std::string>& sizes) {
 struct Commands {
   bool version = false;
   std::vector<std::string> unit_args;
-  std::string preset, rerun_arg, show_file, show_id;
+  std::string preset, rerun_arg, show_file, show_id, settings_file, settings_id;
   CLI::App* run = nullptr;
   CLI::App* units = nullptr;
   CLI::App* show = nullptr;
+  CLI::App* settings = nullptr;
   const CLI::Option* preset_opt = nullptr;
   const CLI::Option* rerun_opt = nullptr;
   std::vector<CLI::Option*> declared;
@@ -139,6 +141,7 @@ void declare_commands(CLI::App& app, Commands& c) {
   c.rerun_opt =
       declare_rerun(app, c.rerun_arg)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   c.show = declare_show(app, c.show_file, c.show_id);
+  c.settings = declare_settings(app, c.settings_file, c.settings_id);
   app.footer(
       "Engines compiled in: " + compiled_engines() +
       ". Bandwidth is printed in MiB/s (2^20 bytes/s); results are stored in bytes and seconds.\n" +
@@ -169,6 +172,7 @@ CliResult parse_cli(int argc, char** argv, const RunLoader& load) {
     app.parse(argc, argv);
     if (c.version) return print(version_text());
     if (c.show->parsed()) return print(show_run(load, c.show_file, c.show_id));
+    if (c.settings->parsed()) return print(settings_of_run(load, c.settings_file, c.settings_id));
     if (c.units->parsed()) return print(units_text(c.unit_args));
     if (!c.run->parsed()) {
       res.action = CliResult::Action::usage_error;

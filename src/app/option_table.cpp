@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "app/option_convert.hpp"
+#include "app/settings.hpp"
 #include "model/limits.hpp"
 
 namespace iosweep {
@@ -43,6 +44,13 @@ const char* layout_name(const Workload& w) {
   return w.shared() ? "shared" : "per-rank";
 }
 
+// What iosweep-compare compares of --dir: how many folders the ranks were spread over (one per
+// drive). Their paths are not a setting: a rerun in another folder of the same file system
+// measures the same thing, and the file system itself is compared (fs_type).
+std::string folder_count(const Config& c) {
+  return std::to_string(c.work.dirs.size());
+}
+
 using V = const OptionValue&;
 using R = RunAttributes&;
 
@@ -56,13 +64,15 @@ const OptionRow kOptions[] = {
              "is)",
      .form = OptionForm::list,
      .set = [](V v, Config& c) { c.work.dirs = dirs_of(v); },
-     .record = [](const Config& c, R a) { a.text("dir", joined_dirs(c.work)); }},
+     .record = [](const Config& c, R a) { a.text("dir", joined_dirs(c.work)); },
+     .compare = {.phases = PhaseScope::all, .what = "--dir folders", .value = &folder_count}},
     {.name = "file-size",
      .metavar = "SIZE",
      .help = "Bytes per rank's file, as IOzone -s (4k, 16m, 1g: binary units)",
      .fallback = "1g",
      .set = [](V v, Config& c) { c.work.file_size = v.size(); },
-     .record = [](const Config& c, R a) { a.u64("file_size_bytes", c.work.file_size); }},
+     .record = [](const Config& c, R a) { a.u64("file_size_bytes", c.work.file_size); },
+     .compare = {.phases = PhaseScope::data, .what = "file size"}},
     {.name = "seq-record",
      .metavar = "SIZE",
      .help = "Record size of seq-write and seq-read: any byte size through the page cache "
@@ -70,14 +80,16 @@ const OptionRow kOptions[] = {
              "--file-size holds whole records",
      .fallback = "16m",
      .set = [](V v, Config& c) { c.work.seq_record = v.size(); },
-     .record = [](const Config& c, R a) { a.u64("seq_record_bytes", c.work.seq_record); }},
+     .record = [](const Config& c, R a) { a.u64("seq_record_bytes", c.work.seq_record); },
+     .compare = {.phases = PhaseScope::seq_records, .what = "sequential record"}},
     {.name = "rand-record",
      .metavar = "SIZE",
      .help = "Record size of rand-write and rand-read (any byte size, as --seq-record), at "
              "multiples of itself",
      .fallback = "4k",
      .set = [](V v, Config& c) { c.work.rand_record = v.size(); },
-     .record = [](const Config& c, R a) { a.u64("rand_record_bytes", c.work.rand_record); }},
+     .record = [](const Config& c, R a) { a.u64("rand_record_bytes", c.work.rand_record); },
+     .compare = {.phases = PhaseScope::rand_records, .what = "random record"}},
     {.name = "scan-record",
      .metavar = "SIZE",
      .help = "Read size of filter-count: auto = 1 MiB (counted while in L2), or --seq-record with "
@@ -86,7 +98,8 @@ const OptionRow kOptions[] = {
      .fallback = "auto",
      // auto (0 here) is resolved with --direct and --seq-record (app/config_build.cpp).
      .set = [](V v, Config& c) { c.work.scan_record = v.text() == "auto" ? 0 : v.size(); },
-     .record = [](const Config& c, R a) { a.u64("scan_record_bytes", c.work.scan_record); }},
+     .record = [](const Config& c, R a) { a.u64("scan_record_bytes", c.work.scan_record); },
+     .compare = {.phases = PhaseScope::scan_records, .what = "scan record"}},
     {.name = "phases",
      .metavar = "LIST",
      .help = "",
@@ -116,6 +129,7 @@ const OptionRow kOptions[] = {
      .set = [](V v, Config& c) { c.sweep.streams = streams_of(v); },
      .record = [](const Config& c,
                   R a) { a.text("sweep_axis", c.sweep.streams.empty() ? "ranks" : "streams"); },
+     .compare = {.phases = PhaseScope::all, .what = "sweep axis"},
      .help_from_tables = &streams_help},
     {.name = "placement",
      .metavar = "MODE",
@@ -130,6 +144,7 @@ const OptionRow kOptions[] = {
          [](const Config& c, R a) {
            a.text("placement", c.sweep.placement == Placement::spread ? "spread" : "block");
          },
+     .compare = {.phases = PhaseScope::all, .what = "placement"},
      .whole_run = true},
     {.name = "repetitions",
      .metavar = "N",
@@ -162,6 +177,7 @@ const OptionRow kOptions[] = {
      .fallback = "0xfeedfacecafebeef",
      .set = [](V v, Config& c) { c.work.filter_key = v.u64(); },
      .record = [](const Config& c, R a) { a.u64("filter_key", c.work.filter_key); },
+     .compare = {.phases = PhaseScope::all},
      .whole_run = true},
     {.name = "filter-every",
      .metavar = "N",
@@ -173,6 +189,7 @@ const OptionRow kOptions[] = {
                v.count(kMinFilterEvery, std::numeric_limits<std::uint64_t>::max() / 2);
          },
      .record = [](const Config& c, R a) { a.u64("filter_every_words", c.work.filter_every); },
+     .compare = {.phases = PhaseScope::counts, .what = "filter every"},
      .whole_run = true},
     {.name = "filter-kernel",
      .metavar = "NAME",
@@ -187,7 +204,8 @@ const OptionRow kOptions[] = {
      .record =
          [](const Config& c, R a) {
            a.text("filter_kernel", filter_kernel_name(resolve_filter_kernel(c.work.filter_kernel)));
-         }},
+         },
+     .compare = {.phases = PhaseScope::counts, .what = "filter kernel"}},
     {.name = "file-layout",
      .metavar = "LAYOUT",
      .help = "per-rank: one file per rank (N-to-N); shared: one file for the active ranks of a "
@@ -198,7 +216,8 @@ const OptionRow kOptions[] = {
            c.work.layout = v.choice<FileLayout>(
                {{"per-rank", FileLayout::per_rank}, {"shared", FileLayout::shared}});
          },
-     .record = [](const Config& c, R a) { a.text("file_layout", layout_name(c.work)); }},
+     .record = [](const Config& c, R a) { a.text("file_layout", layout_name(c.work)); },
+     .compare = {.phases = PhaseScope::all, .what = "file layout"}},
     {.name = "shared-pattern",
      .metavar = "PATTERN",
      .help = "--file-layout shared: segmented (each rank's bytes contiguous: IOR's -b file-size "
@@ -216,7 +235,8 @@ const OptionRow kOptions[] = {
                                     : c.work.shared_pattern == SharedPattern::segmented
                                         ? "segmented"
                                         : "strided");
-         }},
+         },
+     .compare = {.phases = PhaseScope::all, .what = "shared pattern"}},
     {.name = "collector",
      .metavar = "MODE",
      .help = "ship-count: next-node (each rank sends to a rank on another node) or rank0 (all to "
@@ -230,14 +250,16 @@ const OptionRow kOptions[] = {
      .record =
          [](const Config& c, R a) {
            a.text("collector", c.work.collector == Collector::rank0 ? "rank0" : "next-node");
-         }},
+         },
+     .compare = {.phases = PhaseScope::ships, .what = "collector"}},
     {.name = "md-items",
      .metavar = "N",
      .help = "Metadata phases: items each active rank makes (mdtest -n), split over its streams "
              "(default 1024, unless --md-items-total is given)",
      .setting = "md-items",
      .set = [](V v, Config& c) { c.work.md.items = v.unset() ? 0 : v.count(1, kMaxMdItems); },
-     .record = [](const Config& c, R a) { a.u64("md_items", c.work.md.items); }},
+     .record = [](const Config& c, R a) { a.u64("md_items", c.work.md.items); },
+     .compare = {.phases = PhaseScope::metadata, .what = "metadata items per rank"}},
     {.name = "md-items-total",
      .metavar = "N",
      .help = "Metadata phases: N items at every point, divided over its active ranks (the first N "
@@ -245,21 +267,24 @@ const OptionRow kOptions[] = {
              "instead of --md-items",
      .setting = "md-items",
      .set = [](V v, Config& c) { c.work.md.items_total = v.unset() ? 0 : v.count(1, kMaxMdItems); },
-     .record = [](const Config& c, R a) { a.u64("md_items_total", c.work.md.items_total); }},
+     .record = [](const Config& c, R a) { a.u64("md_items_total", c.work.md.items_total); },
+     .compare = {.phases = PhaseScope::metadata, .what = "metadata items in all"}},
     {.name = "md-items-per-folder",
      .metavar = "N",
      .help = "Metadata phases: at most N of a stream's items in one folder (mdtest -I); 0 spreads "
              "them evenly over the folders that hold items",
      .fallback = "0",
      .set = [](V v, Config& c) { c.work.md.per_folder = v.count(0, kMaxMdItems); },
-     .record = [](const Config& c, R a) { a.u64("md_items_per_folder", c.work.md.per_folder); }},
+     .record = [](const Config& c, R a) { a.u64("md_items_per_folder", c.work.md.per_folder); },
+     .compare = {.phases = PhaseScope::metadata, .what = "items per folder"}},
     {.name = "md-depth",
      .metavar = "N",
      .help = "Metadata phases: levels of folders below each tree's top folder (mdtest -z)",
      .fallback = "0",
      .set = [](V v,
                Config& c) { c.work.md.depth = static_cast<unsigned>(v.count(0, kMaxMdDepth)); },
-     .record = [](const Config& c, R a) { a.integer("md_depth", c.work.md.depth); }},
+     .record = [](const Config& c, R a) { a.integer("md_depth", c.work.md.depth); },
+     .compare = {.phases = PhaseScope::metadata, .what = "tree depth"}},
     {.name = "md-branch",
      .metavar = "N|auto",
      .help = "Metadata phases: children per folder (mdtest -b); auto: the fewest that give every "
@@ -269,7 +294,8 @@ const OptionRow kOptions[] = {
          [](V v, Config& c) {
            c.work.md.branch = v.text() == "auto" ? 0 : v.count(1, kMaxMdFolders);
          },
-     .record = [](const Config& c, R a) { a.u64("md_branch", c.work.md.branch); }},
+     .record = [](const Config& c, R a) { a.u64("md_branch", c.work.md.branch); },
+     .compare = {.phases = PhaseScope::metadata, .what = "tree branch"}},
     {.name = "md-layout",
      .metavar = "LAYOUT",
      .help = "Metadata phases: private (a tree per stream, as mdtest -u: IO500's easy) or shared "
@@ -280,7 +306,8 @@ const OptionRow kOptions[] = {
            c.work.md.shared = v.choice<bool>({{"private", false}, {"shared", true}});
          },
      .record = [](const Config& c,
-                  R a) { a.text("md_layout", c.work.md.shared ? "shared" : "private"); }},
+                  R a) { a.text("md_layout", c.work.md.shared ? "shared" : "private"); },
+     .compare = {.phases = PhaseScope::metadata, .what = "metadata layout"}},
     {.name = "md-files",
      .metavar = "WHERE",
      .help = "Metadata phases: leaf (items only in the leaf folders, mdtest -L) or all (in every "
@@ -291,20 +318,23 @@ const OptionRow kOptions[] = {
            c.work.md.leaf_only = v.choice<bool>({{"leaf", true}, {"all", false}});
          },
      .record = [](const Config& c,
-                  R a) { a.text("md_files", c.work.md.leaf_only ? "leaf" : "all"); }},
+                  R a) { a.text("md_files", c.work.md.leaf_only ? "leaf" : "all"); },
+     .compare = {.phases = PhaseScope::metadata, .what = "items in"}},
     {.name = "md-write-bytes",
      .metavar = "SIZE",
      .help = "Metadata phases: bytes md-create writes into each item (mdtest -w); 0: empty items",
      .fallback = "0",
      .set = [](V v, Config& c) { c.work.md.write_bytes = item_bytes_of(v); },
-     .record = [](const Config& c, R a) { a.u64("md_write_bytes", c.work.md.write_bytes); }},
+     .record = [](const Config& c, R a) { a.u64("md_write_bytes", c.work.md.write_bytes); },
+     .compare = {.phases = PhaseScope::metadata, .what = "bytes written per item"}},
     {.name = "md-read-bytes",
      .metavar = "SIZE",
      .help = "Metadata phases: bytes md-read reads from each item (mdtest -e); at most "
              "--md-write-bytes",
      .fallback = "0",
      .set = [](V v, Config& c) { c.work.md.read_bytes = item_bytes_of(v); },
-     .record = [](const Config& c, R a) { a.u64("md_read_bytes", c.work.md.read_bytes); }},
+     .record = [](const Config& c, R a) { a.u64("md_read_bytes", c.work.md.read_bytes); },
+     .compare = {.phases = PhaseScope::metadata, .what = "bytes read per item"}},
     {.name = "md-fsync",
      .metavar = "",
      .help = "Metadata phases: md-create fsyncs each item before closing it, inside the window "
@@ -312,7 +342,8 @@ const OptionRow kOptions[] = {
      .fallback = "false",
      .form = OptionForm::flag,
      .set = [](V v, Config& c) { c.work.md.fsync = v.flag(); },
-     .record = [](const Config& c, R a) { a.flag("md_fsync", c.work.md.fsync); }},
+     .record = [](const Config& c, R a) { a.flag("md_fsync", c.work.md.fsync); },
+     .compare = {.phases = PhaseScope::metadata, .what = "fsync per item"}},
     {.name = "rated-bw",
      .metavar = "RATE[,RATE]",
      .help = "Rated bandwidth of each rank's device, e.g. 5.2GB/s (bytes, decimal), 3GiB/s "
@@ -350,7 +381,8 @@ const OptionRow kOptions[] = {
          [](const Config& c, R a) {
            a.flag("fsync", !c.work.fsync_phases.empty());
            a.text("fsync_phases", phase_list(c.work.fsync_phases));
-         }},
+         },
+     .compare = {.phases = PhaseScope::fsynced, .what = "fsync phases", .shown = "fsync_phases"}},
     {.name = "preallocate",
      .metavar = "",
      .help = "Create and fallocate seq-write's file before its timed window (default: block "
@@ -358,7 +390,8 @@ const OptionRow kOptions[] = {
      .fallback = "false",
      .form = OptionForm::flag,
      .set = [](V v, Config& c) { c.work.preallocate = v.flag(); },
-     .record = [](const Config& c, R a) { a.flag("preallocate", c.work.preallocate); }},
+     .record = [](const Config& c, R a) { a.flag("preallocate", c.work.preallocate); },
+     .compare = {.phases = PhaseScope::creates, .what = "preallocate"}},
     {.name = "keep",
      .metavar = "",
      .help = "Keep the files at the end, as IOzone -w (default: remove the files this run created)",
@@ -393,6 +426,7 @@ const OptionRow kOptions[] = {
            c.io.engine = e->id;
          },
      .record = [](const Config& c, R a) { a.text("engine_name", engine_desc(c.io.engine).name); },
+     .compare = {.phases = PhaseScope::all, .what = "engine"},
      .help_from_tables = &engines_help},
     {.name = "iodepth",
      .metavar = "N",
@@ -400,6 +434,7 @@ const OptionRow kOptions[] = {
      .fallback = "1",
      .set = [](V v, Config& c) { c.io.iodepth = static_cast<unsigned>(v.count(1, kMaxIodepth)); },
      .record = [](const Config& c, R a) { a.integer("iodepth", c.io.iodepth); },
+     .compare = {.phases = PhaseScope::all},
      .help_from_tables = &depth_help},
     {.name = "iodepth-batch",
      .metavar = "N",
@@ -407,7 +442,8 @@ const OptionRow kOptions[] = {
      .fallback = "1",
      .set = [](V v,
                Config& c) { c.io.iodepth_batch = static_cast<unsigned>(v.count(1, kMaxIodepth)); },
-     .record = [](const Config& c, R a) { a.integer("iodepth_batch", c.io.iodepth_batch); }},
+     .record = [](const Config& c, R a) { a.integer("iodepth_batch", c.io.iodepth_batch); },
+     .compare = {.phases = PhaseScope::all}},
     {.name = "direct",
      .metavar = "",
      .help = "O_DIRECT on every open (bypass the page cache)",
@@ -418,7 +454,8 @@ const OptionRow kOptions[] = {
          [](const Config& c, R a) {
            a.flag("direct", c.io.direct);
            a.integer("direct_alignment_bytes", static_cast<std::int64_t>(c.work.direct_alignment));
-         }},
+         },
+     .compare = {.phases = PhaseScope::all, .what = "O_DIRECT"}},
     {.name = "hugepages",
      .metavar = "",
      .help = "Advise I/O buffers for transparent huge pages (fewer DMA segments; fio and IOR use "
@@ -426,7 +463,8 @@ const OptionRow kOptions[] = {
      .fallback = "false",
      .form = OptionForm::flag,
      .set = [](V v, Config& c) { c.work.hugepages = v.flag(); },
-     .record = [](const Config& c, R a) { a.flag("hugepages", c.work.hugepages); }},
+     .record = [](const Config& c, R a) { a.flag("hugepages", c.work.hugepages); },
+     .compare = {.phases = PhaseScope::all, .what = "hugepages"}},
     {.name = "mpiio-collective",
      .metavar = "",
      .help = "MPI-IO on a shared file with collective calls (MPI_File_write_at_all, read_at_all), "
@@ -435,6 +473,7 @@ const OptionRow kOptions[] = {
      .form = OptionForm::flag,
      .set = [](V v, Config& c) { c.io.collective = v.flag(); },
      .record = [](const Config& c, R a) { a.flag("mpiio_collective", c.io.collective); },
+     .compare = {.phases = PhaseScope::all, .what = "collective MPI-IO"},
      .help_from_tables = &collective_help},
     {.name = "sqpoll",
      .metavar = "",
@@ -443,6 +482,7 @@ const OptionRow kOptions[] = {
      .form = OptionForm::flag,
      .set = [](V v, Config& c) { c.io.sqpoll = v.flag(); },
      .record = [](const Config& c, R a) { a.flag("sqpoll", c.io.sqpoll); },
+     .compare = {.phases = PhaseScope::all},
      .help_from_tables = &sqpoll_help},
     {.name = "mpiio-hint",
      .metavar = "KEY=VALUE[,...]",
@@ -457,6 +497,7 @@ const OptionRow kOptions[] = {
              hints += (hints.empty() ? "" : ",") + k + "=" + val;
            a.text("mpiio_hints", hints);
          },
+     .compare = {.phases = PhaseScope::all, .what = "MPI-IO hints"},
      .help_from_tables = &hints_help},
     {.name = "cache",
      .metavar = "MODE",
@@ -469,7 +510,8 @@ const OptionRow kOptions[] = {
                v.choice<CacheMode>({{"drop", CacheMode::drop}, {"keep", CacheMode::keep}});
          },
      .record = [](const Config& c,
-                  R a) { a.text("cache", c.work.cache == CacheMode::drop ? "drop" : "keep"); }},
+                  R a) { a.text("cache", c.work.cache == CacheMode::drop ? "drop" : "keep"); },
+     .compare = {.phases = PhaseScope::all, .what = "cache"}},
     {.name = "wire-interface",
      .metavar = "auto|none|IF[,IF]",
      .help = "Interfaces whose byte counters say whether a phase's bytes crossed the wire to the "
@@ -499,6 +541,7 @@ const OptionRow kOptions[] = {
              s += (s.empty() ? "" : ",") + n;
            a.text("wire_interface", c.work.wire_off ? "none" : s.empty() ? "auto" : s);
          },
+     .compare = {.phases = PhaseScope::all},
      .whole_run = true},
     {.name = "read-shift",
      .metavar = "K|auto",
@@ -514,13 +557,15 @@ const OptionRow kOptions[] = {
          [](const Config& c, R a) {
            a.integer("read_shift", c.work.read_shift);
            a.flag("read_shift_auto", c.work.read_shift_auto);
-         }},
+         },
+     .compare = {.phases = PhaseScope::all, .what = "read shift"}},
     {.name = "stonewall",
      .metavar = "SECONDS",
      .help = "Stop issuing operations after SECONDS in every phase; figures count only what "
              "completed",
      .set = [](V v, Config& c) { c.work.stonewall_s = v.unset() ? 0 : v.seconds(); },
-     .record = [](const Config& c, R a) { a.real("stonewall_s", c.work.stonewall_s); }},
+     .record = [](const Config& c, R a) { a.real("stonewall_s", c.work.stonewall_s); },
+     .compare = {.phases = PhaseScope::all, .what = "stonewall"}},
     {.name = "stonewall-wearout",
      .metavar = "",
      .help = "After the deadline every rank continues, untimed, to the furthest rank's count "
@@ -528,7 +573,8 @@ const OptionRow kOptions[] = {
      .fallback = "false",
      .form = OptionForm::flag,
      .set = [](V v, Config& c) { c.work.stonewall_wearout = v.flag(); },
-     .record = [](const Config& c, R a) { a.flag("stonewall_wearout", c.work.stonewall_wearout); }},
+     .record = [](const Config& c, R a) { a.flag("stonewall_wearout", c.work.stonewall_wearout); },
+     .compare = {.phases = PhaseScope::all, .what = "stonewall wear-out"}},
     {.name = "stall-limit",
      .metavar = "SECONDS",
      .help = "An operation (data or metadata, any engine) outstanding this long is a stall: the "
@@ -567,7 +613,8 @@ const OptionRow kOptions[] = {
      .fallback = "false",
      .form = OptionForm::flag,
      .set = [](V v, Config& c) { c.work.verify = v.flag(); },
-     .record = [](const Config& c, R a) { a.flag("verify", c.work.verify); }},
+     .record = [](const Config& c, R a) { a.flag("verify", c.work.verify); },
+     .compare = {.phases = PhaseScope::all, .what = "verify"}},
     {.name = "quiet",
      .metavar = "",
      .help = "No live progress on stderr",
@@ -658,6 +705,7 @@ RunAttributes record_options(const Config& c) {
   RunAttributes out;
   for (const auto& r : kOptions)
     if (r.record != nullptr) r.record(c, out);
+  out.text("settings", run_settings_toml(c));
   return out;
 }
 

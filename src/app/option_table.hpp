@@ -18,6 +18,7 @@
 #include "app/option_value.hpp"
 #include "model/config.hpp"
 #include "model/run_attributes.hpp"
+#include "model/settings.hpp"
 
 namespace iosweep {
 
@@ -28,6 +29,18 @@ enum class OptionForm : std::uint8_t {
   list,      // --name A,B; a preset's name = ["A", "B"] or "A,B"
   flag,      // --name, --name=false; a preset's name = true
   optional,  // --name or --name VALUE: given bare, it takes the row's `bare` value (--fsync)
+};
+
+// How iosweep-compare treats two runs whose values of an option differ (model/settings.hpp): an
+// option of `phases` other than none is a setting, which keeps the rows of those phases from
+// being compared, named `what` ("--<name>" when nullptr). Its value is the first attribute the
+// row records, shown as `shown` when given, or what `value` makes of the configuration when the
+// binary decides what matters (--dir: how many folders, not their paths).
+struct CompareAs {
+  PhaseScope phases = PhaseScope::none;
+  const char* what = nullptr;
+  const char* shown = nullptr;
+  std::string (*value)(const Config& c) = nullptr;
 };
 
 struct OptionRow {
@@ -47,6 +60,8 @@ struct OptionRow {
   // The run attributes that record the option (results/README.md lists each); nullptr: only
   // the recorded configuration (TOML) holds it.
   void (*record)(const Config& c, RunAttributes& out) = nullptr;
+  // Whether two runs that differ in it can be compared (the run's `settings`, app/settings.cpp).
+  CompareAs compare{};
   // Help made from another table (the phases, the engines) appended to `help`.
   std::string (*help_from_tables)() = nullptr;
   // An option of the whole run (where results go, how ranks are placed, the data's seed): the
@@ -61,7 +76,8 @@ const OptionRow* find_option(std::string_view name);
 std::size_t option_index(const OptionRow& row);
 
 // The run attributes every row records, from the final configuration (after the pre-run checks,
-// which settle what was probed: the O_DIRECT alignment).
+// which settle what was probed: the O_DIRECT alignment), then `settings`: what the rows say
+// iosweep-compare must compare (app/settings.hpp).
 RunAttributes record_options(const Config& c);
 
 }  // namespace iosweep

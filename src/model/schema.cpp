@@ -572,6 +572,10 @@ const FieldDesc kDevice[] = {
      .reduction = "the link as read, e.g. PCIe 4.0 x4 (16.0 GT/s PCIe, 4 lanes: 7.877 GB/s), or "
                   "in words why the device's limit is unknown (a virtio, SATA or SCSI, loop, "
                   "device-mapper, md, network or memory device; NVMe over a fabric)"},
+    {FIELD(DeviceRow, lag_note), .type = FieldType::str256, .unit = "text",
+     .reduction = "on the counted row of a drive that lagged (drive_fraction under 0.90 while the "
+                  "point's other drives' were not): the console's note of it, `drive DEVICE (node "
+                  "N) P%` (P at most 89); empty on every other row"},
 };
 
 #undef FIELD
@@ -626,10 +630,6 @@ const TableDesc kMountsT{.name = "mounts",
                          .description =
                              "one row per (node, folder of --dir): the file system holding the "
                              "folder there"};
-const TableDesc* const kAll[] = {&kRunIndexT, &kRankMapT,    &kSummaryT,   &kRanksT,
-                                 &kNodesT,    &kTimeSeriesT, &kDeviceT,    &kRankUsageT,
-                                 &kWireT,     &kMountsT,     &plan_table()};
-
 const EnumMember kStatus[] = {{.name = "running", .value = 0},
                               {.name = "complete", .value = 1},
                               {.name = "aborted", .value = 2},
@@ -672,7 +672,14 @@ const TableDesc& mounts_table() {
   return kMountsT;
 }
 std::span<const TableDesc* const> all_tables() {
-  return kAll;
+  // Made on first use: the tables of model/schema_final_math.cpp and model/schema_plan.cpp are
+  // other files' statics.
+  static const TableDesc* const all[] = {
+      &kRunIndexT, &kRankMapT,    &kSummaryT,          &kRanksT,
+      &kNodesT,    &kTimeSeriesT, &kDeviceT,           &kRankUsageT,
+      &kWireT,     &kMountsT,     &final_math_table(), &final_math_drives_table(),
+      &plan_table()};
+  return all;
 }
 
 }  // namespace iosweep

@@ -5,9 +5,12 @@
 // agree). Fields may be added; none is ever renamed or renumbered.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
+#include <string_view>
 
 namespace iosweep {
 
@@ -311,6 +314,9 @@ struct DeviceRow {
   double link_Bps;
   double link_fraction;
   char link[256];
+  // On the counted row of a drive that lagged (saw under 90% of its ranks' bytes while the
+  // point's other drives did not): the note the console's notes column gives it; else empty.
+  char lag_note[256];
 };
 
 // One row per (point, node sampled): the byte counters of the interfaces that carry the node's
@@ -360,6 +366,84 @@ struct TimeSeriesRow {
 // The rank of the time-series rows that merge every rank's bin.
 inline constexpr std::int32_t kAllRanks = -1;
 
+// `text` into a row's fixed text field, NUL-padded, cut at a character boundary to fit.
+template <std::size_t N>
+void put_text(char (&field)[N], std::string_view text) {
+  std::size_t len = std::min(text.size(), N - 1);
+  while (len > 0 && len < text.size() && (static_cast<unsigned char>(text[len]) & 0xC0) == 0x80)
+    --len;  // not in the middle of a UTF-8 character
+  std::memset(field, 0, N);
+  std::memcpy(field, text.data(), len);
+}
+// A row's fixed text field as text.
+template <std::size_t N>
+std::string_view text_of(const char (&field)[N]) {
+  return {field, strnlen(field, N)};
+}
+
+// One row per step of the run (step 0 for a run without steps): the compute-adjacent "final
+// math" of the step's largest filter-count point (the last one appended), as
+// model/final_math.hpp makes it and the console prints it after the run. Its node lines are the
+// `nodes` rows of `point`, its drive lines the final_math_drives rows of the step.
+struct FinalMathRow {
+  std::uint32_t step;
+  std::uint32_t point;  // filter-count's summary row
+  std::uint32_t ranks;
+  std::uint32_t nodes;
+  std::uint32_t streams;
+  std::uint32_t iodepth;
+  std::uint32_t repetition;
+  std::uint8_t by_streams;  // 1: the point is named by its streams (the step swept --streams)
+  std::uint64_t bytes;
+  std::uint64_t rows;
+  double wall_s;
+  double bandwidth_Bps;
+  double per_node_Bps;  // bandwidth_Bps / nodes
+  double per_rank_Bps;  // bandwidth_Bps / ranks
+  std::uint32_t drives;
+  double per_drive_Bps;  // bandwidth_Bps / drives; NaN without a drive
+  char drive_note[256];  // why per drive is not known; empty with drives
+  std::uint64_t matches;
+  std::uint64_t expected_matches;
+  char count_check[64];  // the count's verdict: exact, MISMATCH, not checked: ..., nothing scanned
+  double rated_bw_Bps;   // --rated-bw's rates; 0 when not given
+  double rated_bw2_Bps;
+  char rated_per[64];     // what is compared with them: "per drive" or "per rank's device"
+  double rated_per_Bps;   // its figure: per_drive_Bps, or per_rank_Bps without a drive
+  double rated_fraction;  // rated_per_Bps / rated_bw_Bps; NaN when not given
+  double rated2_fraction;
+  double rated_iops;           // --rated-iops; 0 when not given
+  double rated_per_iops;       // operations per second per drive (per rank's device without one)
+  double rated_iops_fraction;  // rated_per_iops / rated_iops; NaN when not given
+  std::int32_t ship_point;  // ship-count's summary row at the same ranks and repetition; -1 none
+  std::uint32_t ship_ranks;
+  std::uint64_t ship_mpi_bytes;
+  double ship_remote_fraction;
+  std::uint64_t filter_mpi_bytes;
+  double ship_bandwidth_Bps;
+  double filter_vs_ship;
+};
+
+// One row per (step, drive used by its final math's point): the drive's own counters over the
+// point's window and what its ranks claimed, gathered over the drive's device rows.
+struct FinalMathDriveRow {
+  std::uint32_t step;
+  std::uint32_t point;
+  std::int32_t drive;
+  char device[64];
+  char nodes[64];     // the nodes whose ranks used it, comma-separated
+  char folders[256];  // their folders on it, comma-separated
+  std::uint64_t read_bytes;
+  double window_s;
+  double device_Bps;
+  std::uint32_t ranks;
+  std::uint64_t claimed_bytes;
+  double drive_Bps;
+  double link_Bps;       // the drive's PCIe link per direction; NaN when unknown (link says why)
+  double link_fraction;  // device_Bps / link_Bps; NaN when unknown
+  char link[256];
+};
+
 const TableDesc& summary_table();
 const TableDesc& ranks_table();
 const TableDesc& rank_map_table();
@@ -371,6 +455,8 @@ const TableDesc& rank_usage_table();
 const TableDesc& wire_table();
 const TableDesc& mounts_table();
 const TableDesc& plan_table();
+const TableDesc& final_math_table();         // model/schema_final_math.cpp
+const TableDesc& final_math_drives_table();  // model/schema_final_math.cpp
 std::span<const TableDesc* const> all_tables();
 
 }  // namespace iosweep

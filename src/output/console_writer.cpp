@@ -292,7 +292,6 @@ void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) 
   last_kind_ = kind;
   headlines_[{s.step, s.phase}][by_streams() ? s.streams : s.ranks].push_back(
       ops_headline(phase) ? s.iops : mib(s.bandwidth_Bps));
-  if (phase.counts()) (phase.ships() ? last_ship_ : last_filter_) = p;
   std::string notes = row_notes(p);
   if (const std::string u = unequal_per_node(ctx_.topology, static_cast<int>(s.ranks)); !u.empty())
     notes += (notes.empty() ? "" : "; ") + ("ranks/node " + u);

@@ -4,8 +4,8 @@
 // column when the run sweeps --streams; the metadata phases under a header of their own, in
 // operations per second), and at the end a Peak & Sustained table per phase (the PixStor
 // study's: the best point and the largest point) and the compute-adjacent "final math" for the
-// largest filter-count point (output/final_math.cpp). Bandwidths are MiB/s (2^20 bytes/s),
-// latencies microseconds.
+// largest filter-count point, as model/final_math.hpp made it (printed by output/final_math.cpp).
+// Bandwidths are MiB/s (2^20 bytes/s), latencies microseconds.
 #pragma once
 
 #include <cstdio>
@@ -31,6 +31,8 @@ class ConsoleWriter final : public ResultWriter {
   void begin_step(const StepPlan& step, std::uint32_t index) override;
   void append_point(const PointResult& point, const LatencyHistogram& latency) override;
   void end_run(RunStatus status, const std::string& message) override;
+  // Printed after the Peak & Sustained table when the run completes.
+  void append_final_math(const FinalMath& fm) override { final_math_ = fm; }
 
  private:
   void print_step(const StepPlan& step, const std::string& engine_detail);
@@ -40,16 +42,15 @@ class ConsoleWriter final : public ResultWriter {
   void print_wire(const RunContext& ctx, const std::set<std::string>& by_node);
   void print_links(const RunContext& ctx);
   void print_placement(const RunContext& ctx);
-  void print_drives(const PointResult& p);
   void print_unequal(const RunContext& ctx);
   void print_row(const PointResult& p, const std::string& notes);
   void print_peaks();
   void print_final_math();
   void print_left();
-  void print_rated(double per_unit_Bps, const char* unit);
-  void print_rated_iops(double per_unit_iops, const char* unit);
-  void print_link(const DeviceRow& d);
-  void print_shipped(const SummaryRow& filter);
+  void print_drives(const FinalMath& fm);
+  void print_link(const FinalMathDriveRow& d);
+  void print_rated(const FinalMathRow& r);
+  void print_shipped(const FinalMathRow& r);
   void flush();
 
   std::FILE* out_;
@@ -62,8 +63,7 @@ class ConsoleWriter final : public ResultWriter {
       headlines_;
   const StepPlan* step_ = nullptr;  // the step whose rows are printed
   std::uint32_t step_index_ = 0;
-  std::optional<PointResult> last_filter_;
-  std::optional<PointResult> last_ship_;
+  std::optional<FinalMath> final_math_;
 };
 
 }  // namespace iosweep

@@ -279,6 +279,10 @@ void Hdf5Writer::begin_locked(const RunContext& ctx, bool was_empty) {
   h5::append_rows(g.get(), mounts_table(), ctx.mounts.data(), ctx.mounts.size());
   write_steps(g.get(), ctx);
   write_plan(g.get(), ctx);
+  // Empty until the run completes with a filter-count point (finish): a reader tells a run
+  // without final math from a file older than the tables.
+  h5::create_table(g.get(), final_math_table(), 4);
+  h5::create_table(g.get(), final_math_drives_table(), 16);
   h5::Handle lat = h5::check(H5Gcreate2(g.get(), "latency", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
                              H5Gclose, "latency group");
   std::vector<std::uint64_t> lower, upper;
@@ -350,6 +354,11 @@ void Hdf5Writer::finish(RunStatus status, const std::string& message) {
   h5::Handle f = h5::open_file(path_, false);
   h5::Handle g = h5::check(H5Gopen2(f.get(), ("runs/" + run_id_).c_str(), H5P_DEFAULT), H5Gclose,
                            "opening run " + run_id_);
+  if (status == RunStatus::complete && final_math_) {
+    h5::append_rows(g.get(), final_math_table(), &final_math_->row, 1);
+    h5::append_rows(g.get(), final_math_drives_table(), final_math_->drives.data(),
+                    final_math_->drives.size());
+  }
   const std::uint64_t t_end = unix_now_ns();
   h5::set_attr_u64(g.get(), "t_end_unix_ns", t_end);
   h5::set_attr_enum(g.get(), "status", h5::status_enum_type(), static_cast<std::uint8_t>(status));
@@ -369,6 +378,11 @@ void Hdf5Writer::append_usage(const std::vector<RankUsageRow>& rows) {
                            "opening run " + run_id_);
   h5::append_rows(g.get(), rank_usage_table(), rows.data(), rows.size());
   h5::check_status(H5Fflush(f.get(), H5F_SCOPE_GLOBAL), "flushing " + path_);
+}
+
+void Hdf5Writer::append_final_math(const FinalMath& fm) {
+  std::lock_guard guard(mu_);
+  final_math_ = fm;
 }
 
 void Hdf5Writer::end_run(RunStatus status, const std::string& message) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -25,6 +26,8 @@ class Hdf5Writer final : public ResultWriter {
   bool abort_from_signal(const std::string& message) override;
   // Every rank's memory and CPU over the run (once, before end_run): the rank_usage table.
   void append_usage(const std::vector<RankUsageRow>& rows) override;
+  // Kept until end_run, which stores it with the run's completion (the final_math tables).
+  void append_final_math(const FinalMath& fm) override;
 
  private:
   void begin_locked(const RunContext& ctx, bool was_empty);
@@ -39,6 +42,7 @@ class Hdf5Writer final : public ResultWriter {
   unsigned long long run_index_row_ = 0;  // this run's row in /run_index
   RunIndexRow index_{};                   // what that row holds; only this writer changes it
   std::set<unsigned> engines_noted_;      // phases whose engine detail is stored
+  std::optional<FinalMath> final_math_;
 };
 
 }  // namespace iosweep

@@ -92,25 +92,36 @@ std::string percent_under(const char* what, double fraction, double threshold) {
 }
 
 // The drives that saw under kDeviceNote of their ranks' bytes, when some of the point's drives
-// did not: every one is named, at most kDriveNotes, then how many more (when all of them saw
-// too little, the `device` note already says so).
+// did not (when all of them saw too little, the `device` note already says so): their counted
+// device rows (the rows with a drive_fraction).
+std::vector<std::size_t> lagging_drives(const PointResult& p) {
+  std::vector<std::size_t> low;
+  std::size_t used = 0;
+  for (std::size_t i = 0; i < p.devices.size(); ++i) {
+    const DeviceRow& d = p.devices[i];
+    if (std::isnan(d.drive_fraction)) continue;
+    ++used;
+    if (d.drive_fraction < kDeviceNote) low.push_back(i);
+  }
+  if (low.size() == used) low.clear();
+  return low;
+}
+
+// `drive nvme3n1 (node 2) 41%`: a lagging drive's note.
+std::string lag_note(const DeviceRow& d) {
+  const std::string what =
+      "drive " + std::string(text_of(d.device)) + " (node " + std::to_string(d.node) + ")";
+  return percent_under(what.c_str(), d.drive_fraction, kDeviceNote);
+}
+
+// The lagging drives' notes: every one is named, at most kDriveNotes, then how many more.
 constexpr std::size_t kDriveNotes = 3;
 
 std::string drive_notes(const PointResult& p) {
-  std::vector<const DeviceRow*> low;
-  std::size_t used = 0;
-  for (const auto& d : p.devices) {
-    if (std::isnan(d.drive_fraction)) continue;
-    ++used;
-    if (d.drive_fraction < kDeviceNote) low.push_back(&d);
-  }
-  if (low.empty() || low.size() == used) return {};
+  const std::vector<std::size_t> low = lagging_drives(p);
   std::string n;
-  for (std::size_t i = 0; i < low.size() && i < kDriveNotes; ++i) {
-    const std::string what =
-        "drive " + std::string(low[i]->device) + " (node " + std::to_string(low[i]->node) + ")";
-    n += (n.empty() ? "" : "; ") + percent_under(what.c_str(), low[i]->drive_fraction, kDeviceNote);
-  }
+  for (std::size_t i = 0; i < low.size() && i < kDriveNotes; ++i)
+    n += (n.empty() ? "" : "; ") + lag_note(p.devices[low[i]]);
   if (low.size() > kDriveNotes)
     n += "; " + std::to_string(low.size() - kDriveNotes) + " more drives under 90%";
   return n;
@@ -285,12 +296,11 @@ std::string row_notes(const PointResult& p) {
 }
 
 void store_notes(PointResult& p) {
-  const std::string n = row_notes(p);
-  std::size_t len = std::min(n.size(), sizeof p.summary.notes - 1);
-  while (len > 0 && len < n.size() && (static_cast<unsigned char>(n[len]) & 0xC0) == 0x80)
-    --len;  // not in the middle of a UTF-8 character
-  std::memset(p.summary.notes, 0, sizeof p.summary.notes);
-  std::memcpy(p.summary.notes, n.data(), len);
+  put_text(p.summary.notes, row_notes(p));
+  for (auto& d : p.devices)
+    put_text(d.lag_note, "");
+  for (std::size_t i : lagging_drives(p))
+    put_text(p.devices[i].lag_note, lag_note(p.devices[i]));
 }
 
 }  // namespace iosweep

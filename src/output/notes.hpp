@@ -72,7 +72,10 @@ std::string headroom_notes(const PointResult& p);
 // provenance notes (a lagging drive's last, as before them). The console
 // prints it; the results file stores it (summary `notes`, cut at 255 bytes).
 std::string row_notes(const PointResult& p);
-// Sets the summary's `notes` to row_notes(p), cut at a character boundary to fit.
+// Sets the summary's `notes` to row_notes(p), cut at a character boundary to fit, and the
+// `lag_note` of every device row: a lagging drive's note (`drive nvme3n1 (node 2) 41%`) on its
+// counted row, empty on every other row. The results file stores both: a reader shows them and
+// never decides which drive lagged again.
 void store_notes(PointResult& p);
 
 }  // namespace iosweep

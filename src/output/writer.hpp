@@ -7,11 +7,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/histogram.hpp"
 #include "model/config.hpp"
+#include "model/final_math.hpp"
 #include "model/point.hpp"
 #include "model/run_plan.hpp"
 #include "model/schema.hpp"
@@ -73,6 +75,9 @@ class ResultWriter {
   // Every rank's memory and CPU over the whole run, once, before end_run; a writer that stores
   // no tables ignores it.
   virtual void append_usage(const std::vector<RankUsageRow>& rows) { (void)rows; }
+  // The final math of the run's largest filter-count point (model/final_math.hpp), once, before
+  // end_run of a complete run that had filter-count.
+  virtual void append_final_math(const FinalMath& fm) { (void)fm; }
   // From the signal watcher thread, while the main thread may be writing: mark the run aborted
   // where this writer can (the results file). True when it marked something.
   virtual bool abort_from_signal(const std::string& message) {
@@ -81,25 +86,19 @@ class ResultWriter {
   }
 };
 
-// Fan-out to several writers, in order.
+// Fan-out to several writers, in order. It also keeps the last filter-count and ship-count
+// points it passed on, and at the end of a complete run makes their final math once and hands
+// it to every writer (output/writer.cpp).
 class WriterList final : public ResultWriter {
  public:
   void add(std::unique_ptr<ResultWriter> w) { writers_.push_back(std::move(w)); }
-  void begin_run(const RunContext& ctx) override {
+  void begin_run(const RunContext& ctx) override;
+  void begin_step(const StepPlan& step, std::uint32_t index) override;
+  void append_point(const PointResult& p, const LatencyHistogram& l) override;
+  void end_run(RunStatus s, const std::string& m) override;
+  void append_final_math(const FinalMath& fm) override {
     for (auto& w : writers_)
-      w->begin_run(ctx);
-  }
-  void begin_step(const StepPlan& step, std::uint32_t index) override {
-    for (auto& w : writers_)
-      w->begin_step(step, index);
-  }
-  void append_point(const PointResult& p, const LatencyHistogram& l) override {
-    for (auto& w : writers_)
-      w->append_point(p, l);
-  }
-  void end_run(RunStatus s, const std::string& m) override {
-    for (auto& w : writers_)
-      w->end_run(s, m);
+      w->append_final_math(fm);
   }
   void append_usage(const std::vector<RankUsageRow>& rows) override {
     for (auto& w : writers_)
@@ -116,6 +115,9 @@ class WriterList final : public ResultWriter {
 
  private:
   std::vector<std::unique_ptr<ResultWriter>> writers_;
+  FinalMathInputs final_math_;   // the final math's point's step
+  FinalMathInputs step_inputs_;  // the current step's
+  std::optional<PointResult> last_filter_, last_ship_;
 };
 
 }  // namespace iosweep

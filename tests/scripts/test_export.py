@@ -30,6 +30,8 @@ TABLES = (
     "rank_usage",
     "wire",
     "mounts",
+    "final_math",
+    "final_math_drives",
 )
 
 

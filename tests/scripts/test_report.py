@@ -7,7 +7,8 @@ added: timeseries latency and merged rows, a mounts table, wire counters) get la
 drawn from the merged rows, in the report and in iosweep-plot, the file system per node and the
 wire's share of the bytes; a run over two drives (loop devices as root) gets its drive table,
 every figure of it h5py's, its lagging drive noted as the console notes it, and its final math's
-per-drive lines the console's."""
+per-drive lines the console's. The final math and the lag notes are the file's: changed in the
+file, the report shows them changed; a file from before the final_math table says so."""
 import json
 from html import unescape
 import math
@@ -160,8 +161,12 @@ def test_one_run_renders_every_section_from_the_file(results, browser, tmp_path)
     assert p.returncode == 0 and p.stderr == "", p.stderr
     cells = render(browser, page)
     checked = check_against_file(cells, out)
-    for t in ("summary", "ranks", "nodes", "latency", "attrs", "hosts", "rank_map"):
+    for t in ("summary", "ranks", "nodes", "latency", "attrs", "hosts", "rank_map", "final_math"):
         assert checked.get(t, 0) > 0, (t, checked)
+    # The final math's cells are the stored table's; none is the report's own.
+    fm = [c for c in cells if c["section"] == "final-math"]
+    tables = ("final_math", "final_math_drives")
+    assert fm and all(c["table"] in tables and not c["derived"] for c in fm), fm
     for sid in SECTIONS:
         assert any(c["section"] == sid for c in cells), f"section {sid} shows no figure"
     with h5py.File(out, "r") as f:
@@ -278,6 +283,54 @@ def test_the_page_needs_nothing_from_outside(results, tmp_path):
     )
     assert "https://" not in html and "Content-Security-Policy" in html
     shutil.copy(page, tmp_path / "copy.html")  # a plain file: attachable as it is
+
+
+def _changed_final_math(f, g):
+    """The stored final math made other figures than the summary's, and a lag note put on a
+    drive that did not lag: what the report shows of them is the file's."""
+    t = g["final_math"][()]
+    assert len(t) == 1 and int(t["step"][0]) == 0
+    t["bandwidth_Bps"] *= 2
+    t["per_rank_Bps"] = 12.5e9
+    t["count_check"] = b"MISMATCH"
+    t["rated_fraction"] = 0.25
+    g["final_math"][...] = t
+    dev = g["device"][()]
+    j = int(np.flatnonzero(dev["counted"] == 1)[-1])
+    dev["lag_note"][j] = b"drive made-up (node 0) 7%"
+    g["device"][...] = dev
+
+
+def test_the_report_shows_the_stored_final_math_and_lag_notes(results, tmp_path):
+    """iosweep-report prints the final_math table and the lag notes iosweep stored, whatever
+    they hold (nothing is worked out again from the summary or the device counters), and says
+    in one line that a file from before the table has none."""
+    _, out, printed = results
+    changed, older = tmp_path / "changed.h5", tmp_path / "older.h5"
+    shutil.copy(out, changed)
+    shutil.copy(out, older)
+    with h5py.File(changed, "r+") as f:
+        g = latest_run(f)
+        bw = float(g["final_math"]["bandwidth_Bps"][0])
+        _changed_final_math(f, g)
+    with h5py.File(older, "r+") as f:
+        for g in f["runs"].values():
+            del g["final_math"], g["final_math_drives"]
+    page = tmp_path / "changed.html"
+    assert report(changed, "-o", page).returncode == 0
+    html = page.read_text()
+    pre = unescape(re.search(r'<pre class="final-math"[^>]*>(.*?)</pre>', html, re.S).group(1))
+    assert pre != printed[1][printed[1].index("filter-count at ") :]
+    assert f"  aggregate  {2 * bw / 1e9:.3f} GB/s" in pre
+    assert "  per rank   12.500 GB/s (aggregate / ranks)" in pre
+    assert " expected (MISMATCH)\n" in pre and "(25.0% of 5.200 GB/s" in pre
+    assert "drive made-up (node 0) 7%" in html
+    page = tmp_path / "older.html"
+    p = report(older, "-o", page)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    html = page.read_text()
+    assert '<pre class="final-math"' not in html
+    assert "Final math: not recorded in this file (it predates the final_math table" in html
 
 
 def test_final_math_of_a_streams_run_with_ship_count_is_the_consoles(tmp_path):
@@ -477,6 +530,9 @@ def test_the_drive_table_of_a_run_over_two_drives_is_the_files(two_drives, brows
     # seq-write at 2 ranks, its bytes still in the page cache while the first's reached it.
     notes = {i: row[15]["text"] for (i, _), row in shown.items() if row[15]["text"]}
     assert any(f"drive {devices[1]} (node 0) " in n for n in notes.values()), notes
+    # Each is the note iosweep stored on the drive's device row (checked against h5py above).
+    noted = [row[15] for row in shown.values() if row[15]["text"]]
+    assert all(c["table"] == "device" and c["value"] == c["text"] for c in noted), noted
     with h5py.File(out, "r") as f:
         s = latest_run(f)["summary"][()]
         label = {v: k.replace("_", "-") for k, v in names.phases(latest_run(f)).items()}

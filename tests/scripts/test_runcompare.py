@@ -1,18 +1,23 @@
 """scripts/iosweep-compare A.h5[:RUN] B.h5[:RUN]: two real runs of 3 repetitions compared point by
 point with bootstrap intervals (reproducible), the gate's exit statuses, settings that differ
 listed and their rows left uncompared unless --loose, a one-repetition side said to be
-degenerate, and the CSV."""
+degenerate, and the CSV; the settings compared are exactly those the file declares (its
+`settings`, which iosweep makes from its option table), and a run recorded before runs declared
+them is compared through `iosweep settings`."""
 import csv
+import os
 import re
 import shutil
 import subprocess
+import tomllib
 
 import h5py
 import numpy as np
 import pytest
 
 from iosweep_tools.compare import runs as rc
-from iosweep_tools.results import reader
+from iosweep_tools.results import hdf5, reader
+from iosweep_tools.results import settings as rs
 from conftest import SOURCE_DIR, run_ids, run_iosweep
 
 COMPARE = SOURCE_DIR / "scripts" / "iosweep-compare"
@@ -229,6 +234,8 @@ def test_the_csv_keeps_text_a_spreadsheet_would_run_text(runs, tmp_path):
         config = str(g.attrs["config"])
         assert 'wire-interface=["auto"]' in config
         g.attrs["config"] = config.replace('wire-interface=["auto"]', 'wire-interface=["lo"]')
+        assert hdf5.text(g.attrs["wire_interface"]) == "auto"
+        g.attrs["wire_interface"] = "lo"
 
     other = _copy_changed(b, tmp_path / "b.h5", wire)
     p = compare(a, other, "--csv", tmp_path / "t.csv")
@@ -319,3 +326,103 @@ def test_metadata_settings_keep_only_the_metadata_rows_from_comparison(tmp_path)
     size = rc.compare(reader.read(out, b), reader.read(out, c))
     assert [(d.what, d.phases) for d in size.differences] == [("file size", {"seq_write"})]
     assert {r.phase: r.compared for r in size.rows} == {"seq_write": False, "md_create": True}
+
+
+def _latest(path):
+    with h5py.File(path, "r") as f:
+        rid = run_ids(f)[-1]
+        return rid, hdf5.text(f["runs"][rid].attrs["settings"])
+
+
+def test_the_binary_declares_the_settings_and_makes_them_again_from_a_configuration(runs):
+    """Every run stores the settings compare must know, made from the option table; `iosweep
+    settings` makes the same text of a stored run from its recorded configuration."""
+    _, a, _, _, _ = runs
+    rid, stored = _latest(a)
+    p = run_iosweep(1, ["settings", f"{a}:{rid}"], check=0)
+    assert p.stdout == stored
+    table = tomllib.loads(stored)
+    assert table["file_size_bytes"]["what"] == "file size" and table["dir"]["value"] == "1"
+    assert (
+        table["file_size_bytes"]["unit"] == "bytes"
+        and "md_create" not in table["file_size_bytes"]["phases"]
+    )
+    assert table["fsync"]["phases"] == [] and table["fsync"]["shown"] == "fsync_phases"
+    assert {"engine_detail", "fs_type", "pattern_bytes"} <= set(table)
+    # What never keeps two runs from being compared is not declared.
+    assert not {"seed", "label", "repetitions", "rated_bw_Bps", "timeseries_bin_s"} & set(table)
+    p = run_iosweep(1, ["settings", str(a) + ".none"], check=2)
+    said = p.stderr.splitlines()[0]
+    assert said.startswith("iosweep: settings: '") and said.endswith(".none' does not exist")
+
+
+def _every_setting_changed(f, g):
+    """Every declared setting of the run made another value (its attribute, or the value the
+    binary decided: --dir's folders), and one setting no iosweep knows added; a seed and a label
+    changed too, which are no settings."""
+    text = hdf5.text(g.attrs["settings"])
+    for attr, e in tomllib.loads(text).items():
+        if "value" not in e:
+            v = g.attrs[attr]
+            one = v.dtype.type(1) if isinstance(v, np.integer) else 1
+            g.attrs[attr] = v + one if isinstance(v, (int, np.integer)) else f"{hdf5.text(v)}x"
+    assert 'dir = {what = "--dir folders"' in text and 'value = "1"}' in text
+    text = "\n".join(
+        ln.replace('value = "1"}', 'value = "10"}') if ln.startswith("dir = ") else ln
+        for ln in text.splitlines()
+    )
+    g.attrs["seed"] = int(g.attrs["seed"]) + 1
+    g.attrs["label"] = "another"
+    g.attrs["made_up_bytes"] = 3
+    g.attrs["settings"] = (
+        text + '\nmade_up_bytes = {what = "made up", option = "", phases = ["seq_read"],'
+        ' unit = "bytes"}\n'
+    )
+
+
+def test_compare_names_exactly_the_settings_the_file_declares(runs, tmp_path):
+    """Every setting B's file declares changed (and one made up, that no iosweep knows): the
+    comparison lists each, with the phases the file says it changes, and nothing else (a seed
+    and a label that differ are no settings)."""
+    _, a, b, _, _ = runs
+    other = _copy_changed(b, tmp_path / "b.h5", _every_setting_changed)
+    _, declared = _latest(other)
+    table = tomllib.loads(declared)
+    cmp = rc.compare(reader.read(a), reader.read(other))
+    present = {"seq_write", "seq_read", "rand_read"}
+    want = {e["what"]: set(e["phases"]) & present for e in table.values()}
+    want = {k: v for k, v in want.items() if v}
+    assert {d.what: d.phases for d in cmp.differences} == want
+    made_up = next(d for d in cmp.differences if d.what == "made up")
+    assert (made_up.a, made_up.b) == ("not recorded", "3 B")
+    # Two copies with the same made-up setting and the same value: no difference at all.
+    p = compare(other, other)
+    assert "settings that differ: none" in p.stdout, p.stdout
+
+
+def _older(f, g):
+    """The run as iosweep wrote it before runs declared their settings."""
+    del g.attrs["settings"]
+
+
+def test_a_run_from_before_the_settings_is_compared_through_the_binary(runs, tmp_path):
+    """A run without `settings` (recorded before iosweep stored them) is compared on what
+    `iosweep settings` makes of its configuration: the same differences as the newer file."""
+    _, a, _, c, _ = runs
+    older = _copy_changed(c, tmp_path / "c-older.h5", _older)
+    assert [s.attribute for s in rs.declared(reader.read(older))] == [
+        s.attribute for s in rs.declared(reader.read(c))
+    ]
+    p, q = compare(a, c), compare(a, older)
+    assert p.returncode == q.returncode == 0, q.stderr
+    assert "file size: A 4 MiB, B 8 MiB (every row)" in q.stdout
+    assert p.stdout.replace(str(c), "X") == q.stdout.replace(str(older), "X")
+    # Without a binary to ask, the command says so in one line rather than guess.
+    p = subprocess.run(
+        [str(COMPARE), str(a), str(older)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "IOSWEEP_BIN": str(tmp_path / "no-iosweep")},
+    )
+    assert p.returncode != 0 and p.stderr.count("\n") == 1, p.stderr
+    assert "records no settings" in p.stderr

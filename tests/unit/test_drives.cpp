@@ -1,8 +1,8 @@
 // Several target folders (--dir a,b,...): the option's forms and refusals, the folder of every
 // rank and the activation order over nodes and drives, the drive view of a point (claims per
 // device, a drive shared by emulated nodes counted once, slowest and fastest, the fraction its
-// own counters saw), the notes that name a lagging drive, and every position's file in its
-// folder.
+// own counters saw), the notes that name a lagging drive (kept on its device row), the final
+// math's figures and drive lines, and every position's file in its folder.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +17,8 @@
 #include "app/cli.hpp"
 #include "app/option_table.hpp"
 #include "core/errors.hpp"
+#include "model/engine_desc.hpp"
+#include "model/final_math.hpp"
 #include "model/topology.hpp"
 #include "output/notes.hpp"
 #include "phases/file_set.hpp"
@@ -206,10 +208,118 @@ TEST(Drives, TheNotesNameADriveThatSawLessThanItsRanksClaimedWhileTheOthersDidNo
   PointResult r = reduce_point(in);
   EXPECT_EQ(provenance_notes(r), "drive nvme1n1 (node 0) 40%");
   EXPECT_EQ(provenance_notes(r.summary), "");
+  // The results file keeps the verdict: the lagging drive's counted row carries its note.
+  store_notes(r);
+  EXPECT_STREQ(r.devices[1].lag_note, "drive nvme1n1 (node 0) 40%");
+  EXPECT_STREQ(r.devices[0].lag_note, "");
+  EXPECT_STREQ(r.devices[2].lag_note, "");
   // Every drive short: the device note says it, no drive is singled out.
   r.devices[0].drive_fraction = r.devices[2].drive_fraction = 0.1;
   r.summary.device_fraction = 0.2;
   EXPECT_EQ(provenance_notes(r), "device 20%");
+  store_notes(r);
+  for (const DeviceRow& d : r.devices)
+    EXPECT_STREQ(d.lag_note, "") << d.device;
+}
+
+namespace {
+
+// filter-count over three drives of two nodes (node 0: folders 0 and 1 on sda, folder 2 on
+// sdb; node 1: its own sda), read at 1 GB/s per second of the slowest rank.
+PointResult filter_point() {
+  PointInput in;
+  in.phase = kFilterCount;
+  in.ranks = 4;
+  in.nodes = 2;
+  in.repetition = 1;
+  in.device_measured = true;
+  in.samples = {sample(0, 0, 0, 100, 1.0), sample(1, 0, 1, 100, 2.0), sample(2, 0, 2, 100, 1.0),
+                sample(3, 1, 0, 100, 2.0)};
+  for (auto& x : in.samples)
+    x.rows = x.expected_matches = x.matches = 5;
+  in.total_matches = 20;
+  in.devices = {device(0, "sda", 0, true, 200), device(0, "sdb", 1, true, 50),
+                device(1, "sda", 2, true, 100)};
+  in.device_folders = {0b011, 0b100, 0b111};
+  PointResult r = reduce_point(in);
+  const char* folders[] = {"/a,/b", "/c", "/a,/b,/c"};
+  for (std::size_t i = 0; i < r.devices.size(); ++i)
+    std::strncpy(r.devices[i].folders, folders[i], sizeof r.devices[i].folders - 1);
+  r.summary.point = 7;
+  return r;
+}
+
+}  // namespace
+
+TEST(FinalMath, ItsFiguresAreTheLargestPointsOnce) {
+  const PointResult p = filter_point();
+  PointResult ship = p;
+  ship.summary.point = 8;
+  ship.summary.bandwidth_Bps = p.summary.bandwidth_Bps / 4;
+  ship.summary.mpi_bytes = 400;
+  ship.summary.mpi_remote_bytes = 100;
+  FinalMathInputs in;
+  in.rated_bw_Bps = 100;
+  in.rated_bw2_Bps = 50;
+  const FinalMath fm = make_final_math(p, &ship, in);
+  const FinalMathRow& r = fm.row;
+  EXPECT_EQ(r.step, 0u);
+  EXPECT_EQ(r.point, 7u);
+  EXPECT_EQ(r.ranks, 4u);
+  EXPECT_EQ(r.bytes, 400u);
+  EXPECT_DOUBLE_EQ(r.bandwidth_Bps, 200.0);  // 400 bytes over the slowest 2 s
+  EXPECT_DOUBLE_EQ(r.per_rank_Bps, 50.0);
+  EXPECT_EQ(r.drives, 3u);
+  EXPECT_DOUBLE_EQ(r.per_drive_Bps, 200.0 / 3);
+  EXPECT_STREQ(r.drive_note, "");
+  EXPECT_STREQ(r.count_check, "exact");
+  EXPECT_STREQ(r.rated_per, "per drive");
+  EXPECT_DOUBLE_EQ(r.rated_fraction, 200.0 / 3 / 100);
+  EXPECT_DOUBLE_EQ(r.rated2_fraction, 200.0 / 3 / 50);
+  EXPECT_EQ(r.ship_point, 8);
+  EXPECT_DOUBLE_EQ(r.ship_remote_fraction, 0.25);
+  EXPECT_DOUBLE_EQ(r.filter_vs_ship, 4.0);
+  // Every drive used, by id: its counted row's reads over the point's window, its ranks' claims.
+  ASSERT_EQ(fm.drives.size(), 3u);
+  const FinalMathDriveRow& sda = fm.drives[0];
+  EXPECT_EQ(sda.drive, 0);
+  EXPECT_STREQ(sda.device, "sda");
+  EXPECT_STREQ(sda.nodes, "0");
+  EXPECT_STREQ(sda.folders, "/a,/b");
+  EXPECT_EQ(sda.ranks, 2u);
+  EXPECT_EQ(sda.claimed_bytes, 200u);
+  EXPECT_EQ(sda.read_bytes, 200u);
+  EXPECT_DOUBLE_EQ(sda.window_s, 2.0);
+  EXPECT_DOUBLE_EQ(sda.device_Bps, 100.0);
+  EXPECT_DOUBLE_EQ(sda.drive_Bps, 100.0);
+  EXPECT_STREQ(fm.drives[2].nodes, "1");
+  EXPECT_EQ(fm.nodes.size(), p.nodes.size());
+}
+
+TEST(FinalMath, SaysWhatIsNotKnownAndWhatWasNotChecked) {
+  PointResult p = filter_point();
+  p.summary.drives = 0;
+  p.devices.clear();
+  p.summary.matches = 19;
+  PointResult ship = p;
+  ship.summary.ranks = 2;  // another point: not the same scan
+  FinalMathInputs in;
+  in.rated_bw_Bps = 100;
+  in.device_note = "no sysfs";
+  const FinalMath fm = make_final_math(p, &ship, in);
+  EXPECT_STREQ(fm.row.drive_note, "no device counters (no sysfs)");
+  EXPECT_TRUE(std::isnan(fm.row.per_drive_Bps));
+  EXPECT_STREQ(fm.row.rated_per, "per rank's device");
+  EXPECT_DOUBLE_EQ(fm.row.rated_fraction, 0.5);
+  EXPECT_TRUE(std::isnan(fm.row.rated2_fraction));
+  EXPECT_STREQ(fm.row.count_check, "MISMATCH");
+  EXPECT_EQ(fm.row.ship_point, -1);
+  EXPECT_TRUE(fm.drives.empty());
+  EXPECT_STREQ(make_final_math(p, nullptr, {}).row.drive_note, "no drive was counted");
+  p.summary.rows = 0;
+  EXPECT_STREQ(make_final_math(p, nullptr, {}).row.count_check, "nothing scanned");
+  p.summary.engine = kNullEngine;
+  EXPECT_STREQ(make_final_math(p, nullptr, {}).row.count_check, "not checked: no data moved");
 }
 
 TEST(Drives, EveryPositionsFileIsInItsFolderAndAFolderGoneStopsTheRun) {

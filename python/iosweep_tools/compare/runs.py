@@ -14,11 +14,13 @@ and 97.5th percentiles of the resampled ratios of means. With one repetition on 
 has no spread: the interval is degenerate there and the row says so. Verdict: "faster" when the
 interval lies above 1, "slower" below 1, "within noise" when it contains 1.
 
-Settings that decide what a figure means (record sizes, file size, engine, depth, O_DIRECT,
-cache, fsync phases, layout, the number of --dir folders, ..., from the run attributes, and any
-other option of the `config` TOML) are compared; where they differ the rows they apply to are listed
-and not compared unless `loose`. A point whose rows used different node counts is not compared
-either. Control phases (scan_only) are compared as any phase: they are measurements too.
+Settings that decide what a figure means are compared as the runs declare them: iosweep stores
+with every run which of its options (and what it found: the engine's set-up, the file system)
+make two runs incomparable, the attribute holding each value and the phases it changes
+(results.settings; for a run recorded before, the binary makes the same from its configuration).
+Where they differ, the rows of those phases are listed and not compared unless `loose`. A point
+whose rows used different node counts is not compared either. Control phases (scan_only) are
+compared as any phase: they are measurements too.
 """
 import math
 import zlib
@@ -27,161 +29,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from iosweep_tools.core.cmdline import count, value
-from iosweep_tools.core.text import size_text
+from iosweep_tools.results import settings
 from iosweep_tools.results.file import ResultsError
-from iosweep_tools.results.names import record_attr
 
 DEFAULT_RESAMPLES = 2000
 MAX_RESAMPLES = 100000
 DEFAULT_SEED = 20240601
 # Bootstrap work allowed: resamples x repetitions summed over the points of both runs.
 MAX_WORK = 200_000_000
-
-
-def _phase_list(v):
-    return {p.strip().replace("-", "_") for p in str(v or "").split(",") if p.strip()}
-
-
-def _all(phase, run):
-    return True
-
-
-def _record(attr):
-    return lambda phase, run: record_attr(phase, run.attrs) == attr
-
-
-def _counting(phase, run):
-    return "counts" in run.flags(phase)
-
-
-def _data(phase, run):
-    """A phase that reads or writes files (not a metadata phase)."""
-    return "metadata" not in run.flags(phase)
-
-
-def _metadata(phase, run):
-    return "metadata" in run.flags(phase)
-
-
-def _folder_count(v):
-    """The number of folders of a run's `dir` attribute (the folders joined by commas)."""
-    return len([f for f in str(v).split(",") if f]) if v is not None else None
-
-
-# Settings compared through what they mean rather than as stored.
-COMPARED_AS = {"dir": _folder_count}
-
-
-# (what, run attribute, the phases it applies to, how to show a value)
-SETTINGS = [
-    ("file size", "file_size_bytes", _data, size_text),
-    ("sequential record", "seq_record_bytes", _record("seq_record_bytes"), size_text),
-    ("random record", "rand_record_bytes", _record("rand_record_bytes"), size_text),
-    ("scan record", "scan_record_bytes", _record("scan_record_bytes"), size_text),
-    ("engine", "engine_name", _all, str),
-    ("engine set-up", "engine_detail", _all, str),
-    ("--iodepth", "iodepth", _all, str),
-    ("--iodepth-batch", "iodepth_batch", _all, str),
-    ("sweep axis", "sweep_axis", _all, str),
-    ("O_DIRECT", "direct", _all, str),
-    ("cache", "cache", _all, str),
-    ("read shift", "read_shift", _all, str),
-    ("fsync phases", "fsync_phases", None, str),
-    ("preallocate", "preallocate", lambda p, r: "creates" in r.flags(p), str),
-    ("hugepages", "hugepages", _all, str),
-    ("file layout", "file_layout", _all, str),
-    ("shared pattern", "shared_pattern", _all, str),
-    ("collective MPI-IO", "mpiio_collective", _all, str),
-    ("MPI-IO hints", "mpiio_hints", _all, str),
-    ("placement", "placement", _all, str),
-    ("stonewall", "stonewall_s", _all, str),
-    ("stonewall wear-out", "stonewall_wearout", _all, str),
-    ("verify", "verify", _all, str),
-    ("pattern", "pattern_bytes", _all, size_text),
-    ("filter every", "filter_every_words", _counting, str),
-    ("filter kernel", "filter_kernel", _counting, str),
-    ("collector", "collector", lambda p, r: p == "ship_count", str),
-    ("file system", "fs_type", _all, str),
-    # How many folders the ranks were spread over (one per drive: --dir a,b,...). The folders'
-    # own paths are not a setting: a rerun in another folder of the same file system measures
-    # the same thing, and the file system itself is compared above.
-    ("--dir folders", "dir", _all, _folder_count),
-    # The metadata phases' items and trees (results/README.md, "Metadata phases").
-    ("metadata items per rank", "md_items", _metadata, str),
-    ("metadata items in all", "md_items_total", _metadata, str),
-    ("items per folder", "md_items_per_folder", _metadata, str),
-    ("tree depth", "md_depth", _metadata, str),
-    ("tree branch", "md_branch", _metadata, str),
-    ("items in", "md_files", _metadata, str),
-    ("metadata layout", "md_layout", _metadata, str),
-    ("bytes written per item", "md_write_bytes", _metadata, size_text),
-    ("bytes read per item", "md_read_bytes", _metadata, size_text),
-    ("fsync per item", "md_fsync", _metadata, str),
-]
-# Options of the `config` TOML already compared through the attributes above, and those that do
-# not change what a point measures (names, output, the sweep itself: points are matched one by
-# one, and the data's seed: the data is incompressible whatever it is).
-CONFIG_COVERED = {
-    "file-size",
-    "seq-record",
-    "rand-record",
-    "scan-record",
-    "engine",
-    "iodepth",
-    "iodepth-batch",
-    "direct",
-    "cache",
-    "read-shift",
-    "fsync",
-    "preallocate",
-    "hugepages",
-    "file-layout",
-    "shared-pattern",
-    "mpiio-collective",
-    "mpiio-hint",
-    "placement",
-    "stonewall",
-    "stonewall-wearout",
-    "verify",
-    "filter-every",
-    "filter-kernel",
-    "collector",
-    "dir",
-    "md-items",
-    "md-items-total",
-    "md-items-per-folder",
-    "md-depth",
-    "md-branch",
-    "md-files",
-    "md-layout",
-    "md-write-bytes",
-    "md-read-bytes",
-    "md-fsync",
-}
-CONFIG_IGNORED = {
-    "version",
-    "output",
-    "label",
-    "keep",
-    "quiet",
-    "dry-run",
-    "format",
-    "show-controls",
-    "force",
-    "rerun",
-    "config",
-    "ranks",
-    "sweep",
-    "streams",
-    "phases",
-    "repetitions",
-    "timeseries-bin",
-    "rated-bw",
-    "seed",
-    "order-seed",
-    "reuse",
-    "progress",
-}
 
 
 @dataclass
@@ -234,48 +89,30 @@ class Comparison:
     seed: int
 
 
-def _shown(v, how):
-    if v is None:
-        return "not recorded"
-    try:
-        return how(v)
-    except (TypeError, ValueError):
-        return str(v)
+def _changes(setting, phases):
+    """The phases of `phases` a run's setting changes (none when the run does not declare it)."""
+    return phases & setting.phases if setting is not None else set()
 
 
 def differences(a, b):
-    """[Difference]: every setting that differs between runs `a` and `b` (results.reader.Run), with
-    the phases of both runs it applies to."""
-    phases = sorted(set(a.phases_present()) | set(b.phases_present()))
+    """[Difference]: every setting runs `a` and `b` (results.reader.Run) declare
+    (results.settings) that differs for a phase either run has, with those phases. A phase
+    differs where only one run's setting changes it (fsync in one run's list), or both do with
+    other values."""
+    present = set(a.phases_present()) | set(b.phases_present())
+    da = {s.attribute: s for s in settings.declared(a)}
+    db = {s.attribute: s for s in settings.declared(b)}
     out = []
-    for what, attr, applies, how in SETTINGS:
-        va, vb = a.attrs.get(attr), b.attrs.get(attr)
-        same = COMPARED_AS.get(attr, lambda v: v)
-        if same(va) == same(vb):
-            continue
-        if attr == "fsync_phases":
-            if va is not None and vb is not None:
-                hit = _phase_list(va) ^ _phase_list(vb)
-                if not hit:
-                    continue
-            else:
-                hit = set(phases)
-        else:
-            hit = {p for p in phases if applies(p, a) or applies(p, b)}
+    for attr in list(da) + [k for k in db if k not in da]:
+        sa, sb = da.get(attr), db.get(attr)
+        pa, pb = _changes(sa, present), _changes(sb, present)
+        va = sa.compared(a) if sa else a.attrs.get(attr)
+        vb = sb.compared(b) if sb else b.attrs.get(attr)
+        hit = (pa ^ pb) | ((pa & pb) if va != vb else set())
         if hit:
-            out.append(Difference(what, _shown(va, how), _shown(vb, how), hit))
-    ca, cb = a.config(), b.config()
-    for key in sorted(set(ca) | set(cb)):
-        if key in CONFIG_COVERED or key in CONFIG_IGNORED or ca.get(key) == cb.get(key):
-            continue
-        out.append(
-            Difference(
-                f"--{key}",
-                "not given" if key not in ca else str(ca[key]),
-                "not given" if key not in cb else str(cb[key]),
-                set(phases),
-            )
-        )
+            ta = sa.text(a) if sa else "not recorded"
+            tb = sb.text(b) if sb else "not recorded"
+            out.append(Difference((sa or sb).what, ta, tb, hit))
     return out
 
 

@@ -68,15 +68,24 @@ def drive_cells(run, i, d, lagging):
             f"device.{seen} of the counted row / summary.wall_s / 2^20 (MiB/s)",
         ),
         h.text_td(mark, cls={"slowest": "t warn", "fastest": "t good"}.get(mark, "t")),
-        h.text_td("; ".join(drive_view.note(run, j) for j in low)),
+        _note_cell(run, low),
         _counted_cell(run, d, "link"),
         _counted_cell(run, d, "link_Bps", scale=1e9),
         _counted_cell(run, d, "link_fraction"),
     ]
 
 
+def _note_cell(run, low):
+    """What iosweep noted of the drive when it lagged: the lag_note of its counted row (the one
+    row of `low`, the point's noted rows that are the drive's)."""
+    if not drive_view.has_lag_notes(run):
+        return h.text_td("not recorded in this file", cls="t note")
+    return h.td(run, "device", low[0], "lag_note") if low else h.text_td("")
+
+
 def point_table(run):
-    """One row per summary point: its drive figures and the console's lagging-drive notes."""
+    """One row per summary point: its drive figures and its notes as stored (the console's notes
+    column, which ends with the lagging drives iosweep noted)."""
     s = run.summary
     shown, total = h.capped(range(len(s)))
     rows = []
@@ -85,7 +94,7 @@ def point_table(run):
         cells += [
             h.td(run, "summary", i, f, scale=MIB if f in SCALED else None) for f in POINT_FIELDS
         ]
-        cells.append(h.text_td(drive_view.notes(run, i)))
+        cells.append(h.td(run, "summary", i, "notes"))
         rows.append(cells)
     head = ["phase", run.axis(), "rep", "drives", "drive_bw_min_Bps (MiB/s)", "drive_slowest"]
     head += ["drive_bw_max_Bps (MiB/s)", "drive_fastest", "drive_fraction_min"]
@@ -133,10 +142,11 @@ def drive_section(run):
         " seconds is the slowest of its ranks' windows, drive_Bps = claimed bytes / seconds;"
         " device bytes are the drive's own counters in the phase's direction over the phase"
         " (before its barrier to after the last close), drive_fraction = device bytes / claimed"
-        " bytes. A drive is noted when it saw under 90% of its ranks' bytes while the point's"
-        " other drives did not, as the console's notes say. link: an NVMe drive's PCIe link as"
-        " sysfs gives it (link_Bps per direction, GB = 10^9 bytes), or in words why the drive's"
-        " limit is unknown; link_fraction = device bytes / seconds / link_Bps. --dir: "
+        " bytes. The note is iosweep's own (the device table's lag_note): it notes a drive that"
+        " saw under 90% of its ranks' bytes while the point's other drives did not, as the"
+        " console's notes column does. link: an NVMe drive's PCIe link as sysfs gives it"
+        " (link_Bps per direction, GB = 10^9 bytes), or in words why the drive's limit is"
+        " unknown; link_fraction = device bytes / seconds / link_Bps. --dir: "
         + escape(", ".join(f"{k}: {f}" for k, f in enumerate(folders)) or "not recorded")
         + "."
     )

@@ -1,230 +1,204 @@
-"""filter-count's final math in iosweep-report, as the console prints it after the run
-(ConsoleWriter::print_final_math, src/output/final_math.cpp), from the stored figures.
+"""filter-count's final math in iosweep-report: the run's final_math and final_math_drives
+tables as iosweep stored them. The binary made them once at the end of the run
+(src/model/final_math.cpp) and its console printed the same rows (src/output/final_math.cpp);
+here they are only put in the console's words: nothing is worked out again.
 
     final_math(run)          # the section's HTML for one run (results.reader.Run)
-    final_math_text(run)     # the console's lines; None without filter-count
+    final_math_text(run)     # the console's lines; None when the run stored no final math
 """
 from html import escape
 
 from iosweep_tools.core.text import printable
 from iosweep_tools.report import html as h
+from iosweep_tools.report.html import problem_note
 from iosweep_tools.report.latency import point_label
-from iosweep_tools.results import drive_view
 
 GB = 1e9
+TABLE, DRIVES = "final_math", "final_math_drives"
+# The final_math fields the section's table shows, as stored.
+SHOWN = ("step", "point", "bytes", "rows", "wall_s", "bandwidth_Bps", "per_node_Bps")
+SHOWN += ("per_rank_Bps", "drives", "per_drive_Bps", "matches", "expected_matches", "count_check")
+SHOWN += ("rated_bw_Bps", "rated_bw2_Bps", "rated_per_Bps", "rated_fraction", "rated2_fraction")
+SHOWN += ("rated_iops", "rated_per_iops", "rated_iops_fraction")
+DRIVE_SHOWN = ("drive", "device", "nodes", "folders", "read_bytes", "window_s", "device_Bps")
+DRIVE_SHOWN += ("ranks", "claimed_bytes", "drive_Bps", "link", "link_Bps", "link_fraction")
 
 
-def final_math_rows(run):
-    """(filter-count row, ship-count row or None) that the console's final math prints: the
-    last of each appended."""
-    f = [i for i in range(len(run.summary)) if run.phase_of_row(i) == "filter_count"]
-    sh = [i for i in range(len(run.summary)) if run.phase_of_row(i) == "ship_count"]
-    return (f[-1] if f else None), (sh[-1] if sh else None)
+def _text(v):
+    return bytes(v).decode(errors="replace") if isinstance(v, bytes) else str(v)
 
 
-def _point_lines(run, i):
-    """The point, its data, runtime and aggregate, and every node's share."""
-    s = run.summary
-    v = lambda f: s[f][i]  # noqa: E731
-    if run.axis() == "streams":
+def _s(n):
+    return "" if int(n) == 1 else "s"
+
+
+def _head_lines(run, r):
+    """The point, its data, runtime and aggregate, and every node's share (the nodes table's
+    rows of the point)."""
+    if int(r["by_streams"]):
         head = (
-            f"filter-count at {v('streams')} streams ({v('ranks')} ranks x depth {v('iodepth')}) on"
-            f" {v('nodes')} node(s) (the largest point):"
+            f"filter-count at {r['streams']} streams ({r['ranks']} ranks x depth {r['iodepth']})"
+            f" on {r['nodes']} node(s) (the largest point):"
         )
     else:
-        head = f"filter-count at {v('ranks')} ranks on {v('nodes')} node(s) (the largest point):"
-    bw = float(v("bandwidth_Bps"))
+        head = f"filter-count at {r['ranks']} ranks on {r['nodes']} node(s) (the largest point):"
+    bw = float(r["bandwidth_Bps"])
     lines = [
         head,
-        f"  data       {v('bytes')} bytes ({int(v('bytes')) / GB:.3f} GB),"
-        f" {v('rows')} rows of 8 bytes",
-        f"  runtime    {float(v('wall_s')):.3f} s",
+        f"  data       {r['bytes']} bytes ({int(r['bytes']) / GB:.3f} GB), {r['rows']} rows of 8"
+        " bytes",
+        f"  runtime    {float(r['wall_s']):.3f} s",
         f"  aggregate  {bw / GB:.3f} GB/s ({bw / h.MIB:.1f} MiB/s)",
     ]
     nodes = run.table("nodes")
-    for k in range(len(nodes)) if nodes is not None else ():
-        if int(nodes["point"][k]) == int(v("point")):
-            lines.append(
-                f"  node {int(nodes['node'][k]):<3d}  "
-                f" {float(nodes['bandwidth_Bps'][k]) / GB:.3f} GB/s"
-                f"  ({nodes['ranks'][k]} ranks, {run.host(nodes['node'][k])})"
-            )
+    for n in nodes[nodes["point"] == r["point"]] if nodes is not None else ():
+        lines.append(
+            f"  node {int(n['node']):<3d}   {float(n['bandwidth_Bps']) / GB:.3f} GB/s"
+            f"  ({n['ranks']} ranks, {run.host(n['node'])})"
+        )
+    lines.append(f"  per node   {float(r['per_node_Bps']) / GB:.3f} GB/s (aggregate / nodes)")
+    lines.append(f"  per rank   {float(r['per_rank_Bps']) / GB:.3f} GB/s (aggregate / ranks)")
     return lines
 
 
-def _matches_line(run, i):
-    s = run.summary
-    engine = run.engine_names.get(int(s["engine"][i]), "") if "engine" in s.dtype.names else ""
-    m, e = int(s["matches"][i]), int(s["expected_matches"][i])
-    verdict = (
-        " (not checked: no data moved)"
-        if engine == "null"
-        else " (exact)"
-        if m == e
-        else " (MISMATCH)"
-    )
-    return f"  matches    {m} found, {e} expected{verdict}"
-
-
-def _drives_used(run, i):
-    """The summary's drives of row i; None for a file from before the drive view (whose console
-    printed no per drive line)."""
-    s = run.summary
-    return int(s["drives"][i]) if "drives" in s.dtype.names else None
-
-
-def _drive_lines(run, i):
-    """`per drive` (aggregate / drives used) and every drive used: its device's bytes over the
-    point's window and what its ranks claimed (ConsoleWriter::print_drives)."""
-    n = _drives_used(run, i)
-    if n is None:
-        return []
+def _drive_lines(run, r):
+    """`per drive` and every drive used, from the step's final_math_drives rows."""
+    n = int(r["drives"])
     if n == 0:
-        why = str(run.attrs.get("device_note") or "")
-        why = f"no device counters ({printable(why)})" if why else "no drive was counted"
-        return [f"  per drive  not known: {why}"]
-    s = run.summary
-    bw, wall = float(s["bandwidth_Bps"][i]), float(s["wall_s"][i])
+        return [f"  per drive  not known: {printable(_text(r['drive_note']))}"]
     lines = [
-        f"  per drive  {bw / n / GB:.3f} GB/s (aggregate / {n} drive{'' if n == 1 else 's'} used)"
+        f"  per drive  {float(r['per_drive_Bps']) / GB:.3f} GB/s (aggregate / {n} drive{_s(n)}"
+        " used)"
     ]
-    for d in drive_view.drives(run, i):
-        if not d.used:
-            continue
-        nodes = ",".join(str(x) for x in d.nodes)
-        folders = ",".join(printable(f) for f in d.folders)
-        seen = d.read_bytes / wall / GB if wall > 0 else 0.0
+    t = run.table(DRIVES)
+    for d in t[t["step"] == r["step"]] if t is not None else ():
+        nodes = _text(d["nodes"])
         lines.append(
-            f"  drive {d.drive:<4d} {printable(d.device)} on node{'' if len(d.nodes) == 1 else 's'}"
-            f" {nodes} ({folders}): device read {d.read_bytes} bytes = {seen:.3f} GB/s over the"
-            f" {wall:.3f} s window; {d.ranks} rank{'' if d.ranks == 1 else 's'} claimed"
-            f" {d.claimed_bytes} bytes, {d.drive_Bps / GB:.3f} GB/s"
+            f"  drive {int(d['drive']):<4d} {printable(_text(d['device']))} on"
+            f" node{'s' if ',' in nodes else ''} {nodes} ({printable(_text(d['folders']))}):"
+            f" device read {d['read_bytes']} bytes = {float(d['device_Bps']) / GB:.3f} GB/s over"
+            f" the {float(d['window_s']):.3f} s window; {d['ranks']} rank{_s(d['ranks'])} claimed"
+            f" {d['claimed_bytes']} bytes, {float(d['drive_Bps']) / GB:.3f} GB/s"
         )
         lines += _link_lines(d)
     return lines
 
 
 def _link_lines(d):
-    """A drive's link line (ConsoleWriter::print_link): its device's bytes over the drive's window
-    against its PCIe link, or why the link is unknown; none in files before the links."""
-    if d.link is None:
+    """A drive's link line: its device's bytes over the window against its PCIe link, or why
+    the link is unknown; none in files from before the links."""
+    if "link" not in (d.dtype.names or ()):
         return []
-    if not d.link_Bps > 0:
-        return [f"             link unknown: {printable(d.link)}"]
+    link = printable(_text(d["link"]))
+    if not float(d["link_Bps"]) > 0:
+        return [f"             link unknown: {link}"]
     return [
-        f"             link {printable(d.link)}: the device read {100.0 * d.link_fraction:.1f}%"
+        f"             link {link}: the device read {100.0 * float(d['link_fraction']):.1f}%"
         " of it over its ranks' window"
     ]
 
 
-def _rated_lines(run, per_unit, unit):
-    """What --rated-bw makes of the figure per drive (per rank's device without drives): one or
-    two rated maximums."""
-    r1, r2 = float(run.attrs.get("rated_bw_Bps") or 0), float(run.attrs.get("rated_bw2_Bps") or 0)
+def _rated_lines(r):
+    """What --rated-bw makes of the figure it is compared with: one or two rated maximums."""
+    r1, r2, unit = float(r["rated_bw_Bps"]), float(r["rated_bw2_Bps"]), _text(r["rated_per"])
+    a, b = 100.0 * float(r["rated_fraction"]), 100.0 * float(r["rated2_fraction"])
     if r1 > 0 and r2 > 0:
-        a, b = 100.0 * per_unit / r1, 100.0 * per_unit / r2
         return [
             f"  rated      {r1 / GB:.3f} GB/s and {r2 / GB:.3f} GB/s {unit}: between"
-            f" {min(a, b):.1f}% and {max(a, b):.1f}% of rated maximum"
-            f" ({a:.1f}% of {r1 / GB:.3f} GB/s,"
-            f" {b:.1f}% of {r2 / GB:.3f} GB/s)"
+            f" {min(a, b):.1f}% and {max(a, b):.1f}% of rated maximum ({a:.1f}% of"
+            f" {r1 / GB:.3f} GB/s, {b:.1f}% of {r2 / GB:.3f} GB/s)"
         ]
     if r1 > 0:
-        return [
-            f"  rated      {r1 / GB:.3f} GB/s {unit}:"
-            f" {100.0 * per_unit / r1:.1f}% of rated maximum"
-        ]
+        return [f"  rated      {r1 / GB:.3f} GB/s {unit}: {a:.1f}% of rated maximum"]
     return []
 
 
-def _rated_iops_lines(run, per_unit_iops, unit):
+def _rated_iops_lines(r):
     """What --rated-iops makes of the operations per second per drive (per rank's device)."""
-    rated = float(run.attrs.get("rated_iops") or 0)
-    if rated <= 0:
+    names = r.dtype.names or ()
+    if "rated_iops" not in names or not float(r["rated_iops"]) > 0:
         return []
     return [
-        f"  rated      {rated:.0f} IOPS {unit}: {100.0 * per_unit_iops / rated:.1f}% of rated"
-        f" IOPS ({per_unit_iops:.0f} IOPS)"
+        f"  rated      {float(r['rated_iops']):.0f} IOPS {_text(r['rated_per'])}:"
+        f" {100.0 * float(r['rated_iops_fraction']):.1f}% of rated IOPS"
+        f" ({float(r['rated_per_iops']):.0f} IOPS)"
     ]
 
 
-def _ship_lines(run, i, j):
-    """ship-count's lines, when its last point is filter-count's (ranks and repetition)."""
-    s = run.summary
-    if (
-        j is None
-        or int(s["ranks"][j]) != int(s["ranks"][i])
-        or int(s["repetition"][j]) != int(s["repetition"][i])
-    ):
+def _ship_lines(r):
+    if int(r["ship_point"]) < 0:
         return []
-    mb, rb = int(s["mpi_bytes"][j]), int(s["mpi_remote_bytes"][j])
-    bw, sbw = float(s["bandwidth_Bps"][i]), float(s["bandwidth_Bps"][j])
     return [
-        f"ship-count at {int(s['ranks'][j])} ranks (every record sent over MPI to a collector):",
-        f"  moved      {mb} bytes over MPI"
-        f" ({100.0 * rb / mb if mb else 0.0:.0f}% to another node),"
-        f" against {int(s['mpi_bytes'][i])} bytes (8 per rank) for filter-count",
-        f"  aggregate  {sbw / GB:.3f} GB/s; filter-count / ship-count"
-        f" {bw / sbw if sbw > 0 else 0.0:.2f}",
+        f"ship-count at {r['ship_ranks']} ranks (every record sent over MPI to a collector):",
+        f"  moved      {r['ship_mpi_bytes']} bytes over MPI"
+        f" ({100.0 * float(r['ship_remote_fraction']):.0f}% to another node),"
+        f" against {r['filter_mpi_bytes']} bytes (8 per rank) for filter-count",
+        f"  aggregate  {float(r['ship_bandwidth_Bps']) / GB:.3f} GB/s; filter-count / ship-count"
+        f" {float(r['filter_vs_ship']):.2f}",
     ]
+
+
+def row_text(run, k):
+    """The console's lines of final_math row k (one step's final math)."""
+    r = run.table(TABLE)[k]
+    lines = _head_lines(run, r) + _drive_lines(run, r)
+    lines.append(
+        f"  matches    {r['matches']} found, {r['expected_matches']} expected"
+        f" ({_text(r['count_check'])})"
+    )
+    lines += _rated_lines(r) + _rated_iops_lines(r)
+    return "\n".join(lines + _ship_lines(r)) + "\n"
 
 
 def final_math_text(run):
-    """The lines ConsoleWriter::print_final_math prints (src/output/console_writer.cpp), from
-    the stored figures; None without filter-count."""
-    i, j = final_math_rows(run)
-    if i is None:
+    """Every stored final math in the console's lines; None when the run stored none (a file
+    before the final_math table, a run without filter-count or that did not complete)."""
+    t = run.table(TABLE)
+    if t is None or len(t) == 0:
         return None
-    s = run.summary
-    bw = float(s["bandwidth_Bps"][i])
-    n, k = int(s["nodes"][i]), int(s["ranks"][i])
-    per_node, per_rank = (bw / n if n else 0.0), (bw / k if k else 0.0)
-    lines = _point_lines(run, i)
-    lines.append(f"  per node   {per_node / GB:.3f} GB/s (aggregate / nodes)")
-    lines.append(f"  per rank   {per_rank / GB:.3f} GB/s (aggregate / ranks)")
-    lines += _drive_lines(run, i)
-    lines.append(_matches_line(run, i))
-    used = _drives_used(run, i)
-    iops = float(s["iops"][i])
-    if used:
-        lines += _rated_lines(run, bw / used, "per drive")
-        lines += _rated_iops_lines(run, iops / used, "per drive")
-    else:
-        lines += _rated_lines(run, per_rank, "per rank's device")
-        lines += _rated_iops_lines(run, iops / k if k else 0.0, "per rank's device")
-    lines += _ship_lines(run, i, j)
-    return "\n".join(lines) + "\n"
+    return "".join(row_text(run, k) for k in range(len(t)))
+
+
+def _missing(run):
+    """Why the run shows no final math, in one paragraph."""
+    if run.table(TABLE) is None:
+        return h.p(
+            "Final math: not recorded in this file (it predates the final_math table; the"
+            " console printed it after the run)" + problem_note(run, TABLE) + "."
+        )
+    if "filter_count" not in run.phases_present():
+        return h.p("No filter-count in this run: no final math.")
+    return h.p(
+        f"No final math stored: the run is {escape(run.status_name)} (iosweep stores it when a"
+        " run completes)."
+    )
+
+
+def _step(run, k):
+    t = run.table(TABLE)
+    body = f'<pre class="final-math" data-run="{escape(run.id)}">{escape(row_text(run, k))}</pre>'
+    body += h.table(list(SHOWN), [[h.td(run, TABLE, k, f) for f in SHOWN]])
+    d = run.table(DRIVES)
+    mine = [j for j in range(len(d)) if d["step"][j] == t["step"][k]] if d is not None else []
+    if mine:
+        rows = [[h.td(run, DRIVES, j, f) for f in DRIVE_SHOWN] for j in mine]
+        body += h.table(list(DRIVE_SHOWN), rows)
+    return body
 
 
 def final_math(run):
-    text = final_math_text(run)
-    if text is None:
-        return h.p("No filter-count in this run: no final math.")
-    i, _ = final_math_rows(run)
-    fields = [
-        "bytes",
-        "rows",
-        "wall_s",
-        "bandwidth_Bps",
-        "matches",
-        "expected_matches",
-        "ranks",
-        "nodes",
-    ]
-    if "drives" in run.summary.dtype.names:
-        fields.append("drives")
+    t = run.table(TABLE)
+    if t is None or len(t) == 0:
+        return _missing(run)
+    i = [j for j, pt in enumerate(run.summary["point"]) if pt == t["point"][0]]
+    where = f": {escape(point_label(run, i[0]))}" if i else ""
     body = h.p(
-        "As the console prints it after the run (GB = 10^9 bytes; per node = aggregate / nodes,"
-        " per rank = aggregate / ranks, per drive = aggregate / drives used; each drive: the"
-        " bytes its device read over the point's window (wall_s) and what its ranks claimed"
-        " (drive_Bps, the device table; see Drives) and its device's bytes against its PCIe link"
-        " (link_fraction) or why the link is unknown; rated from --rated-bw and --rated-iops:"
-        " rated_bw_Bps, rated_bw2_Bps, rated_iops, per drive, or per rank's device when no drive"
-        " was counted),"
-        f" for the last filter-count point appended: {escape(point_label(run, i))}."
+        "As iosweep stored it (the final_math table, and final_math_drives for each drive used;"
+        " the node lines are the nodes table's rows of the point) and its console printed it"
+        " after the run. GB = 10^9 bytes; per node = aggregate / nodes, per rank = aggregate /"
+        " ranks, per drive = aggregate / drives used; each drive: what its device read over the"
+        " point's window and what its ranks claimed, and against its PCIe link (link_fraction)"
+        " or why the link is unknown; rated from --rated-bw and --rated-iops, per drive or per"
+        f" rank's device when no drive was counted. The largest filter-count point{where}."
     )
-    body += f'<pre class="final-math" data-run="{escape(run.id)}">{escape(text)}</pre>'
-    row = [h.td(run, "summary", i, f) for f in fields]
-    rated = ["rated_bw_Bps", "rated_bw2_Bps", "rated_iops"]
-    row += [h.attr_td(run, a, cls="") for a in rated]
-    return body + h.table(fields + rated, [row])
+    return body + "".join(_step(run, k) for k in range(len(t)))

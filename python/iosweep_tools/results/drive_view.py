@@ -2,16 +2,18 @@
 (a block device of one kernel: the device table's `drive`) with the ranks whose files were on
 it, the bytes they claimed and what the device's own counters saw (results/README.md, "Per
 drive"). iosweep reduced these figures itself (drive_Bps, drive_fraction on the row that counts
-the drive); this module groups a drive's rows as the console's final math and notes do.
+the drive) and decided which drive lagged (its `lag_note`, the console's note of it); this module
+groups a drive's rows for display and decides nothing.
 
     has_drives(run)                     # the file records the drive view
     for d in drives(run, i): d.drive, d.name, d.nodes, d.folders, d.claimed_bytes, d.seen_bytes
-    notes(run, i)                       # the console's lagging-drive notes of summary row i
+    lagging(run, i), note(run, j)       # the device rows iosweep noted, and their notes
     folders(run)                        # --dir's folders, in the order of the folder fields
 
-A drive's `nodes`, `folders`, `ranks` and `claimed_bytes` come from its rows that had ranks, as
-ConsoleWriter::print_drives gathers them (src/output/final_math.cpp); its counters, drive_Bps,
-drive_fraction and its link (link, link_Bps, link_fraction: newer files) from its counted row.
+A drive's `nodes`, `folders`, `ranks` and `claimed_bytes` come from its rows that had ranks (the
+final math's drive lines, stored as final_math_drives, gather its point's alike); its counters,
+drive_Bps, drive_fraction and its link (link, link_Bps, link_fraction: newer files) from its
+counted row.
 """
 import math
 from dataclasses import dataclass, field
@@ -23,8 +25,6 @@ FIELDS = ("drive", "folders", "ranks", "claimed_bytes", "seconds", "drive_Bps", 
 SUMMARY = ("drives", "drive_slowest", "drive_fastest")
 # The device table's link fields (newer files): an NVMe drive's PCIe link, or why unknown.
 LINK_FIELDS = ("link", "link_Bps", "link_fraction")
-NOTE_BELOW = 0.90  # a drive whose device saw less than this of its ranks' bytes is noted
-NOTES_NAMED = 3  # drives named in a point's notes, then how many more
 
 
 @dataclass
@@ -125,42 +125,27 @@ def drives(run, i, rows=None):
     return [out[k] for k in sorted(out)]
 
 
-def _percent_under(fraction):
-    """A fraction in whole percent, at most the one below NOTE_BELOW (89.7% is not "90%"), as
-    the console's percent_under rounds it (half away from zero)."""
-    f = min(fraction, (math.floor(100 * NOTE_BELOW + 0.5) - 1) / 100)
-    return f"{math.floor(100 * f + 0.5):.0f}%"
+def has_lag_notes(run):
+    """Whether the device table stores the lagging drives' notes (`lag_note`: newer files)."""
+    t = run.table("device")
+    return t is not None and "lag_note" in t.dtype.names
 
 
 def lagging(run, i, rows=None):
-    """The device rows of summary row i whose drive saw under NOTE_BELOW of its ranks' bytes,
-    when some of the point's drives did not (src/output/notes.cpp: when all did, the summary's
-    device note says so)."""
-    if not has_drives(run):
+    """The device rows of summary row i that iosweep noted as a lagging drive (a non-empty
+    `lag_note`, on the drive's counted row); [] for files without lag notes."""
+    if not has_drives(run) or not has_lag_notes(run):
         return []
     t = run.table("device")
     rows = rows_of_point(run, i) if rows is None else rows
-    used = [j for j in rows if not math.isnan(float(t["drive_fraction"][j]))]
-    low = [j for j in used if float(t["drive_fraction"][j]) < NOTE_BELOW]
-    return [] if len(low) == len(used) else low
+    return [j for j in rows if bytes(t["lag_note"][j])]
 
 
 def note(run, j):
-    """The console's note of a lagging drive's device row j: `drive NAME (node N) P%`."""
+    """The note iosweep stored for device row j when its drive lagged (`drive NAME (node N)
+    P%`, as the console's notes column gives it); '' otherwise."""
     t = run.table("device")
-    name = bytes(t["device"][j]).decode(errors="replace")
-    pct = _percent_under(float(t["drive_fraction"][j]))
-    return f"drive {name} (node {int(t['node'][j])}) {pct}"
-
-
-def notes(run, i, rows=None):
-    """The lagging-drive notes of summary row i as the console's notes column ends with them:
-    at most NOTES_NAMED drives, then how many more; '' when none."""
-    low = lagging(run, i, rows)
-    text = "; ".join(note(run, j) for j in low[:NOTES_NAMED])
-    if len(low) > NOTES_NAMED:
-        text += f"; {len(low) - NOTES_NAMED} more drives under 90%"
-    return text
+    return bytes(t["lag_note"][j]).decode(errors="replace") if has_lag_notes(run) else ""
 
 
 def folders(run):

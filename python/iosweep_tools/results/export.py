@@ -15,8 +15,9 @@ since, stops the export before anything is written (Stop, status 2); other files
 are left as they are.
 
 Tables: runs (run_index figures and every run attribute), rank_map, summary, ranks, nodes,
-device, latency, timeseries, rank_usage, and wire and mounts when the file has them. Every row
-starts with its run_id, so one file holds the rows of every run exported.
+device, latency, timeseries, rank_usage, and wire, mounts, final_math and final_math_drives when
+the file has them. Every row starts with its run_id, so one file holds the rows of every run
+exported.
 
 - Column names carry units: a field whose name already ends in its unit (wall_s, lat_p99_ns,
   bandwidth_Bps, bytes, ops, iops, ranks, ...) keeps its name; any other gets ` (unit)` from the
@@ -56,7 +57,7 @@ from iosweep_tools.core.files import OutputSet, write_whole
 from iosweep_tools.core.text import csv_text_cell, shown
 
 TABLES = ("rank_map", "summary", "ranks", "nodes", "device", "timeseries", "rank_usage")
-TABLES += ("wire", "mounts")
+TABLES += ("wire", "mounts", "final_math", "final_math_drives")
 UNITLESS = {"1", "bool", "enum", "text", ""}
 SUFFIX = {"bytes/s": "_Bps", "ops/s": "iops", "s": "_s", "ns": "_ns"}
 

@@ -78,11 +78,11 @@ def _frame(run, name):
 
 def table(path, name, run_id=None):
     """Table `name` (summary, rank_map, ranks, nodes, timeseries, device, rank_usage, mounts,
-    wire) of run `run_id` (the run appended last when None) as a DataFrame: the summary as
-    load() gives it, any other table as stored, text decoded. In the timeseries of newer files,
-    rows with rank == -1 are the merge of all ranks of a bin: sum bytes over rank >= 0 or
-    rank == -1, never both (results.timeseries.cluster_bins does). Raises ResultsError when the
-    run has no such table."""
+    wire, final_math, final_math_drives) of run `run_id` (the run appended last when None) as a
+    DataFrame: the summary as load() gives it, any other table as stored, text decoded. In the
+    timeseries of newer files, rows with rank == -1 are the merge of all ranks of a bin: sum
+    bytes over rank >= 0 or rank == -1, never both (results.timeseries.cluster_bins does). Raises
+    ResultsError when the run has no such table."""
     if name != "summary" and name not in TABLES:
         raise ResultsError(f"'{path}': {name} is not a table of a run ({', '.join(TABLES)})")
     run = read(path, run_id, tables={} if name == "summary" else {name: {}})

@@ -15,9 +15,9 @@ and at least 0 when it is floating-point), an enum or text. With `tables` None e
 the run has is read, one that cannot be used set aside with the reason in `run.problems` (a report
 shows the rest and says why; an export refuses); with `tables` {name: {field: kind}} only those,
 checked as the summary. Tables are numpy structured arrays, values as stored; a table only newer
-files have (`mounts`, `wire`) is absent, never an error. Every problem raises ResultsError
-(NoSuchRun for a run the file does not list), one line naming the file, the run, the table or
-attribute, the row and the value; nothing else escapes.
+files have (`mounts`, `wire`, `final_math`, `final_math_drives`) is absent, never an error.
+Every problem raises ResultsError (NoSuchRun for a run the file does not list), one line naming
+the file, the run, the table or attribute, the row and the value; nothing else escapes.
 """
 import tomllib
 
@@ -60,10 +60,12 @@ REQUIRED = {
     "rank_map": ("rank", "node"),
     "device": ("point", "node"),
     "rank_usage": ("rank",),
+    "final_math": ("step", "point"),
+    "final_math_drives": ("step", "point", "drive"),
 }
-# The tables a run may hold besides its summary; the last two only in newer files.
+# The tables a run may hold besides its summary; the last five only in newer files.
 TABLES = ("rank_map", "ranks", "nodes", "timeseries", "device", "rank_usage", "mounts", "wire")
-TABLES += ("plan",)
+TABLES += ("plan", "final_math", "final_math_drives")
 # Attributes every reader checks: those a run's description and its record sizes need. Required
 # ones (True) are in every results file iosweep has written.
 BASE_ATTRS = {
