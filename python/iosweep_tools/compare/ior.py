@@ -8,7 +8,7 @@ the run used O_DIRECT. Records and errors are those of compare.record.
 import json
 import re
 
-from iosweep_tools.compare.record import ParseError, Result, unit_of
+from iosweep_tools.compare.record import ParseError, Result, line_of, unit_of
 from iosweep_tools.results.names import is_random
 
 IOR_OPS = {"write": "write", "read": "read"}
@@ -277,10 +277,12 @@ def parse_ior(path, text=None):
     results = []
     json_line = next((i for i, l in enumerate(lines, 1) if l.strip() == "{"), None)
     if json_line is not None and '"summary"' in text:
-        results += _parse_ior_json(path, "\n".join(lines[json_line - 1 :]), json_line, direct)
+        with line_of(path, json_line):
+            results += _parse_ior_json(path, "\n".join(lines[json_line - 1 :]), json_line, direct)
     reader = _IorText(path, direct)
     for i, line in enumerate(lines, 1):
-        reader.see(i, line)
+        with line_of(path, i):
+            reader.see(i, line)
     results += reader.results
     if not results:
         raise ParseError(

@@ -21,7 +21,7 @@ compare.record.
 """
 import re
 
-from iosweep_tools.compare.record import ParseError, Result
+from iosweep_tools.compare.record import MAX_COUNT, TOO_LARGE, ParseError, Result, line_of
 
 # mdtest's operation names -> iosweep's phases (the rows of the phase table with the flag
 # metadata).
@@ -147,13 +147,17 @@ class _MdtestText:
         m = _COMMAND.match(line.strip())
         if m and m.group(1).rsplit("/", 1)[-1].startswith("mdtest"):
             self.settings = mdtest_settings(_words(m.group(2)))
+            if any(type(v) is int and v > MAX_COUNT for v in self.settings.values()):
+                raise ParseError(self.path, i, TOO_LARGE)
         m = _LAUNCHED.search(line)
         if m:
             self.tasks = int(m.group(1))
         m = _TASKS.match(line.strip())
         if m:
-            self.tasks = int(m.group(1))
-            self.items = int(m.group(2)) / self.tasks if self.tasks else None
+            self.tasks, made = int(m.group(1)), int(m.group(2))
+            if max(self.tasks, made) > MAX_COUNT:
+                raise ParseError(self.path, i, TOO_LARGE)
+            self.items = made / self.tasks if self.tasks else None
         m = _SUMMARY.match(line.strip())
         if m:
             self.table = m.group(1)
@@ -213,7 +217,8 @@ def parse_mdtest(path, text=None):
     lines = text.splitlines()
     reader = _MdtestText(path)
     for i, line in enumerate(lines, 1):
-        reader.see(i, line)
+        with line_of(path, i):
+            reader.see(i, line)
     if not reader.results:
         raise ParseError(
             path,
