@@ -250,7 +250,7 @@ def run_file(tmp_path_factory):
         # A number too large for any figure (400 digits; 5000, more than Python converts), on
         # every parser's lines: the line that holds it, never an OverflowError.
         ("ior/01-posix-seq16m.txt:blocksize           : 64 MiB", 28, TOO_LARGE),
-        ("ior/03-posix-seq16m-json.txt:\"numTasks\": 2,", 2, TOO_LARGE),
+        ('ior/03-posix-seq16m-json.txt:"numTasks": 2,', 2, TOO_LARGE),
         ("ior/18-script-sweep.txt:,16384.0000,", None, TOO_LARGE),
         ("iozone/02-rand-t2-with-i0.txt:Record Size 4 kB", 23, TOO_LARGE),
         ("iozone/07-excel-report-t1-t2.txt:Record Size 1024 kB", None, TOO_LARGE),

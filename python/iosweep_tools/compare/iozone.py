@@ -226,7 +226,9 @@ def _report_row(path, i, line, context, settings, record_kb):
         return []
     values = [float(x) for x in m.group(2).split()]
     if len(t_values) != len(values):
-        raise ParseError(path, i, "the -t process counts on the command line, one per report column")
+        raise ParseError(
+            path, i, "the -t process counts on the command line, one per report column"
+        )
     phase = REPORT_PHASES[m.group(1)]
     out = []
     for t, v in zip(t_values, values):
