@@ -27,6 +27,7 @@ from iosweep_tools.results.file import ResultsError, open_results, pick_run, run
 from iosweep_tools.results.hdf5 import column, units_of, value
 from iosweep_tools.results.names import (
     by_value,
+    enum_members,
     is_control,
     is_metadata,
     is_random,
@@ -126,6 +127,24 @@ def guarded(where, fn, *args):
 # ------------------------------------------------------------------------------ the run
 
 
+def _status(group, where):
+    """The name of the run's status; ResultsError when its enum attribute holds a value that is
+    not one of its members (a file written before the status was an enum: "status N")."""
+    try:
+        return status_of(group)
+    except KeyError:
+        if "status" not in group.attrs:
+            return "status ?"
+        members = enum_members(group.attrs.get_id("status").dtype)
+        listed = ", ".join(f"{n}={v}" for n, v in members.items())
+        raise ResultsError(
+            f"{where}: attribute status holds {group.attrs['status']!r}, not a member of its"
+            f" enum ({listed})"
+        ) from None
+    except (ValueError, TypeError):
+        return f"status {value(group.attrs.get('status', '?'))}"
+
+
 class Run:
     """One run: `id`, `path`, `attrs` (decoded: str, int, float, lists; those of BASE_ATTRS and
     the reader's `attrs` checked), `hosts`, `summary` and `tables` ({name: structured array} of
@@ -155,10 +174,7 @@ class Run:
         self.engine_names = by_value(enums["engine"])
         every = tables is None
         self._read_tables(group, tables, where)
-        try:
-            self.status_name = status_of(group)
-        except (KeyError, ValueError, TypeError):
-            self.status_name = f"status {self.attrs.get('status', '?')}"
+        self.status_name = _status(group, where)
         self.hosts = self._hosts(group) if every else []
         self.latency = self._latency(group) if every else None
         self.n_points = None  # read() sets it from the run_index
