@@ -180,7 +180,7 @@ def check_runs(runs, save, ranks, items, shared, pairs):
     for r in runs:
         first = "mdtest" if int(r["pair"]) % 2 else "iosweep"
         assert int(r["position"]) == (1 if r["tool"] == first else 2), r
-        phase, rate = "md_" + r["operation"], float(r["rate_ops_s"])
+        phase, rate = "md-" + r["operation"], float(r["rate_ops_s"])
         if r["tool"] == "mdtest":
             (res,) = [x for x in parse_mdtest(r["source"]) if x.phase == phase]
             assert rate == res.value and res.threads == ranks and res.items == items, r
@@ -191,7 +191,7 @@ def check_runs(runs, save, ranks, items, shared, pairs):
         with h5py.File(path, "r") as f:
             g = f["runs"][run_id]
             s = g["summary"][()]
-            (row,) = s[s["phase"] == names.phases(g)[phase]]
+            (row,) = s[s["phase"] == names.phases(g)[phase.replace("-", "_")]]
         trees = ranks if r["operation"] in TREE_OPS and not shared else 1
         assert rate == pytest.approx(float(row["iops"]) / trees, rel=1e-12), r
         assert (row["ranks"], row["md_items"], row["md_cache_drop"]) == (ranks, items * ranks, 0)
@@ -239,5 +239,5 @@ def test_side_by_side_one_shared_tree_with_bytes_and_fsync(tmp_path, mdtest):
     )  # fmt: skip
     check_runs(runs, save, 2, 10, True, 1)
     check_table(table, runs, 2, 1)
-    (res,) = [x for x in parse_mdtest(str(save / "mdtest.1.txt")) if x.phase == "md_read"]
+    (res,) = [x for x in parse_mdtest(str(save / "mdtest.1.txt")) if x.phase == "md-read"]
     assert (res.item_bytes, res.read_bytes, res.fsync, res.tree) == (4096, 1024, True, (1, 2))

@@ -14,7 +14,7 @@ from iosweep_tools.results import names
 from conftest import SOURCE_DIR, latest_run, make_results
 
 FIX = SOURCE_DIR / "tests" / "fixtures" / "mdtest"
-ORDER = ("md_create", "md_stat", "md_read", "md_remove", "md_mkdir", "md_rmdir")
+ORDER = ("md-create", "md-stat", "md-read", "md-remove", "md-mkdir", "md-rmdir")
 
 
 def rates(*values):
@@ -40,7 +40,7 @@ EXPECTED = {
     "11-rank-statistics-i2-w4k-np2.txt": {
         2: rates(427.467, 125130.472, 30580.374, 1380.057, 8264.982, 60.946)
     },
-    "12-create-only-np2.txt": {2: {"md_create": 602.755, "md_mkdir": 11.365}},
+    "12-create-only-np2.txt": {2: {"md-create": 602.755, "md-mkdir": 11.365}},
     "13-shared-hard-like-P-np2.txt": {
         2: rates(350.835, 32033.482, 32273.807, 16554.231, 1281.878, 311.427)
     },
@@ -89,9 +89,9 @@ def test_the_time_table_of_p_and_the_per_rank_columns_are_not_the_rates():
     # --showRankStatistics puts three per-rank columns first: the figure is the per-iteration
     # Mean, the second to last column.
     stats = {r.phase: r for r in parsers.parse_any(str(FIX / "11-rank-statistics-i2-w4k-np2.txt"))}
-    assert stats["md_stat"].value == 125130.472  # not 273746.785, the per-rank mean
-    assert stats["md_mkdir"].figure == "mdtest mean rate (one tree's folders)"
-    assert stats["md_mkdir"].counterpart == "one_tree" and stats["md_stat"].counterpart == "wall"
+    assert stats["md-stat"].value == 125130.472  # not 273746.785, the per-rank mean
+    assert stats["md-mkdir"].figure == "mdtest mean rate (one tree's folders)"
+    assert stats["md-mkdir"].counterpart == "one_tree" and stats["md-stat"].counterpart == "wall"
 
 
 def test_the_command_line_is_read_as_mdtest_reads_it():
@@ -191,12 +191,12 @@ def test_a_metadata_run_beside_mdtest_gives_ratios_where_every_setting_agrees(md
         s = run["summary"][()]
         enum = names.by_value(names.phases(run))
     for row in s:
-        phase, k = enum[int(row["phase"])], int(row["streams"])
+        phase, k = enum[int(row["phase"])].replace("_", "-"), int(row["streams"])
         same = by[(phase, k, "mdtest[1]")]
         assert same["match"] == "=", (phase, k, same["match"])
-        want = float(row["iops"]) / (k if phase in ("md_mkdir", "md_rmdir") else 1)
+        want = float(row["iops"]) / (k if phase in ("md-mkdir", "md-rmdir") else 1)
         got = float(
-            same["iosweep_one_tree" if phase in ("md_mkdir", "md_rmdir") else "iosweep_wall"]
+            same["iosweep_one_tree" if phase in ("md-mkdir", "md-rmdir") else "iosweep_wall"]
         )
         assert got == pytest.approx(want, rel=1e-12)
         source = EXPECTED["14-task-sweep-f1-l2-np2.txt"][k][phase]
@@ -208,7 +208,7 @@ def test_a_metadata_run_beside_mdtest_gives_ratios_where_every_setting_agrees(md
     p = compare_cmd(
         md_run, FIX / "13-shared-hard-like-P-np2.txt", "--loose", "--csv", tmp_path / "l.csv"
     )
-    loose = csv_rows(tmp_path / "l.csv")[("md_create", 2, "mdtest[1]")]
+    loose = csv_rows(tmp_path / "l.csv")[("md-create", 2, "mdtest[1]")]
     assert loose["match"].startswith("≠") and float(loose["ratio"]) > 0
 
 
@@ -220,7 +220,7 @@ def test_a_dropped_cache_is_a_setting_that_differs(tmp_path):
         dropped = int(latest_run(f)["summary"]["md_cache_drop"][0])
     p = compare_cmd(out, FIX / "14-task-sweep-f1-l2-np2.txt", "--csv", tmp_path / "t.csv")
     assert p.returncode == 0, p.stderr
-    row = csv_rows(tmp_path / "t.csv")[("md_stat", 1, "mdtest[1]")]
+    row = csv_rows(tmp_path / "t.csv")[("md-stat", 1, "mdtest[1]")]
     if dropped == 1:  # root: iosweep dropped the caches, mdtest never does
         assert row["match"] == "≠ cache" and row["ratio"] == ""
     else:

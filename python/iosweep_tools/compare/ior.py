@@ -22,8 +22,8 @@ def _ior_phase(op, random, xfer_bytes):
     if random is None:  # no ordering known: small transfers are the random test (IOR -z)
         random = xfer_bytes is not None and xfer_bytes <= 64 * 1024
     if op == "write":
-        return "rand_write" if random else "seq_write"
-    return "rand_read" if random else "seq_read"
+        return "rand-write" if random else "seq-write"
+    return "rand-read" if random else "seq-read"
 
 
 def _ior_value(phase, mib_s, ops_s):

@@ -12,10 +12,10 @@ from iosweep_tools.compare.record import unit_of
 from iosweep_tools.results.names import is_random
 
 IOZONE_PHASES = {
-    "initial writers": "seq_write",
-    "readers": "seq_read",
-    "random readers": "rand_read",
-    "random writers": "rand_write",
+    "initial writers": "seq-write",
+    "readers": "seq-read",
+    "random readers": "rand-read",
+    "random writers": "rand-write",
 }
 # Other IOzone tests have no iosweep counterpart; they are recognised and skipped. IOR's results
 # map onto the same four phases (compare.ior), the only ones the table compares.
@@ -50,10 +50,10 @@ _REPORT_ROW = re.compile(
 _T_FLAGS = re.compile(r"(?:^|\s)-t\s*(\d+)")
 _IOZONE_SIZE = re.compile(r"^(\d+)([kmg]?)$", re.I)
 REPORT_PHASES = {
-    "Initial write": "seq_write",
-    "Read": "seq_read",
-    "Random read": "rand_read",
-    "Random write": "rand_write",
+    "Initial write": "seq-write",
+    "Read": "seq-read",
+    "Random read": "rand-read",
+    "Random write": "rand-write",
 }
 
 

@@ -26,12 +26,12 @@ from iosweep_tools.compare.record import MAX_COUNT, TOO_LARGE, ParseError, Resul
 # mdtest's operation names -> iosweep's phases (the rows of the phase table with the flag
 # metadata).
 MDTEST_PHASES = {
-    "Tree creation": "md_mkdir",
-    "File creation": "md_create",
-    "File stat": "md_stat",
-    "File read": "md_read",
-    "File removal": "md_remove",
-    "Tree removal": "md_rmdir",
+    "Tree creation": "md-mkdir",
+    "File creation": "md-create",
+    "File stat": "md-stat",
+    "File read": "md-read",
+    "File removal": "md-remove",
+    "Tree removal": "md-rmdir",
 }
 OTHER_ROWS = ("Directory creation", "Directory stat", "Directory rename", "Directory removal")
 OTHER_ROWS += ("Directory read",)

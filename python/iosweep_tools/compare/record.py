@@ -103,7 +103,7 @@ class Result:
                 " (-x: not stonewalled)" if self.stonewall is False else " (stonewalled)"
             )
         if self.tool == "mdtest":
-            if self.phase in ("md_mkdir", "md_rmdir"):
+            if self.phase in ("md-mkdir", "md-rmdir"):
                 return "mdtest mean rate (one tree's folders)"
             return "mdtest mean rate"
         return "IOR mean IOPS" if is_random(self.phase) else "IOR mean bandwidth"
@@ -115,7 +115,7 @@ class Result:
             # IOzone's default "Children see" sums what every child moved by the time the first
             # one finished (stonewalling); with -x each child's bytes over its own time.
             return "children" if self.stonewall is False else "iozone_children"
-        if self.tool == "mdtest" and self.phase in ("md_mkdir", "md_rmdir"):
+        if self.tool == "mdtest" and self.phase in ("md-mkdir", "md-rmdir"):
             # mdtest's tree rate divides one tree's folders by the time, even when every task
             # made a tree of its own (-u)
             return "one_tree"

@@ -31,6 +31,7 @@ from iosweep_tools.results.names import (
     is_control,
     is_metadata,
     is_random,
+    phase_names,
     record_bytes,
     status_of,
     sweep_axis,
@@ -149,8 +150,10 @@ class Run:
     """One run: `id`, `path`, `attrs` (decoded: str, int, float, lists; those of BASE_ATTRS and
     the reader's `attrs` checked), `hosts`, `summary` and `tables` ({name: structured array} of
     the tables read), `units` ({table: {field: unit}}), `latency` ((lower, upper, counts) or
-    None), `problems` ({table: why it was set aside}), `phase_names` and `engine_names` ({value:
-    name} of the summary's enums), `status_name`, `phase_table` and `n_points`."""
+    None), `problems` ({table: why it was set aside}), `phase_names` ({value of the summary's
+    phase enum: the phase's name, `rand-write`}, names.phase_names), `engine_names` ({value:
+    name}), `status_name`, `phase_table` (by the phases' names) and `n_points`. Every phase is
+    named by its name, as --phases takes it; the file's enum names are its stored identifiers."""
 
     def __init__(self, path, run_id, group, summary, attrs, tables):
         import h5py
@@ -170,7 +173,7 @@ class Run:
         self.problems, self.tables, self.units = {}, {}, {}
         s, enums = fields.check_table(group, "summary", {**SUMMARY, **summary}, where)
         self.tables["summary"], self.units["summary"] = s, units_of(group["summary"])
-        self.phase_names = by_value(enums["phase"])
+        self.phase_names = phase_names(self.attrs, enums["phase"])
         self.engine_names = by_value(enums["engine"])
         every = tables is None
         self._read_tables(group, tables, where)
@@ -267,7 +270,7 @@ class Run:
         out = set()
         if is_random(phase):
             out.add("random")
-        if phase in ("seq_write", "rand_write"):
+        if phase in ("seq-write", "rand-write"):
             out.add("writes")
         if is_control(phase):
             out.add("control")

@@ -28,14 +28,14 @@ from iosweep_tools.core.files import write_whole
 from iosweep_tools.core.text import shown
 
 PREFIX = "bench-vs-mdtest."  # the runs' folder: PREFIX + mkdtemp's or mktemp's letters
-# The operations, as iosweep's phases (results file enum names) and as this command names them.
+# The operations, as iosweep's phases and as this command names them.
 OPERATIONS = {
-    "md_mkdir": "mkdir",
-    "md_create": "create",
-    "md_stat": "stat",
-    "md_read": "read",
-    "md_remove": "remove",
-    "md_rmdir": "rmdir",
+    "md-mkdir": "mkdir",
+    "md-create": "create",
+    "md-stat": "stat",
+    "md-read": "read",
+    "md-remove": "remove",
+    "md-rmdir": "rmdir",
 }
 MIN_MD_RATE = 50  # operations per second: any storage being measured is faster; see timeout()
 NODE_TIMEOUT_S = 300  # a command on a node of the bed (mktemp, mkdir, rm -rf of a run's folder)
