@@ -11,15 +11,16 @@ from html import escape
 from iosweep_tools.report import html as h
 from iosweep_tools.report.html import MIB, problem_note
 from iosweep_tools.report.latency import head_cells, point_label
+from iosweep_tools.report.overview import ranks_text
 from iosweep_tools.results import drive_view
 from iosweep_tools.results import timeseries as its
 
 POINT_FIELDS = ("drives", "drive_bw_min_Bps", "drive_slowest", "drive_bw_max_Bps")
 POINT_FIELDS += ("drive_fastest", "drive_fraction_min")
 SCALED = {"drive_bw_min_Bps", "drive_bw_max_Bps"}
-DRIVE_HEAD = ["drive", "device", "node(s)", "folders", "ranks", "claimed_bytes"]
-DRIVE_HEAD += ["device bytes (bytes)", "drive_fraction", "seconds (s)", "drive_Bps (MiB/s)"]
-DRIVE_HEAD += ["device bytes / wall_s (MiB/s)", "slowest / fastest", "note"]
+DRIVE_HEAD = ["drive", "device", "nodes", "folders", "ranks", "claimed (bytes)"]
+DRIVE_HEAD += ["seen (bytes)", "fraction", "seconds", "MiB/s", "seen / wall_s"]
+DRIVE_HEAD += ["mark", "note"]
 
 
 def _rows_cell(run, d, field, how):
@@ -44,8 +45,11 @@ def drive_cells(run, i, d, lagging):
     s = run.summary
     wall = float(s["wall_s"][i])
     seen = "write_bytes" if run.writes(run.phase_of_row(i)) else "read_bytes"
-    nodes = ", ".join(f"{n} {run.host(n)}" for n in d.nodes) or "no ranks"
-    folders = ", ".join(f.decode(errors="replace") for f in d.folders) or "-"
+    nodes = ranks_text(d.nodes) if d.nodes else "no ranks"
+    index = {f: k for k, f in enumerate(drive_view.folders(run))}
+    folders = ", ".join(
+        str(index.get(f.decode(errors="replace"), f.decode(errors="replace"))) for f in d.folders
+    )
     low = [j for j in lagging if j in d.rows]
     mark = {(True, True): "the only drive used", (True, False): "slowest"}.get(
         (d.slowest, d.fastest), "fastest" if d.fastest else ""
@@ -54,7 +58,7 @@ def drive_cells(run, i, d, lagging):
         _counted_cell(run, d, "drive") if d.counted is not None else h.text_td(d.drive, cls=""),
         _counted_cell(run, d, "device") if d.counted is not None else h.text_td(d.name),
         h.text_td(nodes),
-        h.text_td(folders),
+        h.text_td(folders or "-"),
         _rows_cell(run, d, "ranks", "sum"),
         _rows_cell(run, d, "claimed_bytes", "sum"),
         _counted_cell(run, d, seen),
@@ -70,10 +74,14 @@ def drive_cells(run, i, d, lagging):
     ]
 
 
+def data_rows(run):
+    """The summary rows of the data phases: the metadata phases claim no bytes for a drive."""
+    return [i for i in range(len(run.summary)) if not run.is_metadata(run.phase_of_row(i))]
+
+
 def point_table(run):
-    """One row per summary point: its drive figures and the console's lagging-drive notes."""
-    s = run.summary
-    shown, total = h.capped(range(len(s)))
+    """One row per data point: its drive figures and the console's lagging-drive notes."""
+    shown, total = h.capped(data_rows(run))
     rows = []
     for i in shown:
         cells = head_cells(run, i)
@@ -82,8 +90,8 @@ def point_table(run):
         ]
         cells.append(h.text_td(drive_view.notes(run, i)))
         rows.append(cells)
-    head = ["phase", run.axis(), "rep", "drives", "drive_bw_min_Bps (MiB/s)", "drive_slowest"]
-    head += ["drive_bw_max_Bps (MiB/s)", "drive_fastest", "drive_fraction_min", "notes"]
+    head = ["phase", run.axis(), "rep", "drives", "slowest (MiB/s)", "drive"]
+    head += ["fastest (MiB/s)", "drive", "drive_fraction_min", "notes"]
     return h.table(head, rows, total)
 
 
@@ -98,10 +106,9 @@ def point_drives(run, i):
 
 
 def every_point(run):
-    """Every point's drives in one table, a row per (point, drive)."""
-    s = run.summary
+    """Every data point's drives in one table, a row per (point, drive)."""
     rows, total = [], 0
-    for i in range(len(s)):
+    for i in data_rows(run):
         points = drive_view.rows_of_point(run, i)
         lagging = drive_view.lagging(run, i, points)
         for d in drive_view.drives(run, i, points):
@@ -119,21 +126,28 @@ def drive_section(run):
             "Per drive: not recorded in this file (its device table and summary have no drive"
             " view; iosweep records it since --dir takes several folders)."
         )
+    if not data_rows(run):
+        return h.p(
+            "No drive figures: this run has no data phase, and the metadata phases claim no"
+            " bytes for a drive (what each block device counted per operation is in Where the"
+            " bytes came from)."
+        )
     folders = drive_view.folders(run)
     body = h.p(
         "A drive is a block device of one kernel (the device table's drive id; emulated nodes"
         " sharing a machine share its drives). A rank's bytes are claimed for the drive holding"
-        " the folder of the file it read or wrote: claimed_bytes and ranks sum a drive's rows,"
-        " seconds is the slowest of its ranks' windows, drive_Bps = claimed bytes / seconds;"
-        " device bytes are the drive's own counters in the phase's direction over the phase"
-        " (before its barrier to after the last close), drive_fraction = device bytes / claimed"
-        " bytes. A drive is noted when it saw under 90% of its ranks' bytes while the point's"
-        " other drives did not, as the console's notes say. --dir: "
+        " the folder of the file it read or wrote: claimed (claimed_bytes) and ranks sum a"
+        " drive's rows, seconds is the slowest of its ranks' windows, MiB/s is drive_Bps ="
+        " claimed bytes / seconds; seen is the drive's own counters in the phase's direction over"
+        " the phase (before its barrier to after the last close), fraction (drive_fraction) ="
+        " seen / claimed, seen / wall_s in MiB/s; nodes and folders (by their index in --dir)"
+        " are those of the drive's ranks. A drive is noted when it saw under 90% of its ranks'"
+        " bytes while the point's other drives did not, as the console's notes say. --dir: "
         + escape(", ".join(f"{k}: {f}" for k, f in enumerate(folders)) or "not recorded")
         + "."
     )
     s = run.summary
-    if not any(int(v) for v in s["drives"]):
+    if not any(int(s["drives"][i]) for i in data_rows(run)):
         note = str(run.attrs.get("device_note") or "")
         return body + h.p(
             "No drive was counted at any point (the summary's drives are 0, its drive figures"
@@ -141,6 +155,8 @@ def drive_section(run):
         )
     body += "<h3>Every point</h3>" + point_table(run)
     for phase, i in its.largest_points(run).items():
+        if run.is_metadata(phase):
+            continue
         body += (
             f"<h4>{escape(point_label(run, i))}: each drive (wall_s"
             f" {h.num(s['wall_s'][i])} s)</h4>" + point_drives(run, i)
