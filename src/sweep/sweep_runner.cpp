@@ -378,8 +378,10 @@ int SweepRunner::run() {
   watch_signals();
   if (!start_writers()) return fail();
   room_ = std::make_unique<Room>(MPI_COMM_WORLD);
-  progress_ = std::make_unique<Progress>(rank0_ && !cfg_.report.quiet, stderr);
-  progress_->begin_run(planned_bytes_of_rank0(cfg_, points_));
+  progress_ = std::make_unique<Progress>(rank0_ && !cfg_.report.quiet, !cfg_.report.quiet, stderr,
+                                         room_->machine());
+  progress_->begin_run(points_.size() * static_cast<std::uint64_t>(cfg_.sweep.repetitions) *
+                       work_.phases.size());
   if (const int status = run_points(); status != 0) return status;
   return finish();
 }
