@@ -140,7 +140,7 @@ def test_filter_efficiency_reports_each_ratio_under_its_definition(tmp_path):
         assert r["vs_seq_read"] == pytest.approx(
             (statistics.median(vs), min(vs), max(vs)), rel=1e-9
         )
-        assert r["scan-only"] == pytest.approx(
+        assert r["scan_only"] == pytest.approx(
             statistics.median(at[at["phase_name"] == "scan-only"]["bandwidth_Bps"]) / 2**20
         )
 

@@ -73,7 +73,7 @@ def test_published_figures_are_absent_by_default_and_present_with_baselines(resu
     # state its record size: run "two" (8 KiB random records) gets none unless asked, run "one"
     # (4 KiB) gets the random ones, never the filter-count one.
     published = load_baselines(str(SOURCE_DIR / "results" / "baselines"))
-    assert {b["record_bytes"] for b in published if b["phase"].startswith("rand_")} == {4096}
+    assert {b["record_bytes"] for b in published if b["phase"].startswith("rand-")} == {4096}
     assert all(b["record_bytes"] is None for b in published if b["phase"] == "filter-count")
     _, left, right = figure(results, "two", baselines=published)
     assert not [ln for ln in labels(left) + labels(right) if ln.startswith("published")]

@@ -17,7 +17,7 @@ from conftest import SOURCE_DIR, run_ids, run_iosweep
 
 COMPARE = SOURCE_DIR / "scripts" / "iosweep-compare"
 INTERVAL = re.compile(
-    r"^(\w+) +(\d+) +(\d+) +3/3 .* (\d+\.\d{3}) +\[(\d+\.\d{3}), (\d+\.\d{3})\] +(.+)$"
+    r"^([\w-]+) +(\d+) +(\d+) +3/3 .* (\d+\.\d{3}) +\[(\d+\.\d{3}), (\d+\.\d{3})\] +(.+)$"
 )
 
 

@@ -18,20 +18,22 @@ from iosweep_tools.results import timeseries as its
 POINT_FIELDS = ("drives", "drive_bw_min_Bps", "drive_slowest", "drive_bw_max_Bps")
 POINT_FIELDS += ("drive_fastest", "drive_fraction_min")
 SCALED = {"drive_bw_min_Bps", "drive_bw_max_Bps"}
-DRIVE_HEAD = ["drive", "device", "nodes", "folders", "ranks", "claimed (bytes)"]
-DRIVE_HEAD += ["seen (bytes)", "fraction", "seconds", "MiB/s", "seen / wall_s"]
-DRIVE_HEAD += ["mark", "note"]
+DRIVE_HEAD = ["drive", "device", "nodes", "folders", "ranks", "claimed (MiB)", "seen (MiB)"]
+DRIVE_HEAD += ["fraction", "seconds", "MiB/s", "seen / wall_s", "mark", "note"]
+WHERE = ("nodes", "folders")  # columns of a drive's place, left out of the every-point table
 
 
-def _rows_cell(run, d, field, how):
+def _rows_cell(run, d, field, how, scale=None):
     """A drive's `field` (ranks, claimed_bytes, seconds) over its rows that had ranks, `how`
     (sum, max): the stored cell when one row had them, else a derived one naming the rows."""
     t = run.table("device")
     mine = [j for j in d.rows if int(t["ranks"][j]) > 0]
     if len(mine) > 1:
         rows = ", ".join(map(str, mine))
-        return h.derived(getattr(d, field), f"{how} of device.{field} over rows {rows}")
-    return h.td(run, "device", mine[0] if mine else d.rows[0], field)
+        v = getattr(d, field)
+        how = f"{how} of device.{field} over rows {rows}" + (" (shown / 2^20)" if scale else "")
+        return h.derived(v, how, text=h.num(v / scale if scale else v))
+    return h.td(run, "device", mine[0] if mine else d.rows[0], field, scale=scale)
 
 
 def _counted_cell(run, d, field, scale=None, cls=None):
@@ -40,8 +42,9 @@ def _counted_cell(run, d, field, scale=None, cls=None):
     return h.td(run, "device", d.counted, field, scale=scale, cls=cls)
 
 
-def drive_cells(run, i, d, lagging):
-    """The cells of one drive at summary row i (DRIVE_HEAD)."""
+def drive_cells(run, i, d, lagging, where=True):
+    """The cells of one drive at summary row i (DRIVE_HEAD; without its nodes and folders unless
+    `where`)."""
     s = run.summary
     wall = float(s["wall_s"][i])
     seen = "write_bytes" if run.writes(run.phase_of_row(i)) else "read_bytes"
@@ -54,14 +57,14 @@ def drive_cells(run, i, d, lagging):
     mark = {(True, True): "the only drive used", (True, False): "slowest"}.get(
         (d.slowest, d.fastest), "fastest" if d.fastest else ""
     )
+    place = [h.text_td(nodes), h.text_td(folders or "-")] if where else []
     return [
         _counted_cell(run, d, "drive") if d.counted is not None else h.text_td(d.drive, cls=""),
         _counted_cell(run, d, "device") if d.counted is not None else h.text_td(d.name),
-        h.text_td(nodes),
-        h.text_td(folders or "-"),
+        *place,
         _rows_cell(run, d, "ranks", "sum"),
-        _rows_cell(run, d, "claimed_bytes", "sum"),
-        _counted_cell(run, d, seen),
+        _rows_cell(run, d, "claimed_bytes", "sum", scale=MIB),
+        _counted_cell(run, d, seen, scale=MIB),
         _counted_cell(run, d, "drive_fraction", cls="warn" if low else None),
         _rows_cell(run, d, "seconds", "max"),
         _counted_cell(run, d, "drive_Bps", scale=MIB),
@@ -114,8 +117,9 @@ def every_point(run):
         for d in drive_view.drives(run, i, points):
             total += 1
             if len(rows) < h.MAX_ROWS:
-                rows.append(head_cells(run, i) + drive_cells(run, i, d, lagging))
-    return h.table(["phase", run.axis(), "rep"] + DRIVE_HEAD, rows, total)
+                rows.append(head_cells(run, i) + drive_cells(run, i, d, lagging, where=False))
+    head = [x for x in DRIVE_HEAD if x not in WHERE]
+    return h.table(["phase", run.axis(), "rep"] + head, rows, total)
 
 
 def drive_section(run):
@@ -137,7 +141,8 @@ def drive_section(run):
         "A drive is a block device of one kernel (the device table's drive id; emulated nodes"
         " sharing a machine share its drives). A rank's bytes are claimed for the drive holding"
         " the folder of the file it read or wrote: claimed (claimed_bytes) and ranks sum a"
-        " drive's rows, seconds is the slowest of its ranks' windows, MiB/s is drive_Bps ="
+        " drive's rows (claimed and seen in MiB = bytes / 2^20), seconds is the slowest of its"
+        " ranks' windows, MiB/s is drive_Bps ="
         " claimed bytes / seconds; seen is the drive's own counters in the phase's direction over"
         " the phase (before its barrier to after the last close), fraction (drive_fraction) ="
         " seen / claimed, seen / wall_s in MiB/s; nodes and folders (by their index in --dir)"

@@ -125,7 +125,7 @@ def work_cell(r):
     if DATA in kinds(r):
         parts.append(
             h.attr_value(r, "file_size_bytes", size_text(r.attrs.get("file_size_bytes")))
-            + " per rank, records "
+            + ", records "
             + h.attr_value(r, "seq_record_bytes", size_text(r.attrs.get("seq_record_bytes")))
             + " / "
             + h.attr_value(r, "rand_record_bytes", size_text(r.attrs.get("rand_record_bytes")))
@@ -137,8 +137,13 @@ def work_cell(r):
     return h.html_td("; ".join(parts))
 
 
+def utc_second(ns):
+    """A start time to the second, as the runs' table shows it (What ran has it to the ms)."""
+    return utc(ns)[:19] + " UTC" if utc(ns) not in ("?", "not ended") else utc(ns)
+
+
 GLANCE = [
-    ("started", "t_start_unix_ns", utc),
+    ("started", "t_start_unix_ns", utc_second),
     ("ranks", "world_size", None),
     ("nodes", "n_nodes", None),
     ("engine", "engine_name", None),
@@ -161,7 +166,7 @@ def glance(runs):
         rows.append(cells)
         if r.attrs.get("status_message"):
             said.append(f"{escape(run_name(r))}: {h.attr_value(r, 'status_message')}")
-    head = ["run", "status"] + [label for label, _, _ in GLANCE] + ["each rank's work"]
+    head = ["run", "status"] + [label for label, _, _ in GLANCE] + ["work per rank"]
     return h.table(head, rows) + "".join(h.p(x) for x in said)
 
 

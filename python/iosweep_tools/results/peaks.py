@@ -15,7 +15,7 @@ Beside each figure, the cache verdict of the rows it is the mean of (src/output/
 part of a row's stored notes that says its figure may not be the storage's (`cached 97%`,
 `unflushed 100%`, `device 0%`, `wire 2%`, `unverified`, a metadata row's `... (cached)` or
 `... (unflushed)`, `no I/O (engine null)`), read back from the summary's `notes` as the binary
-stored them; a point's verdict is its repetitions' distinct verdicts, " / " between.
+stored them; a point's verdict merges its repetitions' marks (point_verdict).
 """
 import re
 from dataclasses import dataclass
@@ -73,13 +73,29 @@ def cache_verdict(notes):
     return ", ".join(n for n in str(notes or "").split("; ") if is_verdict(n))
 
 
+_NUMBER = re.compile(r"(?<![^ ])(\d+)")  # a mark's first number: at its start or after a space
+
+
 def point_verdict(verdicts):
-    """A point's verdict: its repetitions' distinct verdicts, in order, " / " between."""
-    out = []
+    """The verdict of several rows (a point's repetitions), as the console merges them
+    (notes.hpp, merged_verdict): their marks by kind (a mark's text without its first number),
+    in the order they first appear, each number the range the rows span."""
+    kinds = {}
     for v in verdicts:
-        if v and v not in out:
-            out.append(v)
-    return " / ".join(out)
+        for mark in filter(None, str(v).split(", ")):
+            m = _NUMBER.search(mark)
+            if m is None:
+                kinds.setdefault((mark, ""), None)
+                continue
+            key, n = (mark[: m.start(1)], mark[m.end(1) :]), int(m.group(1))
+            lo, hi = kinds.get(key) or (n, n)
+            kinds[key] = (min(lo, n), max(hi, n))
+    return ", ".join(
+        before
+        + ("" if span is None else str(span[0]) + ("" if span[0] == span[1] else f"-{span[1]}"))
+        + after
+        for (before, after), span in kinds.items()
+    )
 
 
 def _order(run):
