@@ -185,6 +185,9 @@ def test_a_metadata_run_beside_mdtest_gives_ratios_where_every_setting_agrees(md
         "[1] mdtest: items 200 per task, 0 B written, 0 B read, fsync no, a folder per task"
         in p.stdout
     )
+    # A run of metadata phases alone is not described by a file and records it never used.
+    assert "ranks, engine posix; metadata phases alone (no file, no records)" in p.stdout
+    assert "per rank a" not in p.stdout
     by = csv_rows(tmp_path / "t.csv")
     with h5py.File(md_run, "r") as f:
         run = latest_run(f)
