@@ -35,8 +35,8 @@ constexpr int value_of(std::uint32_t b) {
   return std::bit_cast<int>(b);
 }
 
-// Room words
-constexpr int kRoomGeneration = 0, kRoomVerdict = 1;
+// Room words, then one signal slot per rank of the machine (a page holds 1024 words).
+constexpr int kRoomGeneration = 0, kRoomVerdict = 1, kRoomSignals = 64, kRoomSlots = 1024 - 64;
 // Gate words
 constexpr int kGateGeneration = 0, kGateArrivals = 1, kGateValue = 2, kGateResult = 3;
 
@@ -65,6 +65,30 @@ SharedPage::~SharedPage() {
 Room::Room(MPI_Comm world) {
   MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine_);
   page_ = new SharedPage(machine_);
+  MPI_Comm_rank(machine_, &machine_rank_);
+  int n = 0;
+  MPI_Comm_size(machine_, &n);
+  std::vector<int> mine(static_cast<std::size_t>(n));
+  world_of_.resize(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i)
+    mine[static_cast<std::size_t>(i)] = i;
+  MPI_Group machine_group = MPI_GROUP_NULL, world_group = MPI_GROUP_NULL;
+  MPI_Comm_group(machine_, &machine_group);
+  MPI_Comm_group(world, &world_group);
+  MPI_Group_translate_ranks(machine_group, n, mine.data(), world_group, world_of_.data());
+  MPI_Group_free(&machine_group);
+  MPI_Group_free(&world_group);
+}
+
+void Room::note_signal(int sig) {
+  if (machine_rank_ < kRoomSlots) page_->word(kRoomSignals + machine_rank_).store(bits(sig));
+}
+
+int Room::signal_of(int world_rank) const {
+  for (std::size_t i = 0; i < world_of_.size() && i < static_cast<std::size_t>(kRoomSlots); ++i)
+    if (world_of_[i] == world_rank)
+      return value_of(page_->word(kRoomSignals + static_cast<int>(i)).load());
+  return 0;
 }
 
 Room::~Room() {

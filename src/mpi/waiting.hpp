@@ -8,6 +8,9 @@
 //   Room  the ranks outside a point (idle) wait in it for the point's end; the machine's keeper
 //         (its lowest active rank, or its lowest rank when none is active) opens it with the
 //         verdict the point ended with.
+//         Its page also holds, per rank of the machine, the signal that stopped the rank (a
+//         plain store by the rank's signal watcher, no MPI call), so rank 0 can tell a rank of
+//         its machine that ended through iosweep's cleanup from one that was lost.
 //   Gate  an agreement (a max over ints) among the active ranks of a point: the ranks of one
 //         machine meet in the shared page, the last to arrive wakes the machine's leader, the
 //         leaders agree over MPI, and the leader wakes the others with the result.
@@ -17,6 +20,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <vector>
 
 namespace iosweep {
 
@@ -49,10 +53,17 @@ class Room {
   int wait();
   // The keeper: publishes the verdict and wakes the room.
   void open(int verdict);
+  // From the signal watcher of this rank: the signal that stops it (async-signal-safe store).
+  void note_signal(int sig);
+  // The signal a rank of this machine noted before it ended; 0 when none was noted or the rank
+  // runs on another machine.
+  int signal_of(int world_rank) const;
 
  private:
   MPI_Comm machine_ = MPI_COMM_NULL;
   SharedPage* page_ = nullptr;
+  int machine_rank_ = 0;
+  std::vector<int> world_of_;  // world rank of every rank of the machine, by machine rank
   std::uint32_t seen_ = 0;  // generation this rank last saw
 };
 

@@ -79,27 +79,6 @@ std::uint64_t size_of(const std::string& path) {
   return static_cast<std::uint64_t>(st.st_size);
 }
 
-void read_head(const std::string& path, std::span<std::byte> dst, std::uint64_t offset) {
-  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)};
-  if (f.fd < 0) throw IoError::of_file("open", path, errno);
-  // Bring no more of the file into the page cache than these bytes (no read-ahead), and drop
-  // them again after: pages cached by this check would serve later reads. Pages that were
-  // cached before (a user's pre-read for --cache keep) stay where they are.
-  ::posix_fadvise(f.fd, 0, 0, POSIX_FADV_RANDOM);
-  std::size_t done = 0;
-  while (done < dst.size()) {
-    const ssize_t n =
-        ::pread(f.fd, dst.data() + done, dst.size() - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw IoError("read", path, offset + done, errno);
-    if (n == 0)
-      throw IoError("read", path, offset + done, ENODATA, "the file is shorter than expected");
-    done += static_cast<std::size_t>(n);
-  }
-  ::posix_fadvise(f.fd, static_cast<off_t>(offset), static_cast<off_t>(dst.size()),
-                  POSIX_FADV_DONTNEED);
-}
-
 void drop_cache(const std::string& path) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)};
   if (f.fd < 0) throw IoError::of_file("open", path, errno);
@@ -138,12 +117,16 @@ struct Cachestat {
   std::uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
 };
 
-std::uint64_t resident_by_mincore(int fd, std::uint64_t bytes, std::uint64_t page) {
+// Resident bytes of [offset, offset + bytes) of an open file by mincore over mappings of it
+// (offset page-aligned down).
+std::uint64_t resident_by_mincore(int fd, std::uint64_t offset, std::uint64_t bytes,
+                                  std::uint64_t page) {
   constexpr std::uint64_t kWindow = 1ull << 30;  // map at most 1 GiB at a time
+  const std::uint64_t first = offset / page * page, end = offset + bytes;
   std::uint64_t resident = 0;
   std::vector<unsigned char> vec;
-  for (std::uint64_t off = 0; off < bytes; off += kWindow) {
-    const std::uint64_t len = std::min(kWindow, bytes - off);
+  for (std::uint64_t off = first; off < end; off += kWindow) {
+    const std::uint64_t len = std::min(kWindow, end - off);
     void* m = ::mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(off));
     if (m == MAP_FAILED) break;
     vec.assign((len + page - 1) / page, 0);
@@ -152,7 +135,18 @@ std::uint64_t resident_by_mincore(int fd, std::uint64_t bytes, std::uint64_t pag
         resident += (v & 1) ? page : 0;
     ::munmap(m, len);
   }
-  return std::min(resident, bytes);
+  return std::min(resident, end - first);
+}
+
+// Whether every page of [offset, offset + bytes) is in the page cache.
+bool range_resident(int fd, std::uint64_t offset, std::uint64_t bytes) {
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t first = offset / page * page;
+  const std::uint64_t pages = (offset + bytes - first + page - 1) / page;
+  CachestatRange range{first, pages * page};
+  Cachestat st{};
+  if (::syscall(kSysCachestat, fd, &range, &st, 0) == 0) return st.nr_cache >= pages;
+  return resident_by_mincore(fd, first, pages * page, page) >= pages * page;
 }
 
 }  // namespace
@@ -171,8 +165,33 @@ CacheState cache_state(const std::string& path, std::uint64_t bytes) {
     return cs;
   }
   cs.known = true;
-  cs.cached_bytes = resident_by_mincore(f.fd, bytes, page);
+  cs.cached_bytes = resident_by_mincore(f.fd, 0, bytes, page);
   return cs;
+}
+
+void read_head(const std::string& path, std::span<std::byte> dst, std::uint64_t offset) {
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW)};
+  if (f.fd < 0) throw IoError::of_file("open", path, errno);
+  // Bring no more of the file into the page cache than these bytes (no read-ahead), and drop
+  // them again after when they were not cached before: pages cached by this check would serve
+  // later reads. When they were (a user's pre-read for --cache keep), nothing is dropped: the
+  // page cache keeps a file in folios of up to several MiB, and dropping the 4 KiB read here
+  // drops the whole folio holding them (a 16 MiB file pre-read by 1 MiB reads lost 1/16).
+  const bool was_cached = range_resident(f.fd, offset, dst.size());
+  ::posix_fadvise(f.fd, 0, 0, POSIX_FADV_RANDOM);
+  std::size_t done = 0;
+  while (done < dst.size()) {
+    const ssize_t n =
+        ::pread(f.fd, dst.data() + done, dst.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw IoError("read", path, offset + done, errno);
+    if (n == 0)
+      throw IoError("read", path, offset + done, ENODATA, "the file is shorter than expected");
+    done += static_cast<std::size_t>(n);
+  }
+  if (!was_cached)
+    ::posix_fadvise(f.fd, static_cast<off_t>(offset), static_cast<off_t>(dst.size()),
+                    POSIX_FADV_DONTNEED);
 }
 
 std::string cache_probe_method() {

@@ -50,15 +50,44 @@ void FileSet::check_folder(int position) const {
                            "): unmounted or replaced; its files would land on another device");
 }
 
+namespace {
+
+[[noreturn]] void refuse_after_cleanup(const std::string& path) {
+  throw RunFailure("'" + printable(path) +
+                   "' not created: the run is stopping and its files were already removed");
+}
+
+}  // namespace
+
+fsops::FileIdentity FileSet::create_own(const std::function<fsops::FileIdentity()>& make) {
+  std::lock_guard lock(mu_);
+  if (closed_) refuse_after_cleanup(path(position_));
+  created_ = make();
+  pending_ = false;
+  return created_;
+}
+
 void FileSet::note_pending_create() {
   std::lock_guard lock(mu_);
+  if (closed_) refuse_after_cleanup(path(position_));
   pending_ = true;
 }
 
 void FileSet::note_created(const fsops::FileIdentity& id) {
-  std::lock_guard lock(mu_);
-  created_ = id;
-  pending_ = false;
+  {
+    std::lock_guard lock(mu_);
+    created_ = id;
+    pending_ = false;
+  }
+  create_ended_.notify_all();
+}
+
+void FileSet::note_create_failed() {
+  {
+    std::lock_guard lock(mu_);
+    pending_ = false;
+  }
+  create_ended_.notify_all();
 }
 
 bool FileSet::own_exists(int k) const {
@@ -70,6 +99,34 @@ bool FileSet::own_exists(int k) const {
 
 int FileSet::remove_own() {
   std::lock_guard lock(mu_);
+  return remove_locked();
+}
+
+FileSet::Cleanup FileSet::close_and_remove(bool keep, std::chrono::milliseconds wait) {
+  std::unique_lock lock(mu_);
+  closed_ = true;
+  Cleanup c;
+  const std::string own = path(position_);
+  if (!creator() || (!created_.valid && !pending_)) return c;
+  if (keep) {
+    c.left = own;
+    return c;
+  }
+  // A create announced inside a window: whatever is at the name now is this rank's (removed at
+  // once, before a launcher's SIGKILL can come); the window's open may still be on its way, so
+  // the end of the create is awaited (bounded) and a file it made then is removed too.
+  const bool announced = pending_;
+  c.err = remove_locked();
+  if (announced && c.err == 0) {
+    pending_ = true;
+    c.waited_out = !create_ended_.wait_for(lock, wait, [this] { return !pending_; });
+    if (created_.valid || c.waited_out) c.err = remove_locked();
+  }
+  (c.err == 0 && !c.waited_out ? c.removed : c.left) = own;
+  return c;
+}
+
+int FileSet::remove_locked() {
   written_for_ = 0;
   if (!creator()) {  // a shared file is its creator's to remove
     valid_bytes_ = 0;

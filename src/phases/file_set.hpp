@@ -10,7 +10,10 @@
 // replaced is refused before a phase uses it.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -40,11 +43,21 @@ class FileSet {
 
   // The rank's own file: created by this run (identity recorded) and how much of it holds
   // valid data (a stonewalled sequential write leaves a prefix).
-  // Before an exclusive create inside a timed window: if the run stops before note_created,
-  // remove_own still removes the file (its name carries this run's id, and the create was
-  // exclusive, so a file found there is this rank's own).
+  //
+  // Creation and the signal watcher's removal exclude each other: `make` (an exclusive create
+  // outside any window) runs under the set's lock, and once the watcher has closed the set
+  // (close_and_remove) no file is created any more (make is not called; a StoppedError says
+  // why), so nothing the run creates can appear after its cleanup looked.
+  fsops::FileIdentity create_own(const std::function<fsops::FileIdentity()>& make);
+  // Around an exclusive create inside a timed window, where no lock may be taken: announced
+  // before the window (refused once the set is closed), and ended after it with the file's
+  // identity when the window opened (so created) it, or none when its open failed. The
+  // watcher waits for the end of an announced create before it removes (bounded), and if the
+  // run stops before the end, remove_own still removes the file when the open succeeded (its
+  // name carries this run's id, and the create was exclusive, so a file there is this rank's).
   void note_pending_create();
   void note_created(const fsops::FileIdentity& id);
+  void note_create_failed();
   // The own file (region) holds this run's data for a point of `k` active ranks (a shared
   // file's layout depends on k: it is remade when k changes).
   bool own_exists(int k) const;
@@ -55,6 +68,17 @@ class FileSet {
   // Returns 0, or the errno of a removal that failed (the file is still there).
   int remove_own();
 
+  // The signal watcher's cleanup: the set is closed for good (no file is created after it),
+  // an announced in-window create is waited for at most `wait`, and the own file is removed
+  // unless `keep`. What happened, for the one line the rank prints.
+  struct Cleanup {
+    std::string removed;  // the path removed, or empty
+    std::string left;     // the path left (kept, or its removal failed), or empty
+    int err = 0;          // the errno of a removal that failed
+    bool waited_out = false;  // an in-window create did not end within `wait`
+  };
+  Cleanup close_and_remove(bool keep, std::chrono::milliseconds wait);
+
  private:
   std::vector<std::string> dirs_;
   std::vector<int> folder_of_position_;
@@ -63,9 +87,13 @@ class FileSet {
   int position_;
   bool shared_;
   int written_for_ = 0;
+  int remove_locked();
+
   mutable std::mutex mu_;
+  std::condition_variable create_ended_;
   fsops::FileIdentity created_;
   bool pending_ = false;
+  bool closed_ = false;  // the watcher's cleanup ran: no file is created any more
   std::uint64_t valid_bytes_ = 0;
 };
 

@@ -146,10 +146,12 @@ void IoPhase::prepare(PhaseContext& ctx) {
       // The shared file is made by its creator before the window (the agreement after
       // prepare orders it before every other rank's open), as IOR's rank 0 does.
       if (ctx.files.creator())
-        ctx.files.note_created(fsops::create_preallocated(
-            path_, preallocates(ctx) ? file_bytes_of(ctx, work.file_size) : 0));
+        ctx.files.create_own([&] {
+          return fsops::create_preallocated(
+              path_, preallocates(ctx) ? file_bytes_of(ctx, work.file_size) : 0);
+        });
     } else if (preallocates(ctx)) {
-      ctx.files.note_created(fsops::create_preallocated(path_, work.file_size));
+      ctx.files.create_own([&] { return fsops::create_preallocated(path_, work.file_size); });
     } else {
       create_in_window_ = true;
     }
@@ -197,7 +199,18 @@ void IoPhase::run(PhaseContext& ctx, RankSample& s) {
   IoDriver driver(j);
   if (create_in_window_) ctx.files.note_pending_create();
   const bool sync = writes() && ctx.work.fsyncs(desc().id);
-  timed_ = timed_window(ctx, j, driver, {writes(), create_in_window_}, sync, file_position_, s);
+  try {
+    timed_ = timed_window(ctx, j, driver, {writes(), create_in_window_}, sync, file_position_, s);
+  } catch (...) {
+    // The create ended: the file is this rank's when the window's exclusive open succeeded.
+    if (create_in_window_) {
+      if (j.file >= 0)
+        ctx.files.note_created(fsops::identity_of(path_));
+      else
+        ctx.files.note_create_failed();
+    }
+    throw;
+  }
   // Outside the timed window from here on.
   if (create_in_window_) ctx.files.note_created(fsops::identity_of(path_));
   // A file made in the window holds data up to the first record not written (a stonewalled
@@ -317,8 +330,9 @@ void ensure_own_file(PhaseContext& ctx) {
   if (files.shared()) {
     std::exception_ptr failed;
     if (files.creator()) try {
-        files.note_created(
-            fsops::create_preallocated(path, made ? file_bytes_of(ctx, work.file_size) : 0));
+        files.create_own([&] {
+          return fsops::create_preallocated(path, made ? file_bytes_of(ctx, work.file_size) : 0);
+        });
       } catch (...) {
         failed = std::current_exception();
       }
@@ -329,17 +343,22 @@ void ensure_own_file(PhaseContext& ctx) {
       throw IoError::of_file("open", path, ENOENT, "position 0 could not make the shared file");
     made = true;  // it exists: every rank opens it without creating
   } else if (made) {
-    files.note_created(fsops::create_preallocated(path, work.file_size));
+    files.create_own([&] { return fsops::create_preallocated(path, work.file_size); });
   } else {
     files.note_pending_create();
   }
   DriverJob j = write_job(engine, path, record, order, source);
   j.layout = layout_of(ctx, pos);
   j.stop = ctx.stop;
-  j.file = engine.open(path, {true, !made});
+  try {
+    j.file = engine.open(path, {true, !made});
+  } catch (...) {
+    if (!made) files.note_create_failed();
+    throw;
+  }
+  if (!made) files.note_created(fsops::identity_of(path));
   const DriverResult written = run_driver(j);
   close_file(engine, j.file, path, written.bytes, false);
-  if (!made) files.note_created(fsops::identity_of(path));
   engine.unregister_buffers();
   files.set_valid_bytes(work.file_size);
   files.note_written_for(ctx.k);

@@ -23,6 +23,21 @@ sigset_t handled_set() {
 
 }  // namespace
 
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGPIPE:
+      return "SIGPIPE (the standard output was closed)";
+    default:
+      return "signal " + std::to_string(sig);
+  }
+}
+
 void SignalWatcher::block_signals() {
   const sigset_t s = handled_set();
   pthread_sigmask(SIG_BLOCK, &s, nullptr);

@@ -9,9 +9,13 @@
 
 #include <atomic>
 #include <functional>
+#include <string>
 #include <thread>
 
 namespace iosweep {
+
+// "SIGTERM", "SIGPIPE (the standard output was closed)", ... for the handled signals.
+std::string signal_name(int sig);
 
 class SignalWatcher {
  public:

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -268,52 +269,70 @@ void SweepRunner::note_rank_identities() {
              MPI_COMM_WORLD);
 }
 
-// On rank 0, in the signal watcher: the ranks on this kernel whose process is gone.
-std::string SweepRunner::lost_ranks() const {
-  std::string lost;
+// On rank 0, in the signal watcher: the ranks on this kernel whose process is gone, and among
+// them those that noted a signal first (they ended through their own cleanup).
+SweepRunner::Gone SweepRunner::gone_ranks() const {
+  Gone g;
   for (std::size_t r = 0; r < processes_.size(); ++r) {
     const RankProcess& p = processes_[r];
     if (liveness_here(p.boot_id, p.pid, p.start_ticks) != Liveness::gone) continue;
     const auto node = static_cast<std::size_t>(place_.full.ranks[r].node);
-    lost += (lost.empty() ? "" : ", ") +
-            ("rank " + std::to_string(r) + " (host " + place_.full.hosts[node] + ", pid " +
-             std::to_string(p.pid) + ")");
+    const std::string name = "rank " + std::to_string(r) + " (host " + place_.full.hosts[node] +
+                             ", pid " + std::to_string(p.pid) + ")";
+    const int sig = room_ ? room_->signal_of(static_cast<int>(r)) : 0;
+    std::string& list = sig != 0 ? g.signalled : g.lost;
+    list += (list.empty() ? "" : ", ") + (sig != 0 ? name + " on " + signal_name(sig) : name);
   }
-  return lost;
+  return g;
+}
+
+// Rank 0: why the run stopped, as its status says it. A rank that died first (killed, its node
+// lost) makes the launcher stop the others with SIGTERM: the status names the lost rank, or the
+// rank a signal reached first, not the signal that followed.
+std::string SweepRunner::why_stopped(int sig) const {
+  const Gone g = gone_ranks();
+  const std::string name = signal_name(sig);
+  if (!g.lost.empty())
+    return "a rank was lost: " + g.lost +
+           " ended without iosweep's cleanup (killed, or its node lost); the launcher then "
+           "stopped the job with " +
+           name;
+  if (!g.signalled.empty())
+    return "interrupted: " + g.signalled +
+           " ended through iosweep's cleanup; the launcher then stopped the job with " + name;
+  return "interrupted by " + name;
 }
 
 // From here to the end of the run a signal is handled: rank 0 first marks the run aborted
 // (mpirun sends SIGKILL about a second after SIGTERM unless odls_base_sigkill_timeout says
-// otherwise, and removing large files can take that long), then every rank removes its files.
+// otherwise, and removing large files can take that long), then every rank closes its file set
+// (nothing is created after this), removes what it made, and says after the fact what it left.
 void SweepRunner::watch_signals() {
   watcher_ = std::make_unique<SignalWatcher>([this](int sig) {
-    const char* name = sig == SIGINT    ? "SIGINT"
-                       : sig == SIGTERM ? "SIGTERM"
-                       : sig == SIGPIPE ? "SIGPIPE (the standard output was closed)"
-                                        : "SIGHUP";
+    if (room_) room_->note_signal(sig);
     if (rank0_) {
-      // A rank that died first (killed, its node lost) makes the launcher stop the others with
-      // SIGTERM: the status names the lost rank, not the signal that followed.
-      const std::string lost = lost_ranks();
-      const std::string msg =
-          lost.empty() ? std::string("interrupted by ") + name
-                       : "a rank was lost: " + lost +
-                             " ended without iosweep's cleanup (killed, or its node lost); the "
-                             "launcher then stopped the job with " +
-                             name;
+      const std::string msg = why_stopped(sig);
       bool marked = false;
       try {
         marked = writers_.abort_from_signal(msg);
       } catch (...) {
       }
-      std::fprintf(stderr, "\niosweep: %s; run %s %s%s\n", msg.c_str(), run_id_.c_str(),
+      std::fprintf(stderr, "\niosweep: %s; run %s %s\n", msg.c_str(), run_id_.c_str(),
                    marked ? ("marked aborted in " + printable(cfg_.report.output)).c_str()
-                          : "not marked in the results file",
-                   work_.keep ? "" : ", its files removed");
+                          : "not marked in the results file");
       std::fflush(stderr);
     }
-    if (!work_.keep) files_->remove_own();
+    // An exclusive create inside a window ends as soon as the driver sees the stop flag (set
+    // before this runs); the wait is bounded for a rank stuck in the storage.
+    const FileSet::Cleanup c = files_->close_and_remove(work_.keep, std::chrono::seconds(5));
     md_->remove_all();
+    // Said after the fact, by the rank that knows: what it left, and why.
+    if (!c.left.empty())
+      std::fprintf(stderr, "iosweep: %s: left '%s'%s\n", who().c_str(), printable(c.left).c_str(),
+                   work_.keep     ? " (--keep)"
+                   : c.waited_out ? ": the create inside its window had not ended after 5 s (the file may appear after this)"
+                                  : (": removing it failed: " + describe_errno(c.err)).c_str());
+    std::fflush(stderr);
   });
   md_->stop_on(watcher_->stop_flag());
 }
@@ -374,10 +393,10 @@ int SweepRunner::run() {
   md_ = std::make_unique<MdSet>(work_.dirs.front(), run_id_, place_.self.position, work_.md,
                                 work_.seed);
   note_rank_identities();
+  room_ = std::make_unique<Room>(MPI_COMM_WORLD);
   make_writers();
   watch_signals();
   if (!start_writers()) return fail();
-  room_ = std::make_unique<Room>(MPI_COMM_WORLD);
   progress_ = std::make_unique<Progress>(rank0_ && !cfg_.report.quiet, !cfg_.report.quiet, stderr,
                                          room_->machine());
   progress_->begin_run(points_.size() * static_cast<std::uint64_t>(cfg_.sweep.repetitions) *

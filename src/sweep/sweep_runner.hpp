@@ -62,7 +62,12 @@ class SweepRunner {
   std::uint64_t order_seed_for(std::uint64_t point_key, int rep) const;
   std::string who() const;
   void note_rank_identities();
-  std::string lost_ranks() const;
+  struct Gone {
+    std::string lost;        // gone without noting a signal
+    std::string signalled;   // gone after their watcher noted one (their cleanup ran)
+  };
+  Gone gone_ranks() const;
+  std::string why_stopped(int sig) const;
   std::string where(const RankSample& r) const;
 
   const Config& cfg_;

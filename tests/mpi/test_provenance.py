@@ -56,22 +56,20 @@ def test_dropped_cache_reads_cold_and_unsynced_writes_stay_dirty(workdir, tmp_pa
     )
 
 
-def test_kept_cache_after_a_pre_read_is_reported_cached(workdir, tmp_path):
-    out = tmp_path / "r.h5"
-    run_sweep(
-        1,
-        dir=workdir,
-        file_size="16MiB",
-        phases="seq-write",
-        fsync=True,
-        keep=True,
-        output=out,
-        check=0,
-    )
-    with h5py.File(out, "r") as f:
-        rid = latest_run(f).attrs["run_id"]
-    kept = workdir / f"iosweep.{rid}.0"
-    with open(kept, "rb") as fh:  # the pre-read: every page of the file into the cache
+def page_cache_drops():
+    """How often anything on this machine wrote 1 or 3 to /proc/sys/vm/drop_caches (the
+    metadata phases' md-stat and md-read do, as root, to start cold): /proc/vmstat counts it."""
+    with open("/proc/vmstat") as f:
+        for line in f:
+            if line.startswith("drop_pagecache "):
+                return int(line.split()[1])
+    return None
+
+
+def pre_read_then_reuse(workdir, out, rid):
+    """The kept file read whole into the page cache, then read again by iosweep with --cache
+    keep; its seq-read row and the console's output."""
+    with open(workdir / f"iosweep.{rid}.0", "rb") as fh:
         while fh.read(1 << 20):
             pass
     p = run_sweep(
@@ -85,10 +83,42 @@ def test_kept_cache_after_a_pre_read_is_reported_cached(workdir, tmp_path):
         check=0,
     )
     s, names, _, _ = summary_of(out)
-    r = row(s, names, "seq_read")
-    assert r["cached_fraction_mean"] >= 0.95
-    assert "cached 100%" in p.stdout or "cached 9" in p.stdout
-    os.unlink(kept)
+    return row(s, names, "seq_read"), p.stdout
+
+
+def test_kept_cache_after_a_pre_read_is_reported_cached(workdir, tmp_path):
+    """A file pre-read into the page cache is reported 100% cached by a --cache keep read.
+    Every page was cached by the pre-read, and the kept file's checks (before the run and
+    before the phase) read its first 4 KiB without dropping what was cached (dropping those
+    4 KiB after the read dropped what the user had cached). What else can empty the cache is
+    another process dropping the whole machine's page cache between the pre-read and the
+    phase (a metadata test running beside this one does, as root: a 16 MiB pre-read cut after
+    its first MiB left 1/16 missing): then the attempt is repeated, a bounded number of times."""
+    if page_cache_drops() is None:
+        pytest.skip("this kernel's /proc/vmstat does not count page-cache drops")
+    out = tmp_path / "r.h5"
+    run_sweep(
+        1,
+        dir=workdir,
+        file_size="16MiB",
+        phases="seq-write",
+        fsync=True,
+        keep=True,
+        output=out,
+        check=0,
+    )
+    with h5py.File(out, "r") as f:
+        rid = latest_run(f).attrs["run_id"]
+    for _ in range(8):
+        drops = page_cache_drops()
+        r, stdout = pre_read_then_reuse(workdir, out, rid)
+        if page_cache_drops() == drops:
+            break
+    else:
+        pytest.fail("the machine's page cache was dropped during each of 8 attempts")
+    assert r["cached_fraction_mean"] == 1.0
+    assert "cached 100%" in stdout
+    os.unlink(workdir / f"iosweep.{rid}.0")
 
 
 def test_fsync_list_and_preallocation_are_recorded(workdir, tmp_path):
