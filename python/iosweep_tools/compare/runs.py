@@ -39,7 +39,7 @@ MAX_WORK = 200_000_000
 
 
 def _phase_list(v):
-    return {p.strip().replace("-", "_") for p in str(v or "").split(",") if p.strip()}
+    return {p.strip().replace("_", "-") for p in str(v or "").split(",") if p.strip()}
 
 
 def _all(phase, run):
@@ -100,7 +100,7 @@ SETTINGS = [
     ("pattern", "pattern_bytes", _all, size_text),
     ("filter every", "filter_every_words", _counting, str),
     ("filter kernel", "filter_kernel", _counting, str),
-    ("collector", "collector", lambda p, r: p == "ship_count", str),
+    ("collector", "collector", lambda p, r: p == "ship-count", str),
     ("file system", "fs_type", _all, str),
     # How many folders the ranks were spread over (one per drive: --dir a,b,...). The folders'
     # own paths are not a setting: a rerun in another folder of the same file system measures

@@ -17,8 +17,8 @@ GB = 1e9
 def final_math_rows(run):
     """(filter-count row, ship-count row or None) that the console's final math prints: the
     last of each appended."""
-    f = [i for i in range(len(run.summary)) if run.phase_of_row(i) == "filter_count"]
-    sh = [i for i in range(len(run.summary)) if run.phase_of_row(i) == "ship_count"]
+    f = [i for i in range(len(run.summary)) if run.phase_of_row(i) == "filter-count"]
+    sh = [i for i in range(len(run.summary)) if run.phase_of_row(i) == "ship-count"]
     return (f[-1] if f else None), (sh[-1] if sh else None)
 
 
