@@ -167,18 +167,15 @@ void ConsoleWriter::print_step(const StepPlan& step, const std::string& engine_d
   const std::string where = w.dirs.size() == 1
                                 ? printable(w.dirs.front()) + " (" + ctx_.fs_type() + ")"
                                 : std::to_string(w.dirs.size()) + " folders";
-  std::fprintf(out_, "  %d ranks on %zu node(s); engine %s (%s)%s; %s per rank in %s\n",
-               ctx_.world_size, ctx_.topology.hosts.size(), engine_desc(cfg.io.engine).name,
-               engine_detail.c_str(), cfg.io.direct ? ", O_DIRECT" : "",
-               format_size(w.file_size).c_str(), where.c_str());
-  const std::string fsync = phase_list(w.fsync_phases);
-  std::fprintf(out_, "  records: seq %s, rand %s, scan %s; cache %s; fsync %s; filter kernel %s\n",
-               format_size(w.seq_record).c_str(), format_size(w.rand_record).c_str(),
-               format_size(w.scan_record).c_str(),
-               cfg.io.direct ? "bypassed (O_DIRECT)"
-                             : (w.cache == CacheMode::drop ? "dropped before reads" : "kept"),
-               fsync.empty() ? "off" : fsync.c_str(),
-               filter_kernel_name(resolve_filter_kernel(w.filter_kernel)));
+  const bool data = std::any_of(w.phases.begin(), w.phases.end(),
+                                 [](PhaseId id) { return !phase_desc(id).metadata(); });
+  // What each rank works on: its file (data phases), else the metadata phases' items (the
+  // metadata line below says how many).
+  const std::string work = data ? format_size(w.file_size) + " per rank" : "metadata phases";
+  std::fprintf(out_, "  %d ranks on %zu node(s); engine %s (%s)%s; %s in %s\n", ctx_.world_size,
+               ctx_.topology.hosts.size(), engine_desc(cfg.io.engine).name, engine_detail.c_str(),
+               cfg.io.direct ? ", O_DIRECT" : "", work.c_str(), where.c_str());
+  if (data) print_records(cfg);
   if (w.shared())
     std::fprintf(out_, "  file layout: one file the active ranks share (%s)%s\n",
                  w.shared_pattern == SharedPattern::segmented ? "segmented" : "strided",
@@ -189,6 +186,9 @@ void ConsoleWriter::print_step(const StepPlan& step, const std::string& engine_d
   for (PhaseId id : w.phases)
     if (phase_desc(id).metadata()) {
       std::fprintf(out_, "  metadata: %s\n", describe_md(w.md).c_str());
+      if (!data)
+        std::fprintf(out_, "  cache: %s\n",
+                     w.cache == CacheMode::drop ? "dropped before md-stat and md-read" : "kept");
       break;
     }
   if (!cfg.sweep.streams.empty())
@@ -227,6 +227,19 @@ void ConsoleWriter::begin_step(const StepPlan& step, std::uint32_t index) {
                printable(step.name).c_str());
   print_step(step, index < ctx_.engine_details.size() ? ctx_.engine_details[index] : "");
   flush();
+}
+
+// The data phases' records, cache, fsync and filter kernel.
+void ConsoleWriter::print_records(const Config& cfg) {
+  const Workload& w = cfg.work;
+  const std::string fsync = phase_list(w.fsync_phases);
+  std::fprintf(out_, "  records: seq %s, rand %s, scan %s; cache %s; fsync %s; filter kernel %s\n",
+               format_size(w.seq_record).c_str(), format_size(w.rand_record).c_str(),
+               format_size(w.scan_record).c_str(),
+               cfg.io.direct ? "bypassed (O_DIRECT)"
+                             : (w.cache == CacheMode::drop ? "dropped before reads" : "kept"),
+               fsync.empty() ? "off" : fsync.c_str(),
+               filter_kernel_name(resolve_filter_kernel(w.filter_kernel)));
 }
 
 // IOR issue 40: a point whose active ranks sit unequally on its nodes reads as poor scaling
@@ -291,7 +304,7 @@ void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) 
   if (kind != last_kind_) print_header(kind == 1);
   last_kind_ = kind;
   headlines_[{s.step, s.phase}][by_streams() ? s.streams : s.ranks].push_back(
-      ops_headline(phase) ? s.iops : mib(s.bandwidth_Bps));
+      {ops_headline(phase) ? s.iops : mib(s.bandwidth_Bps), cache_verdict(s)});
   std::string notes = row_notes(p);
   if (const std::string u = unequal_per_node(ctx_.topology, static_cast<int>(s.ranks)); !u.empty())
     notes += (notes.empty() ? "" : "; ") + ("ranks/node " + u);
@@ -299,16 +312,31 @@ void ConsoleWriter::append_point(const PointResult& p, const LatencyHistogram&) 
   flush();
 }
 
+namespace {
+
+// The notes column: one verdict when peak and sustained are one point, else each named.
+std::string peak_notes(std::uint64_t peak_at, const std::string& peak, std::uint64_t last_at,
+                       const std::string& last) {
+  if (peak_at == last_at) return peak;
+  std::string n = peak.empty() ? "" : "peak: " + peak;
+  if (!last.empty()) n += (n.empty() ? "" : "; ") + ("sustained: " + last);
+  return n;
+}
+
+}  // namespace
+
 // Per phase, as the PixStor study presents its series: the best point (peak) and the point of
-// the most ranks or streams (sustained), each the mean of its repetitions.
+// the most ranks or streams (sustained), each the mean of its repetitions, with the cache
+// verdict of the rows it is made of (a page-cache rate is never shown as the storage's).
 void ConsoleWriter::print_peaks() {
   if (headlines_.empty()) return;
   const char* axis = by_streams() ? "streams" : "ranks";
   std::fprintf(out_,
                "Peak & Sustained (peak: the best point; sustained: the largest point; the mean "
-               "of its repetitions)\n");
-  std::fprintf(out_, "  %-14s %-6s %10s %8s %10s %8s\n", "phase", "unit", "peak", axis, "sustained",
-               axis);
+               "of its repetitions; notes: where its rows' bytes came from, when not the "
+               "storage)\n");
+  std::fprintf(out_, "  %-14s %-6s %10s %8s %10s %8s  %s\n", "phase", "unit", "peak", axis,
+               "sustained", axis, "notes");
   std::uint32_t step = 0;
   for (auto it = headlines_.begin(); it != headlines_.end(); ++it) {
     const auto [at_step, phase] = it->first;
@@ -319,13 +347,17 @@ void ConsoleWriter::print_peaks() {
     step = at_step;
     double peak = -1, last = 0;
     std::uint64_t peak_at = 0, last_at = 0;
-    for (const auto& [at, values] : it->second) {
+    std::string peak_verdict, last_verdict;
+    for (const auto& [at, rows] : it->second) {
       double sum = 0;
-      for (double v : values)
-        sum += v;
-      const double mean = sum / static_cast<double>(values.size());
-      if (mean > peak) peak = mean, peak_at = at;
-      last = mean, last_at = at;
+      std::vector<std::string> verdicts;
+      for (const Headline& h : rows) {
+        sum += h.value;
+        verdicts.push_back(h.verdict);
+      }
+      const double mean = sum / static_cast<double>(rows.size());
+      if (mean > peak) peak = mean, peak_at = at, peak_verdict = merged_verdict(verdicts);
+      last = mean, last_at = at, last_verdict = merged_verdict(verdicts);
     }
     const bool ops = ops_headline(d);
     auto figure = [&](double v) {
@@ -333,9 +365,11 @@ void ConsoleWriter::print_peaks() {
       std::snprintf(b, sizeof b, "%.1f", v);
       return ops ? compact(v) : std::string(b);
     };
-    std::fprintf(out_, "  %-14s %-6s %10s %8llu %10s %8llu\n", d.name, ops ? "ops/s" : "MiB/s",
+    const std::string notes = peak_notes(peak_at, peak_verdict, last_at, last_verdict);
+    std::fprintf(out_, "  %-14s %-6s %10s %8llu %10s %8llu%s%s\n", d.name, ops ? "ops/s" : "MiB/s",
                  figure(peak).c_str(), static_cast<unsigned long long>(peak_at),
-                 figure(last).c_str(), static_cast<unsigned long long>(last_at));
+                 figure(last).c_str(), static_cast<unsigned long long>(last_at),
+                 notes.empty() ? "" : "  ", notes.c_str());
   }
 }
 

@@ -5,6 +5,8 @@
 // operations per second), and at the end a Peak & Sustained table per phase (the PixStor
 // study's: the best point and the largest point) and the compute-adjacent "final math" for the
 // largest filter-count point, as model/final_math.hpp made it (printed by output/final_math.cpp).
+// Each Peak & Sustained figure carries the cache verdict of the rows it is the mean of (`cached
+// 97%`, `unflushed 100%`: notes.hpp).
 // Bandwidths are MiB/s (2^20 bytes/s), latencies microseconds.
 #pragma once
 
@@ -38,6 +40,7 @@ class ConsoleWriter final : public ResultWriter {
   void print_step(const StepPlan& step, const std::string& engine_detail);
   bool by_streams() const;  // the run sweeps --streams: the table has a streams column
   void print_header(bool metadata);
+  void print_records(const Config& cfg);
   void print_storage(const RunContext& ctx);
   void print_wire(const RunContext& ctx, const std::set<std::string>& by_node);
   void print_links(const RunContext& ctx);
@@ -57,9 +60,13 @@ class ConsoleWriter final : public ResultWriter {
   std::function<void()> reader_gone_;
   RunContext ctx_;
   int last_kind_ = -1;  // the rows printed last: 0 data, 1 metadata
-  // Every row's headline, by phase (in table order) and point (its ranks, or streams).
-  // Every row's headline, by (step, phase), then by ranks or streams.
-  std::map<std::pair<std::uint32_t, PhaseId>, std::map<std::uint64_t, std::vector<double>>>
+  // Every row's headline and its cache verdict (notes.hpp), by (step, phase), then by ranks or
+  // streams.
+  struct Headline {
+    double value;
+    std::string verdict;
+  };
+  std::map<std::pair<std::uint32_t, PhaseId>, std::map<std::uint64_t, std::vector<Headline>>>
       headlines_;
   const StepPlan* step_ = nullptr;  // the step whose rows are printed
   std::uint32_t step_index_ = 0;

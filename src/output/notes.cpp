@@ -2,6 +2,7 @@
 #include "output/notes.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -48,40 +49,52 @@ std::string per_op(const char* what, double bytes) {
   return b;
 }
 
+// A row's provenance notes in order, each saying whether it is part of the cache verdict.
+struct Note {
+  std::string text;
+  bool verdict;
+};
+using Notes = std::vector<Note>;
+
 // "wire 279 B/op (partly cached 81% of 1500 B/op)": the smallest node's bytes per operation and
 // the share of the operations a cache answered (a lookup) or held back (a change) by the bytes
 // one needs reaching a server (md_server_bytes_per_op). Rows of older files, which lack the
-// reference, are judged by the floor alone.
-std::string wire_note(const SummaryRow& s, bool lookup) {
+// reference, are judged by the floor alone. Part of the verdict once a cache answered some.
+Note wire_note(const SummaryRow& s, bool lookup) {
   const char* kept = lookup ? "cached" : "unflushed";
   std::string n = per_op("wire", s.md_wire_bytes_per_op);
   double f = s.md_cached_fraction;
   if (std::isnan(f) || !(s.md_server_bytes_per_op > 0))
     f = s.md_wire_bytes_per_op < kMdWireMinBytesPerOp ? 1.0 : 0.0;
-  if (f >= kMdCachedShare) return n + " (" + kept + ")";
-  if (f < kMdPartlyShare) return n;
+  if (f >= kMdCachedShare) return {n + " (" + kept + ")", true};
+  if (f < kMdPartlyShare) return {n, false};
   char b[96];
   std::snprintf(b, sizeof b, " (partly %s %.0f%% of %.0f B/op)", kept,
                 std::min(std::round(100.0 * f), 100.0 * kMdCachedShare - 1),
                 s.md_server_bytes_per_op);
-  return n + b;
+  return {n + b, true};
 }
 
-std::string metadata_notes(const SummaryRow& s) {
+Notes metadata_notes(const SummaryRow& s) {
   const bool lookup = phase_desc(s.phase).lookup();
-  std::string n;
-  auto add = [&](const std::string& x) { n += (n.empty() ? "" : "; ") + x; };
-  if (lookup) add(s.md_cache_drop == 1 ? "dropped" : s.md_cache_drop == 2 ? "not dropped" : "kept");
-  if (!std::isnan(s.md_wire_bytes_per_op)) add(wire_note(s, lookup));
+  Notes n;
+  if (lookup)
+    n.push_back({s.md_cache_drop == 1   ? "dropped"
+                 : s.md_cache_drop == 2 ? "not dropped"
+                                        : "kept",
+                 false});
+  if (!std::isnan(s.md_wire_bytes_per_op)) n.push_back(wire_note(s, lookup));
   if (!std::isnan(s.md_device_bytes_per_op)) {
     const bool under = s.md_device_bytes_per_op < kMdDeviceMinBytesPerOp;
-    add(per_op("device", s.md_device_bytes_per_op) +
-        (under ? (lookup ? " (cached)" : " (unflushed)") : ""));
+    n.push_back({per_op("device", s.md_device_bytes_per_op) +
+                     (under ? (lookup ? " (cached)" : " (unflushed)") : ""),
+                 under});
     // Not dropped, and the device saw enough: some answers may still have come from the caches.
     if (lookup && s.md_cache_drop != 1 && !under && std::isnan(s.md_wire_bytes_per_op))
-      add("unverified");
+      n.push_back({"unverified", true});
   }
-  if (std::isnan(s.md_device_bytes_per_op) && std::isnan(s.md_wire_bytes_per_op)) add("unverified");
+  if (std::isnan(s.md_device_bytes_per_op) && std::isnan(s.md_wire_bytes_per_op))
+    n.push_back({"unverified", true});
   return n;
 }
 
@@ -129,33 +142,110 @@ std::string drive_notes(const PointResult& p) {
 
 }  // namespace
 
-std::string provenance_notes(const SummaryRow& s) {
-  if (phase_desc(s.phase).metadata()) return metadata_notes(s);
-  std::string n;
+namespace {
+
+Notes data_notes(const SummaryRow& s) {
+  Notes n;
   if (s.bytes == 0) return n;  // no bytes, nothing to say where they came from
-  auto add = [&](const std::string& x) { n += (n.empty() ? "" : "; ") + x; };
   if (!std::isnan(s.cached_fraction_mean) && s.cached_fraction_mean >= kCachedNote)
-    add(percent("cached", s.cached_fraction_mean));
+    n.push_back({percent("cached", s.cached_fraction_mean), true});
   if (!std::isnan(s.unflushed_fraction) && s.unflushed_fraction >= kUnflushedNote)
-    add(percent("unflushed", s.unflushed_fraction));
+    n.push_back({percent("unflushed", s.unflushed_fraction), true});
   if (!std::isnan(s.device_fraction) && s.device_fraction < kDeviceNote)
-    add(percent_under("device", s.device_fraction, kDeviceNote));
+    n.push_back({percent_under("device", s.device_fraction, kDeviceNote), true});
   if (!std::isnan(s.wire_fraction) && s.wire_fraction < kWireNote)
-    add(percent_under("wire", s.wire_fraction, kWireNote));
+    n.push_back({percent_under("wire", s.wire_fraction, kWireNote), true});
   // Writes during a read's window: earlier writes flushed (nothing syncs before a read with
-  // --cache keep), or another writer on the same storage.
+  // --cache keep), or another writer on the same storage. Information, not a cache verdict.
   if (!phase_desc(s.phase).writes()) {
     if (!std::isnan(s.device_write_bytes) &&
         s.device_write_bytes >= kDeviceWroteNote * static_cast<double>(s.bytes))
-      add(mib("device wrote", s.device_write_bytes));
+      n.push_back({mib("device wrote", s.device_write_bytes), false});
     else if (!std::isnan(s.wire_tx_bytes) &&
              s.wire_tx_bytes >= kWireSentNote * static_cast<double>(s.bytes))
-      add(mib("wire sent", s.wire_tx_bytes));
+      n.push_back({mib("wire sent", s.wire_tx_bytes), false});
   }
   // Neither the device nor the wire counted this row's bytes: nothing says whether they reached
   // the storage, so a blank note can only mean checked and fine.
-  if (std::isnan(s.device_fraction) && std::isnan(s.wire_fraction)) add("unverified");
+  if (std::isnan(s.device_fraction) && std::isnan(s.wire_fraction))
+    n.push_back({"unverified", true});
   return n;
+}
+
+// An engine that moves no data (null) made nothing and moved nothing: whatever the devices and
+// the wire counted in its window was someone else's, so that is all its row says.
+Notes notes_of(const SummaryRow& s) {
+  if (!engine_desc(s.engine).moves_data)
+    return {{"no I/O (engine " + std::string(engine_desc(s.engine).name) + ")", true}};
+  return phase_desc(s.phase).metadata() ? metadata_notes(s) : data_notes(s);
+}
+
+std::string joined(const Notes& notes, bool verdicts_only, const char* between) {
+  std::string n;
+  for (const Note& x : notes)
+    if (!verdicts_only || x.verdict) n += (n.empty() ? "" : between) + x.text;
+  return n;
+}
+
+}  // namespace
+
+std::string provenance_notes(const SummaryRow& s) {
+  return joined(notes_of(s), false, "; ");
+}
+
+std::string cache_verdict(const SummaryRow& s) {
+  return joined(notes_of(s), true, ", ");
+}
+
+namespace {
+
+// One mark of a verdict: its text around its first number (one that starts the text or
+// follows a space), and that number: "unflushed 100%" is {"unflushed ", "%", 100}.
+struct Mark {
+  std::string before, after;
+  bool numeric = false;
+  long long lo = 0, hi = 0;
+};
+
+Mark mark_of(const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (std::isdigit(static_cast<unsigned char>(text[i])) == 0 || (i > 0 && text[i - 1] != ' '))
+      continue;
+    std::size_t j = i;
+    while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j])) != 0)
+      ++j;
+    const long long v = std::stoll(text.substr(i, j - i));
+    return {text.substr(0, i), text.substr(j), true, v, v};
+  }
+  return {text, "", false, 0, 0};
+}
+
+}  // namespace
+
+std::string merged_verdict(const std::vector<std::string>& verdicts) {
+  std::vector<Mark> kinds;
+  for (const std::string& v : verdicts)
+    for (std::size_t at = 0; at < v.size();) {
+      const std::size_t end = std::min(v.find(", ", at), v.size());
+      const Mark m = mark_of(v.substr(at, end - at));
+      at = end + 2;
+      auto same = std::find_if(kinds.begin(), kinds.end(), [&](const Mark& k) {
+        return k.before == m.before && k.after == m.after && k.numeric == m.numeric;
+      });
+      if (same == kinds.end()) {
+        kinds.push_back(m);
+      } else {
+        same->lo = std::min(same->lo, m.lo);
+        same->hi = std::max(same->hi, m.hi);
+      }
+    }
+  std::string out;
+  for (const Mark& k : kinds) {
+    std::string value;
+    if (k.numeric) value = std::to_string(k.lo) + (k.lo == k.hi ? "" : "-" + std::to_string(k.hi));
+    out += (out.empty() ? "" : ", ") + k.before + value + k.after;
+  }
+  return out;
 }
 
 std::string provenance_notes(const PointResult& p) {

@@ -26,9 +26,20 @@
 // kernel refused), and `unverified` when they were not dropped and the device saw enough: the
 // caches may have answered some of them, and a total cannot say how many. `unverified` alone:
 // nothing counted (tmpfs).
+//
+// An engine that moves no data (null) makes no file and moves no byte: its rows, data and
+// metadata alike, say `no I/O (engine null)` and nothing else (what the devices and the wire
+// counted in its windows was someone else's traffic).
+//
+// The cache verdict of a row is the part of its notes that says its figure may not be the
+// storage's: `cached N%`, `unflushed N%`, `device N%`, `wire N%`, `unverified`, a metadata
+// row's `(cached)`, `(unflushed)` or `(partly ...)` wire or device figure, `no I/O`, joined by ", "; the Peak & Sustained
+// table carries it beside each figure, merged over the rows of a point (iosweep-report reads it
+// back from the stored notes).
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "model/md_costs.hpp"
 #include "model/point.hpp"
@@ -54,6 +65,14 @@ inline constexpr double kCpuBoundFraction = 0.9;
 
 // The notes of the summary alone (no drive notes).
 std::string provenance_notes(const SummaryRow& s);
+// The cache verdict of the summary: the notes above that say where the figure came from when
+// it may not be the storage (see above); empty when the bytes were checked and nothing applies.
+std::string cache_verdict(const SummaryRow& s);
+// The verdict of several rows (a point's repetitions): their marks by kind, in the order they
+// first appear, each number the range the rows span ("unflushed 100%" and "unflushed 100%,
+// device 0%" and "unflushed 98%, device 5%" give "unflushed 98-100%, device 0-5%"). A mark's
+// kind is its text without its first number (one at its start or after a space).
+std::string merged_verdict(const std::vector<std::string>& verdicts);
 // The notes of a reduced point, its drives' among them.
 std::string provenance_notes(const PointResult& p);
 

@@ -54,7 +54,7 @@ struct PhaseContext {
 
   LatencyHistogram latency;
   TimeSeries series;
-  std::atomic<std::uint64_t>* progress_bytes = nullptr;  // rank 0 only
+  std::atomic<std::uint64_t>* progress_bytes = nullptr;  // none with --quiet
   std::uint64_t progress_total = 0;                      // bytes this rank plans to move
   const std::atomic<bool>* stop = nullptr;
   // Rank 0: what the phase's row says beyond its figures (how it ran), added to its notes.

@@ -84,6 +84,12 @@ std::string PhasePoint::guarded(const std::function<void()>& step) const {
   }
 }
 
+// The same number on every rank for this phase of this point and repetition, never 0.
+std::uint64_t PhasePoint::progress_serial() const {
+  return ((static_cast<std::uint64_t>(slot_.point->index) + 1) << 32) |
+         (static_cast<std::uint64_t>(slot_.rep) << 8) | static_cast<std::uint64_t>(desc_.id);
+}
+
 // Untimed: the one engine of this phase and rank, the rank's own file, every reader knows how
 // much of its file is valid, and the phase's own preparation (buffers, order, cache drop).
 bool PhasePoint::prepare_untimed() {
@@ -109,6 +115,9 @@ bool PhasePoint::prepare_untimed() {
                  MPI_UINT64_T, ctx_.read_position, 0, slot_.comm, MPI_STATUS_IGNORE);
     ctx_.read_valid_bytes = theirs;
   }
+  // This rank's progress counter, zeroed for this phase before the agreement that precedes
+  // rank 0's display of it (progress.hpp); the phase's preparation says how much it will do.
+  ctx_.progress_bytes = run_.progress.counter(progress_serial());
   if (!gate_.checkpoint(guarded([&] { phase_->prepare(ctx_); }))) return false;
   sample_.data_bytes = ctx_.progress_total;
   t_prepared_ns_ = now_ns();
@@ -127,17 +136,16 @@ std::optional<NodeCounters::CacheProbe> PhasePoint::cache_probe() const {
 // the counters after every rank of every node has closed its file.
 bool PhasePoint::run_window() {
   const bool rank0 = run_.mpi.rank() == 0;
-  if (rank0) {
-    run_.progress.begin_phase(static_cast<int>(slot_.point->index) + 1,
-                              static_cast<int>(run_.n_points), k_, desc_.name, ctx_.progress_total,
-                              phase_->progress_record(run_.cfg.work));
-    ctx_.progress_bytes = run_.progress.counter();
-  }
   const std::optional<NodeCounters::CacheProbe> probe = cache_probe();
   {
     const PulseStep step(ctx_.pulse, "sample", "dropping caches and sampling counters");
     run_.counters.before(slot_.phase->caches_to_drop, probe ? &*probe : nullptr);
   }
+  // Shown once the caches are dropped: a drop that takes seconds is not a phase at 0%.
+  if (rank0)
+    run_.progress.begin_phase(static_cast<int>(slot_.point->index) + 1,
+                              static_cast<int>(run_.n_points), k_, desc_.name, progress_serial(),
+                              ctx_.progress_total, phase_->progress_record(run_.cfg.work));
   MPI_Barrier(slot_.comm);
   pre_window_ns_ = now_ns() - t_prepared_ns_;
   std::string run_error;

@@ -73,6 +73,7 @@ class PhasePoint {
   std::uint64_t private_bytes() const { return sample_.private_bytes; }
 
  private:
+  std::uint64_t progress_serial() const;
   bool prepare_untimed();
   bool run_window();
   bool finish_untimed();

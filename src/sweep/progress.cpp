@@ -3,8 +3,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "core/clock.hpp"
@@ -26,41 +28,69 @@ std::string hms(double s) {
 
 }  // namespace
 
-Progress::Progress(bool enabled, std::FILE* out) : enabled_(enabled), out_(out) {
+
+Progress::Progress(bool shown, bool counting, std::FILE* out, MPI_Comm machine)
+    : enabled_(shown), out_(out) {
+  if (counting) {
+    MPI_Comm_size(machine, &machine_size_);
+    MPI_Comm_rank(machine, &machine_rank_);
+    // The machine's lowest rank holds every slot (as SharedPage does), zeroed before any use.
+    const auto bytes = static_cast<MPI_Aint>(sizeof(Slot)) * machine_size_;
+    void* base = nullptr;
+    MPI_Win_allocate_shared(machine_rank_ == 0 ? bytes : 0, 1, MPI_INFO_NULL, machine, &base,
+                            &win_);
+    MPI_Aint size = 0;
+    int unit = 1;
+    MPI_Win_shared_query(win_, 0, &size, &unit, &base);
+    slots_ = static_cast<Slot*>(base);
+    if (machine_rank_ == 0) std::memset(base, 0, static_cast<std::size_t>(bytes));
+    MPI_Barrier(machine);
+  }
   if (!enabled_) return;
   tty_ = reaches_terminal(::fileno(out_));
   thread_ = std::thread([this] { loop(); });
 }
 
 Progress::~Progress() {
-  if (!enabled_) return;
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
+  if (enabled_) {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
   }
-  cv_.notify_all();
-  thread_.join();
+  if (win_ != MPI_WIN_NULL) MPI_Win_free(&win_);
 }
 
-void Progress::begin_run(std::uint64_t planned_bytes) {
+void Progress::begin_run(std::uint64_t planned_phases) {
   std::lock_guard lock(mu_);
-  planned_ = planned_bytes;
+  planned_ = planned_phases;
   run_start_ns_ = now_ns();
 }
 
+std::atomic<std::uint64_t>* Progress::counter(std::uint64_t serial) {
+  if (slots_ == nullptr) return nullptr;
+  Slot& mine = slots_[machine_rank_];
+  mine.work.store(0, std::memory_order_relaxed);
+  mine.serial.store(serial, std::memory_order_release);
+  return &mine.work;
+}
+
 void Progress::begin_phase(int point_index, int n_points, int ranks, const std::string& phase,
-                           std::uint64_t phase_bytes, std::uint64_t ops_record) {
+                           std::uint64_t serial, std::uint64_t phase_work,
+                           std::uint64_t ops_record) {
   if (!enabled_) return;
   std::lock_guard lock(mu_);
   point_ = point_index;
   points_ = n_points;
   ranks_ = ranks;
   phase_ = phase;
-  phase_bytes_ = phase_bytes;
+  serial_ = serial;
+  phase_work_ = phase_work;
   ops_record_ = ops_record;
-  bytes_.store(0, std::memory_order_relaxed);
-  phase_start_ns_ = last_ns_ = now_ns();
-  last_bytes_ = 0;
+  last_ns_ = now_ns();
+  last_work_ = 0;
   rate_ = 0;
   active_ = true;
   waiting_ = false;
@@ -70,7 +100,6 @@ void Progress::end_phase() {
   if (!enabled_) return;
   std::lock_guard lock(mu_);
   if (!active_ || waiting_) return;
-  done_before_ += phase_bytes_;
   waiting_ = true;
   wait_start_ns_ = now_ns();
 }
@@ -79,7 +108,7 @@ void Progress::rest() {
   if (!enabled_) return;
   std::lock_guard lock(mu_);
   if (!active_) return;
-  if (!waiting_) done_before_ += phase_bytes_;
+  ++done_;
   active_ = waiting_ = false;
   if (tty_) {
     std::fputs("\r\033[K", out_);
@@ -95,38 +124,71 @@ void Progress::stall_note(const std::string& what, double age_s) {
   stall_said_ns_ = now_ns();
 }
 
+std::pair<std::uint64_t, int> Progress::machine_work() const {
+  std::uint64_t work = 0;
+  int counting = 0;
+  for (int r = 0; slots_ != nullptr && r < machine_size_; ++r)
+    if (slots_[r].serial.load(std::memory_order_acquire) == serial_) {
+      work += slots_[r].work.load(std::memory_order_relaxed);
+      ++counting;
+    }
+  return {work, counting};
+}
+
+namespace {
+
+// "44.8K": a rate as the console's Peak & Sustained table prints it.
+std::string compact_rate(double v) {
+  char b[32];
+  if (v >= 1e6)
+    std::snprintf(b, sizeof b, "%.1fM", v / 1e6);
+  else if (v >= 1e3)
+    std::snprintf(b, sizeof b, "%.1fK", v / 1e3);
+  else
+    std::snprintf(b, sizeof b, "%.0f", v);
+  return b;
+}
+
+}  // namespace
+
 void Progress::draw() {
   const std::uint64_t t = now_ns();
-  // Once rank 0's window is over its bytes are counted in done_before_.
-  const std::uint64_t b = waiting_ ? 0 : bytes_.load(std::memory_order_relaxed);
-  if (!waiting_ && t > last_ns_ + 100'000'000) {
-    rate_ = static_cast<double>(b - last_bytes_) / (static_cast<double>(t - last_ns_) * 1e-9);
-    last_bytes_ = b;
+  const auto [work, counting] = machine_work();
+  if (t > last_ns_ + 100'000'000) {
+    rate_ = static_cast<double>(work - std::min(work, last_work_)) /
+            (static_cast<double>(t - last_ns_) * 1e-9);
+    last_work_ = work;
     last_ns_ = t;
   }
-  const double pct = waiting_ ? 100.0
-                     : phase_bytes_
-                         ? 100.0 * static_cast<double>(b) / static_cast<double>(phase_bytes_)
-                         : 0;
+  // Ranks on other machines are not seen: their share is assumed equal to the ranks counted.
+  const int seen = std::max(counting, 1);
+  const double scale = static_cast<double>(ranks_) / seen;
+  const double whole = static_cast<double>(phase_work_) * seen;
+  const double fraction = whole > 0 ? std::min(1.0, static_cast<double>(work) / whole) : 0;
   const double elapsed = static_cast<double>(t - run_start_ns_) * 1e-9;
-  const double done = static_cast<double>(done_before_ + b);
+  const double done = static_cast<double>(done_) + fraction;
   const double remaining =
       done > 0 && planned_ > 0 ? elapsed * (static_cast<double>(planned_) - done) / done : 0;
-  char figure[48];
-  if (ops_record_ > 0)
-    std::snprintf(figure, sizeof figure, "%.0f IOPS", rate_ / static_cast<double>(ops_record_));
+  char figure[96];
+  const double rate = rate_ * scale;
+  const bool ops = ops_record_ > 0;
+  const std::string shown = ops ? compact_rate(rate / static_cast<double>(ops_record_)) + " IOPS"
+                                : compact_rate(rate / 1048576.0) + " MiB/s";
+  if (counting < ranks_)
+    std::snprintf(figure, sizeof figure, "~%s (est.: %d of %d ranks seen)", shown.c_str(), seen,
+                  ranks_);
   else
-    std::snprintf(figure, sizeof figure, "%.1f MiB/s", rate_ / 1048576.0);
+    std::snprintf(figure, sizeof figure, "%s (all %d ranks)", shown.c_str(), ranks_);
   std::string state = figure;
   if (waiting_)
-    state = "rank 0 done, waiting for the others " +
-            hms(static_cast<double>(t - wait_start_ns_) * 1e-9);
+    state += "; rank 0 done, waiting for the others " +
+             hms(static_cast<double>(t - wait_start_ns_) * 1e-9);
   if (!stall_.empty())
     state += "; stalled: " + stall_ + " for " +
              hms(stall_age_s_ + static_cast<double>(t - stall_said_ns_) * 1e-9);
   std::fprintf(out_, "%spoint %d/%d (%d ranks) %-12s %5.1f%%  %s  elapsed %s  remaining ~%s%s",
-               tty_ ? "\r\033[K" : "", point_, points_, ranks_, phase_.c_str(), pct, state.c_str(),
-               hms(elapsed).c_str(), hms(remaining).c_str(), tty_ ? "" : "\n");
+               tty_ ? "\r\033[K" : "", point_, points_, ranks_, phase_.c_str(), 100.0 * fraction,
+               state.c_str(), hms(elapsed).c_str(), hms(remaining).c_str(), tty_ ? "" : "\n");
   std::fflush(out_);
 }
 

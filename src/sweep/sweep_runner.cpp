@@ -387,8 +387,14 @@ int SweepRunner::run() {
   make_writers();
   watch_signals();
   if (!start_writers()) return fail();
-  progress_ = std::make_unique<Progress>(rank0_ && !cfg_.report.quiet, stderr);
-  progress_->begin_run(plan_.bytes_of_rank0());
+  progress_ = std::make_unique<Progress>(rank0_ && !cfg_.report.quiet, !cfg_.report.quiet, stderr,
+                                         room_->machine());
+  std::uint64_t phases = 0;  // every step's points' repetitions' phases
+  for (const StepPlan& s : plan_.steps)
+    for (const PointPlan& p : s.points)
+      for (const auto& rep : p.reps)
+        phases += rep.size();
+  progress_->begin_run(phases);
   stall_->start(stall_hooks());
   if (const int status = run_steps(); status != 0) return status;
   return finish();

@@ -1,6 +1,7 @@
 """Latency histograms, time series, first/last done, stonewall with wear-out, live progress."""
 import math
 import os
+import re
 import subprocess
 
 import h5py
@@ -153,15 +154,20 @@ def test_stonewall_marks_rows_and_wearout_leaves_equal_files(tmp_path, workdir):
     assert len(files) == 2 and all(os.path.getsize(f) == furthest for f in files)
 
 
-def _progress_cmd(workdir, out, quiet=False):
+def _progress_cmd(workdir, out, quiet=False, **options):
     args = iosweep_argv(
-        dir=workdir,
-        file_size="256MiB",
-        rand_record="4k",
-        phases="rand-read",
-        direct=True,
-        ranks=2,
-        stonewall="1.5s",
+        **(
+            options
+            or dict(
+                dir=workdir,
+                file_size="256MiB",
+                rand_record="4k",
+                phases="rand-read",
+                direct=True,
+                ranks=2,
+                stonewall="1.5s",
+            )
+        ),
         output=out,
         seq_record=None,
         quiet=quiet,
@@ -169,19 +175,64 @@ def _progress_cmd(workdir, out, quiet=False):
     return mpiexec_argv(2, args)
 
 
-def test_progress_is_redrawn_on_a_terminal(tmp_path, diskdir):
-    workdir = diskdir
-    if subprocess.run(["which", "script"], capture_output=True).returncode != 0:
-        pytest.skip("util-linux `script` is not installed")
-    cmd = " ".join(_progress_cmd(workdir, tmp_path / "r.h5"))
+# A drawn progress line: its phase, percent, rate and unit, who it counts, and the remaining time.
+DRAWN = re.compile(
+    r"point 1/1 \(2 ranks\) (\S+) +([\d.]+)%  ([\d.]+)([KM]?) (IOPS|MiB/s) \((all 2 ranks)\)"
+    r"  elapsed \d+:\d\d:\d\d  remaining ~(\d+:\d\d:\d\d)"
+)
+
+
+def on_a_terminal(cmd):
+    """The draws of a run under `script` (a terminal): [(phase, percent, rate, remaining)]."""
     p = subprocess.run(
-        ["script", "-qfec", cmd, "/dev/null"], capture_output=True, env=mpi_env(), timeout=300
+        ["script", "-qfec", " ".join(cmd), "/dev/null"],
+        capture_output=True,
+        env=mpi_env(),
+        timeout=300,
     )
     out = p.stdout.decode(errors="replace")  # bytes: keep the carriage returns as they are
     assert p.returncode == 0, out
-    draws = out.count("\r\x1b[Kpoint 1/1 (2 ranks) rand-read")
-    assert draws >= 2, out[-2000:]
-    assert "IOPS" in out and "remaining" in out
+    assert "\r\x1b[Kpoint 1/1 (2 ranks)" in out, out[-2000:]
+    draws = []
+    for m in DRAWN.finditer(out):
+        scale = {"": 1, "K": 1e3, "M": 1e6}[m.group(4)]
+        draws.append((m.group(1), float(m.group(2)), float(m.group(3)) * scale, m.group(7)))
+    return out, draws
+
+
+def test_progress_is_redrawn_on_a_terminal_with_every_ranks_rate(tmp_path, diskdir):
+    """Redrawn in place, and the rate is every active rank's (counted in a page the machine's
+    ranks share), not rank 0's alone: about the row's IOPS, where rank 0's would be half."""
+    if subprocess.run(["which", "script"], capture_output=True).returncode != 0:
+        pytest.skip("util-linux `script` is not installed")
+    out, draws = on_a_terminal(_progress_cmd(diskdir, tmp_path / "r.h5"))
+    assert out.count("\r\x1b[Kpoint 1/1 (2 ranks) rand-read") >= 2, out[-2000:]
+    rates = [rate for phase, percent, rate, _ in draws if phase == "rand-read" and percent > 0]
+    assert len(rates) >= 2, out[-2000:]
+    with h5py.File(tmp_path / "r.h5", "r") as f:
+        row = latest_run(f)["summary"][0]
+    assert 0.7 * row["iops"] <= float(np.median(rates)) <= 1.5 * row["iops"], (rates, row["iops"])
+
+
+def test_a_metadata_runs_progress_counts_operations_and_the_time_left(tmp_path, diskdir):
+    """Metadata phases count operations: a percentage and a rate that move, and a remaining
+    time that is not 0:00:00 while phases are left (it counted data bytes alone)."""
+    if subprocess.run(["which", "script"], capture_output=True).returncode != 0:
+        pytest.skip("util-linux `script` is not installed")
+    cmd = _progress_cmd(
+        diskdir,
+        tmp_path / "r.h5",
+        dir=diskdir,
+        phases="md-create,md-stat,md-remove",
+        ranks=2,
+        md_items=1000,
+        md_fsync=True,
+    )
+    out, draws = on_a_terminal(cmd)
+    creates = [d for d in draws if d[0] == "md-create"]
+    assert creates and any(percent > 0 and rate > 0 for _, percent, rate, _ in creates), out[-2000:]
+    assert any(left != "0:00:00" for *_, left in creates), creates
+    assert [d[1] for d in creates] == sorted(d[1] for d in creates)  # the share done only grows
 
 
 def test_progress_is_plain_lines_when_piped_and_silent_with_quiet(tmp_path, diskdir):

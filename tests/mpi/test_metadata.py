@@ -148,9 +148,15 @@ def test_uring_at_depth_in_one_shared_tree(workdir, tmp_path):
 
 
 def test_null_engine_counts_its_own_cost(workdir, tmp_path):
+    """Operations counted exactly, nothing made; every row says `no I/O` and nothing of caches
+    or devices (what they counted in the window was someone else's), and the header of a run of
+    metadata phases alone says no file size per rank."""
     out = tmp_path / "r.h5"
-    md_run(2, workdir, out, engine="null", iodepth=4, md_items=50)
+    p = md_run(2, workdir, out, engine="null", iodepth=4, md_items=50)
     assert os.listdir(workdir) == []
+    header = p.stdout[: p.stdout.index("placement")]
+    assert " per rank in " not in header and "; metadata phases in " in header, header
+    assert "records: seq" not in header and "cache: dropped before md-stat and md-read" in header
     with h5py.File(out, "r") as f:
         run = latest_run(f)
         rows = summary_by_phase(run)
@@ -158,6 +164,11 @@ def test_null_engine_counts_its_own_cost(workdir, tmp_path):
         for (phase, k, depth), r in rows.items():
             assert depth == 4
             assert r["ops"] == (4 * k if phase in ("md-mkdir", "md-rmdir") else 50 * k)
+            assert text(r["notes"]).endswith("no I/O (engine null)"), (phase, r["notes"])
+            for word in ("unflushed", "cached", "B/op", "dropped", "kept", "unverified"):
+                assert word not in text(r["notes"]), (phase, r["notes"])
+    for line in md_console_rows(p.stdout):
+        assert line.endswith("no I/O (engine null)"), line
 
 
 def test_stonewalled_create_sets_what_the_later_phases_touch(tmp_path):

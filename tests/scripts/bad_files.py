@@ -66,6 +66,13 @@ FIGURES = {
     "figure-negative": _figure("lat_p99_ns", -5.0),
     "attribute-inf": _figure(None, np.inf, attr="rated_bw_Bps"),
     "nodes-inf": _figure("seconds", np.inf, table="nodes"),
+    # Enumerations out of their range: refused as inf is, whether a command names them or not.
+    "cache-drop-9": _figure("md_cache_drop", 9),
+    "stonewalled-7": _figure("stonewalled", 7),
+    "ranks-stonewalled-7": _figure("stonewalled", 7, table="ranks"),
+    "status-9": lambda f, g: g.attrs.modify(
+        "status", np.array(9, dtype=g.attrs.get_id("status").dtype)
+    ),
 }
 
 

@@ -3,6 +3,7 @@
     with Chromium() as b:            # skips the test (printed reason) when it cannot start
         b.open("file:///tmp/report.html")
         b.evaluate("document.title"), b.problems(), b.screenshot("page.png")
+        b.resize(1400)                   # the viewport's width, as a window that wide
 
 Chromium is started with its background connections off (this machine's closed network refuses
 them, which would show up as errors), a fresh user-data-dir and --remote-debugging-port=0; the
@@ -151,6 +152,14 @@ class Chromium:
                 self.events.append(m)
                 if m["method"] == method:
                     return m
+
+    def resize(self, width, height=None):
+        """The viewport's width (and height) in CSS pixels, as a window of that size shows it."""
+        self.width, self.height = width, height or self.height
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": self.width, "height": self.height, "deviceScaleFactor": 1, "mobile": False},
+        )
 
     # ----------------------------------------------------------------- the page
 

@@ -141,11 +141,11 @@ def test_filter_efficiency_reports_each_ratio_under_its_definition(tmp_path):
             (p, rep): b
             for p, rep, b in zip(at["phase_name"], at["repetition"], at["bandwidth_Bps"])
         }
-        fc = at[at["phase_name"] == "filter_count"]
+        fc = at[at["phase_name"] == "filter-count"]
         # filter_efficiency is filter-count / scan-only of the same point and repetition,
         # filter_vs_seq_read filter-count / seq-read.
-        eff = [bw[("filter_count", k)] / bw[("scan_only", k)] for k in fc["repetition"]]
-        vs = [bw[("filter_count", k)] / bw[("seq_read", k)] for k in fc["repetition"]]
+        eff = [bw[("filter-count", k)] / bw[("scan-only", k)] for k in fc["repetition"]]
+        vs = [bw[("filter-count", k)] / bw[("seq-read", k)] for k in fc["repetition"]]
         assert list(fc["filter_efficiency"]) == pytest.approx(eff, rel=1e-9)
         assert list(fc["filter_vs_seq_read"]) == pytest.approx(vs, rel=1e-9)
         assert r["efficiency"] == pytest.approx(
@@ -155,7 +155,7 @@ def test_filter_efficiency_reports_each_ratio_under_its_definition(tmp_path):
             (statistics.median(vs), min(vs), max(vs)), rel=1e-9
         )
         assert r["scan_only"] == pytest.approx(
-            statistics.median(at[at["phase_name"] == "scan_only"]["bandwidth_Bps"]) / 2**20
+            statistics.median(at[at["phase_name"] == "scan-only"]["bandwidth_Bps"]) / 2**20
         )
 
 

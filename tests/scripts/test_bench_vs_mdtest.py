@@ -80,24 +80,56 @@ def test_mdtest_from_the_environment_and_each_target_s_file_system(tmp_path):
     assert (" is on tmpfs, not a disk" in line) if wrong == "local" else ", not tmpfs" in line
 
 
-def test_a_failing_mdtest_is_said_in_one_line_and_its_folders_are_removed(tmp_path):
-    """mdtest exits 1 on both ranks (/bin/false): status 1, the line names the run and what
-    mpirun printed, and neither the runs' folder in --dir nor the outputs' folder is left."""
-    w = tmp_path / "w"
+# Fake mdtests (rank 0 acts; the last argument is -d's folder): one fails, one removes its own
+# folder, one swaps it for a symbolic link to a folder of someone else's ({other}).
+FAKES = {
+    "fails": ("exit 1", "mdtest of pair 1: mpirun exited 1: "),
+    "removes": ('rm -rf "$d"', "mdtest of pair 1: its folder '{w}/bench-vs-mdtest."),
+    "swaps": ('mv "$d" "$d.moved" && ln -s {other} "$d"', "mdtest of pair 1: its folder '{w}/"),
+}
+SAID = {"removes": "' was removed while it ran"}
+SAID["swaps"] = "' was replaced while it ran by a symbolic link to '{other}'; left as it is in '"
+
+
+@pytest.mark.parametrize("fake", sorted(FAKES))
+def test_a_failing_mdtest_is_said_in_one_line_and_its_folders_are_removed(tmp_path, fake):
+    """mdtest exits 1 on both ranks, or removes or swaps its own folder: status 1, one line
+    naming the run and what happened (what mpirun printed), nothing of someone else's touched,
+    and neither the runs' folder in --dir nor the outputs' folder is left."""
+    w, other = tmp_path / "w", tmp_path / "other"
     w.mkdir()
+    other.mkdir()
     (w / "theirs").write_text("not the script's")
-    before, scratch = snapshot(w), set(glob.glob("/tmp/bench-vs-mdtest.*"))
+    (other / "kept").write_text("someone else's")
+    script, said = (x.replace("{other}", str(other)).replace("{w}", str(w)) for x in FAKES[fake])
+    fake_mdtest = tmp_path / "mdtest"
+    fake_mdtest.write_text(
+        '#!/bin/sh\nfor d; do :; done\n[ "${OMPI_COMM_WORLD_RANK:-0}" = 0 ] || exit 0\n'
+        + script
+        + "\n"
+    )
+    fake_mdtest.chmod(0o755)
+    before, kept = snapshot(w), snapshot(other)
+    scratch = set(glob.glob("/tmp/bench-vs-mdtest.*"))
     p = subprocess.run(
-        [SOURCE_DIR / "scripts" / SCRIPT, "--mdtest", "/bin/false", "--dir", w, "--items", "4",
+        [SOURCE_DIR / "scripts" / SCRIPT, "--mdtest", fake_mdtest, "--dir", w, "--items", "4",
          "--pairs", "1"],
         capture_output=True, text=True, env=mpi_env(), timeout=120, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     assert p.returncode == 1, p.stderr
     lines = p.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith(
-        f"{SCRIPT}: mdtest of pair 1: mpirun exited 1: "
-    ), p.stderr
-    assert len(lines[0]) > len(f"{SCRIPT}: mdtest of pair 1: mpirun exited 1: no message")
+    assert len(lines) == 1 and lines[0].startswith(f"{SCRIPT}: {said}"), p.stderr
+    if fake in SAID:
+        assert SAID[fake].replace("{other}", str(other)) in lines[0], lines[0]
+    else:
+        assert len(lines[0]) > len(f"{SCRIPT}: {said}no message")
+    assert snapshot(other) == kept
+    if fake == "swaps":  # the link is not the script's: left, alone in the runs' folder
+        (work,) = [x for x in os.listdir(w) if x != "theirs"]
+        assert lines[0].endswith(f"left as it is in '{w / work}'")
+        assert [(x.name, x.is_symlink()) for x in os.scandir(w / work)] == [("mdtest.1", True)]
+        os.unlink(w / work / "mdtest.1")
+        os.rmdir(w / work)
     assert snapshot(w) == before and os.listdir(w) == ["theirs"]
     assert set(glob.glob("/tmp/bench-vs-mdtest.*")) <= scratch
 
@@ -148,7 +180,7 @@ def check_runs(runs, save, ranks, items, shared, pairs):
     for r in runs:
         first = "mdtest" if int(r["pair"]) % 2 else "iosweep"
         assert int(r["position"]) == (1 if r["tool"] == first else 2), r
-        phase, rate = "md_" + r["operation"], float(r["rate_ops_s"])
+        phase, rate = "md-" + r["operation"], float(r["rate_ops_s"])
         if r["tool"] == "mdtest":
             (res,) = [x for x in parse_mdtest(r["source"]) if x.phase == phase]
             assert rate == res.value and res.threads == ranks and res.items == items, r
@@ -159,7 +191,7 @@ def check_runs(runs, save, ranks, items, shared, pairs):
         with h5py.File(path, "r") as f:
             g = f["runs"][run_id]
             s = g["summary"][()]
-            (row,) = s[s["phase"] == names.phases(g)[phase]]
+            (row,) = s[s["phase"] == names.phases(g)[phase.replace("-", "_")]]
         trees = ranks if r["operation"] in TREE_OPS and not shared else 1
         assert rate == pytest.approx(float(row["iops"]) / trees, rel=1e-12), r
         assert (row["ranks"], row["md_items"], row["md_cache_drop"]) == (ranks, items * ranks, 0)
@@ -207,5 +239,5 @@ def test_side_by_side_one_shared_tree_with_bytes_and_fsync(tmp_path, mdtest):
     )  # fmt: skip
     check_runs(runs, save, 2, 10, True, 1)
     check_table(table, runs, 2, 1)
-    (res,) = [x for x in parse_mdtest(str(save / "mdtest.1.txt")) if x.phase == "md_read"]
+    (res,) = [x for x in parse_mdtest(str(save / "mdtest.1.txt")) if x.phase == "md-read"]
     assert (res.item_bytes, res.read_bytes, res.fsync, res.tree) == (4096, 1024, True, (1, 2))

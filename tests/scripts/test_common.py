@@ -241,12 +241,14 @@ def test_a_phase_or_engine_added_to_iosweep_reaches_the_scripts_unedited(run_fil
     with_added_members(run_file[0], newer)
     assert list(names.phases(newer))[-1] == "added_phase"
     assert list(names.engines(newer))[-1] == "added_engine"
+    # Its name: the enum name with '_' made '-', as iosweep names its phases (a newer iosweep
+    # also records its row in the phase table, whose name the scripts would take).
     _, summary = frames.load(newer)
-    assert summary["phase_name"].iloc[-1] == "added_phase"
+    assert summary["phase_name"].iloc[-1] == "added-phase"
     assert summary["engine_name"].iloc[-1] == "added_engine"
-    assert "added_phase" not in set(summary["phase_name"].iloc[:-1])
+    assert "added-phase" not in set(summary["phase_name"].iloc[:-1])
     p = subprocess.run([str(SCRIPTS / "iosweep-load"), str(newer)], capture_output=True, text=True)
-    assert p.returncode == 0 and "added_phase" in p.stdout, p.stderr
+    assert p.returncode == 0 and "added-phase" in p.stdout, p.stderr
     p = subprocess.run(
         [str(SCRIPTS / "iosweep-plot"), str(newer), "-o", str(tmp_path / "p.png")],
         capture_output=True,

@@ -13,7 +13,7 @@ import pytest
 
 from iosweep_tools.results.names import by_value, is_random, phases
 from iosweep_tools.compare import ior, iozone, parsers
-from iosweep_tools.compare.record import ParseError
+from iosweep_tools.compare.record import TOO_LARGE, ParseError
 from conftest import SOURCE_DIR, latest_run, make_results, run_iosweep
 
 FIX = SOURCE_DIR / "tests" / "fixtures"
@@ -22,50 +22,50 @@ MIB = 1048576.0
 # fixture -> {(phase, threads): (children or mean value, unit scale)} for one value per row
 EXPECTED = {
     "iozone/01-seq-write-read-t2.txt": {
-        ("seq_write", 2): 598723.97 * 1024,
-        ("seq_read", 2): 9897484.00 * 1024,
+        ("seq-write", 2): 598723.97 * 1024,
+        ("seq-read", 2): 9897484.00 * 1024,
     },
     "iozone/02-rand-t2-with-i0.txt": {
-        ("seq_write", 2): 264697.53 * 4096,
-        ("rand_read", 2): 1925921.19,
-        ("rand_write", 2): 176014.69,
+        ("seq-write", 2): 264697.53 * 4096,
+        ("rand-read", 2): 1925921.19,
+        ("rand-write", 2): 176014.69,
     },
-    "iozone/03-whitepaper-seqwrite-i0-t2.txt": {("seq_write", 2): 707136.50 * 1024},
-    "iozone/04-whitepaper-seqread-i1-t2.txt": {("seq_read", 2): 9076104.00 * 1024},
+    "iozone/03-whitepaper-seqwrite-i0-t2.txt": {("seq-write", 2): 707136.50 * 1024},
+    "iozone/04-whitepaper-seqread-i1-t2.txt": {("seq-read", 2): 9076104.00 * 1024},
     "iozone/05-whitepaper-random-i2-t2.txt": {
-        ("rand_read", 2): 1634722.12,
-        ("rand_write", 2): 94988.54,
+        ("rand-read", 2): 1634722.12,
+        ("rand-write", 2): 94988.54,
     },
     "iozone/07-excel-report-t1-t2.txt": (
         {  # kB/sec throughout: random phases become ops/s (1 MiB records)
-            ("seq_write", 1): 231547.34 * 1024,
-            ("seq_read", 1): 2038959.88 * 1024,
-            ("rand_read", 1): 5226232.50 / 1024,
-            ("rand_write", 1): 439475.72 / 1024,
-            ("seq_write", 2): 426647.17 * 1024,
-            ("seq_read", 2): 3187748.00 * 1024,
-            ("rand_read", 2): 10329179.00 / 1024,
-            ("rand_write", 2): 638612.31 / 1024,
+            ("seq-write", 1): 231547.34 * 1024,
+            ("seq-read", 1): 2038959.88 * 1024,
+            ("rand-read", 1): 5226232.50 / 1024,
+            ("rand-write", 1): 439475.72 / 1024,
+            ("seq-write", 2): 426647.17 * 1024,
+            ("seq-read", 2): 3187748.00 * 1024,
+            ("rand-read", 2): 10329179.00 / 1024,
+            ("rand-write", 2): 638612.31 / 1024,
         }
     ),
     "iozone/11-per-child-C-rand-t2.txt": {
-        ("seq_write", 2): 203302.38 * 4096,
-        ("rand_read", 2): 1511882.56,
-        ("rand_write", 2): 190747.58,
+        ("seq-write", 2): 203302.38 * 4096,
+        ("rand-read", 2): 1511882.56,
+        ("rand-write", 2): 190747.58,
     },
     "iozone/13-cluster-seq-t2.txt": {
-        ("seq_write", 2): 846025.47 * 1024,
-        ("seq_read", 2): 2663484.25 * 1024,
+        ("seq-write", 2): 846025.47 * 1024,
+        ("seq-read", 2): 2663484.25 * 1024,
     },
-    "iozone/14-cluster-rand-t2.txt": {("rand_read", 2): 1148325.62, ("rand_write", 2): 113286.13},
-    "ior/01-posix-seq16m.txt": {("seq_write", 2): 540.04 * MIB, ("seq_read", 2): 6366.23 * MIB},
-    "ior/02-posix-rand4k.txt": {("rand_write", 2): 244931.59, ("rand_read", 2): 1872873.56},
+    "iozone/14-cluster-rand-t2.txt": {("rand-read", 2): 1148325.62, ("rand-write", 2): 113286.13},
+    "ior/01-posix-seq16m.txt": {("seq-write", 2): 540.04 * MIB, ("seq-read", 2): 6366.23 * MIB},
+    "ior/02-posix-rand4k.txt": {("rand-write", 2): 244931.59, ("rand-read", 2): 1872873.56},
     "ior/03-posix-seq16m-json.txt": {
-        ("seq_write", 2): 1611.1512 * MIB,
-        ("seq_read", 2): 10402.6808 * MIB,
+        ("seq-write", 2): 1611.1512 * MIB,
+        ("seq-read", 2): 10402.6808 * MIB,
     },
-    "ior/05-posix-odirect-rand4k.txt": {("rand_write", 2): 34022.78, ("rand_read", 2): 40070.88},
-    "ior/08-posix-stonewall.txt": {("rand_write", 2): 143629.23, ("rand_read", 2): 1286279.40},
+    "ior/05-posix-odirect-rand4k.txt": {("rand-write", 2): 34022.78, ("rand-read", 2): 40070.88},
+    "ior/08-posix-stonewall.txt": {("rand-write", 2): 143629.23, ("rand-read", 2): 1286279.40},
 }
 
 
@@ -204,14 +204,14 @@ def test_ior_o_direct_in_json_parameters_and_unknown_without_a_command_line():
 def test_ior_script_sweep_has_both_task_counts():
     results = parsers.parse_any(str(FIX / "ior/18-script-sweep.txt"))
     keys = {(r.phase, r.threads) for r in results}
-    assert keys == {("seq_write", 1), ("seq_read", 1), ("seq_write", 2), ("seq_read", 2)}
-    first = [r for r in results if (r.phase, r.threads) == ("seq_write", 1)][0]
+    assert keys == {("seq-write", 1), ("seq-read", 1), ("seq-write", 2), ("seq-read", 2)}
+    first = [r for r in results if (r.phase, r.threads) == ("seq-write", 1)][0]
     assert first.value == pytest.approx(939.85 * MIB)
 
 
 def test_iozone_parent_figures_are_kept_apart():
     results = parsers.parse_any(str(FIX / "iozone/01-seq-write-read-t2.txt"))
-    parent = [r for r in results if r.kind == "parent" and r.phase == "seq_write"]
+    parent = [r for r in results if r.kind == "parent" and r.phase == "seq-write"]
     assert parent and parent[0].value == pytest.approx(385859.55 * 1024)
 
 
@@ -247,10 +247,25 @@ def run_file(tmp_path_factory):
         ("ior-table", 40, "Summary of all tests"),
         ("ior-json", None, "valid IOR JSON"),
         ("unknown", 1, "IOzone, IOR or mdtest output"),
+        # A number too large for any figure (400 digits; 5000, more than Python converts), on
+        # every parser's lines: the line that holds it, never an OverflowError.
+        ("ior/01-posix-seq16m.txt:blocksize           : 64 MiB", 28, TOO_LARGE),
+        ('ior/03-posix-seq16m-json.txt:"numTasks": 2,', 2, TOO_LARGE),
+        ("ior/18-script-sweep.txt:,16384.0000,", None, TOO_LARGE),
+        ("iozone/02-rand-t2-with-i0.txt:Record Size 4 kB", 23, TOO_LARGE),
+        ("iozone/07-excel-report-t1-t2.txt:Record Size 1024 kB", None, TOO_LARGE),
+        ("iozone/01-seq-write-read-t2.txt:Children see throughput for  2 initial", 36, TOO_LARGE),
     ],
 )
 def test_garbled_input_gives_exit_2_and_the_line(run_file, tmp_path, garble, where, what):
-    if garble == "iozone":
+    if ":" in garble:  # fixture:text, its first number made 400 digits long (5000 in IOR's CSV)
+        name, old = garble.split(":", 1)
+        digits = "9" * (5000 if "18-script" in name else 400)
+        text = (FIX / name).read_text()
+        assert old in text, old
+        text = text.replace(old, re.sub(r"\d+", digits, old, count=1), 1)
+        garble = name.replace("/", "-")
+    elif garble == "iozone":
         text = (
             (FIX / "iozone/01-seq-write-read-t2.txt")
             .read_text()
@@ -288,7 +303,7 @@ def csv_rows(path):
 def summary_row(out, phase, ranks):
     with h5py.File(out, "r") as f:
         s = latest_run(f)["summary"][()]
-        value = phases(f)[phase]
+        value = phases(f)[phase.replace("-", "_")]  # the enum's identifier of the name
     rows = s[(s["phase"] == value) & (s["ranks"] == ranks)]
     assert len(rows) == 1
     return rows[0]
@@ -351,8 +366,8 @@ def test_compare_prints_every_sources_settings_and_writes_csv(run_file, tmp_path
         "source_fsync",
         "source_shared",
     ]
-    w2 = summary_row(out, "seq_write", 2)
-    ioz = by[("seq_write", 2, "IOzone")]
+    w2 = summary_row(out, "seq-write", 2)
+    ioz = by[("seq-write", 2, "IOzone")]
     assert float(ioz["source_value"]) == pytest.approx(598723.97 / 1024, rel=1e-6)
     assert float(ioz["iosweep_wall"]) == pytest.approx(w2["bandwidth_Bps"] / MIB)
     assert float(ioz["iosweep_children"]) == pytest.approx(w2["children_Bps"] / MIB)
@@ -372,23 +387,23 @@ def test_compare_prints_every_sources_settings_and_writes_csv(run_file, tmp_path
         and ioz["match"] == "≠ record,file"
         and ioz["ratio"] == ""
     )
-    ior = by[("seq_write", 2, "IOR")]
+    ior = by[("seq-write", 2, "IOR")]
     assert float(ior["source_value"]) == pytest.approx(
         (1114.60 + 371.7737 + 1048.7972) / 3, rel=1e-6
     )
     assert ior["compared_with"] == "wall" and ior["match"] == "≠ file" and ior["ratio"] == ""
-    assert by[("rand_read", 2, "IOzone")]["unit"] == "ops/s"
-    assert by[("rand_read", 2, "IOzone")]["match"] == "≠ file"
+    assert by[("rand-read", 2, "IOzone")]["unit"] == "ops/s"
+    assert by[("rand-read", 2, "IOzone")]["match"] == "≠ file"
     # iosweep's 1-rank random rows have no source: shown alone, without a match.
-    alone = by[("rand_read", 1, "")]
+    alone = by[("rand-read", 1, "")]
     assert alone["source_value"] == "" and alone["match"] == "" and float(alone["iosweep_wall"]) > 0
     # Control phases (and filter-count) have no counterpart in other tools.
-    assert not {k for k in by if k[0] in ("scan_only", "filter_count")}
+    assert not {k for k in by if k[0] in ("scan-only", "filter-count")}
 
 
 def test_a_different_record_size_gives_no_ratio_unless_loose(tmp_path_factory, tmp_path):
     # The case of the issue: IOzone -i0 -i2 -r 4K beside a run with 16 MiB sequential records
-    # used to print seq_write / "initial writers" as if they measured the same thing.
+    # used to print seq-write / "initial writers" as if they measured the same thing.
     tmp = tmp_path_factory.mktemp("rec16")
     (tmp / "w").mkdir()
     out = tmp / "r.h5"
@@ -397,22 +412,22 @@ def test_a_different_record_size_gives_no_ratio_unless_loose(tmp_path_factory, t
     p = compare_cmd(out, iozone, "--csv", tmp_path / "strict.csv")
     assert p.returncode == 0, p.stderr
     row = next(
-        ln for ln in p.stdout.splitlines() if ln.startswith("seq_write") and "IOzone[1]" in ln
+        ln for ln in p.stdout.splitlines() if ln.startswith("seq-write") and "IOzone[1]" in ln
     )
     assert "≠ record,file" in row and row.split()[-1] == "-", row
     assert re.search(r" 16 MiB +16 MiB +no +IOzone\[1\] .* 4 KiB +64 MiB +no ", row), row
-    strict = csv_rows(tmp_path / "strict.csv")[("seq_write", 2, "IOzone")]
+    strict = csv_rows(tmp_path / "strict.csv")[("seq-write", 2, "IOzone")]
     assert strict["ratio"] == "" and strict["match"] == "≠ record,file"
     p = compare_cmd(out, iozone, "--loose", "--csv", tmp_path / "loose.csv")
     assert p.returncode == 0, p.stderr
-    loose = csv_rows(tmp_path / "loose.csv")[("seq_write", 2, "IOzone")]
+    loose = csv_rows(tmp_path / "loose.csv")[("seq-write", 2, "IOzone")]
     assert loose["match"] == "≠ record,file"
-    w2 = summary_row(out, "seq_write", 2)
+    w2 = summary_row(out, "seq-write", 2)
     assert float(loose["ratio"]) == pytest.approx(
         w2["iozone_children_Bps"] / (264697.53 * 4096), rel=1e-6
     )
     row = next(
-        ln for ln in p.stdout.splitlines() if ln.startswith("seq_write") and "IOzone[1]" in ln
+        ln for ln in p.stdout.splitlines() if ln.startswith("seq-write") and "IOzone[1]" in ln
     )
     assert float(row.split()[-1]) == pytest.approx(float(loose["ratio"]), abs=1e-3)
 
@@ -427,13 +442,13 @@ def test_a_record_size_a_source_does_not_state_is_a_question_mark_and_a_mismatch
     p = compare_cmd(run_file[0], csv_only, "--csv", tmp_path / "t.csv")
     assert p.returncode == 0, p.stderr
     assert "[1] IOR: record 1 MiB, file ? (layout ?), O_DIRECT ?" in p.stdout
-    row = csv_rows(tmp_path / "t.csv")[("seq_write", 2, "IOR")]
+    row = csv_rows(tmp_path / "t.csv")[("seq-write", 2, "IOR")]
     assert (
         row["source_file_bytes"] == ""
         and row["match"] == "≠ file,O_DIRECT,layout"
         and row["ratio"] == ""
     )
-    line = next(ln for ln in p.stdout.splitlines() if re.match(r"seq_write +2 ", ln))
+    line = next(ln for ln in p.stdout.splitlines() if re.match(r"seq-write +2 ", ln))
     assert re.search(r"IOR\[1\] .* 1 MiB +\? +\? ", line), line
     # IOzone's throughput lines without its header or command line: nothing is known.
     bare = tmp_path / "iozone-bare.txt"
@@ -447,10 +462,10 @@ def test_a_record_size_a_source_does_not_state_is_a_question_mark_and_a_mismatch
     p = compare_cmd(run_file[0], bare, "--csv", tmp_path / "b.csv")
     assert p.returncode == 0, p.stderr
     assert "[1] IOzone: record ?, file ? (file per thread), O_DIRECT ?" in p.stdout
-    row = csv_rows(tmp_path / "b.csv")[("seq_write", 2, "IOzone")]
+    row = csv_rows(tmp_path / "b.csv")[("seq-write", 2, "IOzone")]
     assert row["match"] == "≠ record,file,O_DIRECT" and row["ratio"] == ""
     p = compare_cmd(run_file[0], bare, "--loose", "--csv", tmp_path / "l.csv")
-    assert csv_rows(tmp_path / "l.csv")[("seq_write", 2, "IOzone")]["ratio"] != ""
+    assert csv_rows(tmp_path / "l.csv")[("seq-write", 2, "IOzone")]["ratio"] != ""
 
 
 @pytest.fixture(scope="module")
@@ -469,7 +484,7 @@ def test_equal_settings_give_the_ratio_of_figures_of_one_definition(iozone11_run
     p = compare_cmd(out, FIX / "iozone/11-per-child-C-rand-t2.txt", "--csv", tmp_path / "t.csv")
     assert p.returncode == 0, p.stderr
     by = csv_rows(tmp_path / "t.csv")
-    want = {"seq_write": 203302.38 * 4096, "rand_write": 190747.58, "rand_read": 1511882.56}
+    want = {"seq-write": 203302.38 * 4096, "rand-write": 190747.58, "rand-read": 1511882.56}
     for phase, value in want.items():
         row = by[(phase, 2, "IOzone")]
         assert row["match"] == "'=" and row["compared_with"] == "iozone_children", row
@@ -482,8 +497,8 @@ def test_equal_settings_give_the_ratio_of_figures_of_one_definition(iozone11_run
     p = compare_cmd(out, no_wall, "--csv", tmp_path / "x.csv")
     assert p.returncode == 0, p.stderr
     assert "not stonewalled (-x)" in p.stdout
-    row = csv_rows(tmp_path / "x.csv")[("rand_read", 2, "IOzone")]
-    s = summary_row(out, "rand_read", 2)
+    row = csv_rows(tmp_path / "x.csv")[("rand-read", 2, "IOzone")]
+    s = summary_row(out, "rand-read", 2)
     assert row["compared_with"] == "children" and row["match"] == "'="
     assert float(row["ratio"]) == pytest.approx(s["children_Bps"] / 4096 / 1511882.56, rel=1e-6)
 
@@ -512,15 +527,15 @@ def test_o_direct_on_one_side_only_is_a_mismatch(iozone11_run, diskdir, tmp_path
     )
     p = compare_cmd(out, FIX / "ior/05-posix-odirect-rand4k.txt", "--csv", tmp_path / "t.csv")
     assert p.returncode == 0, p.stderr
-    row = csv_rows(tmp_path / "t.csv")[("rand_read", 2, "IOR")]
-    s = summary_row(out, "rand_read", 2)
+    row = csv_rows(tmp_path / "t.csv")[("rand-read", 2, "IOR")]
+    s = summary_row(out, "rand-read", 2)
     assert row["match"] == "'=" and float(row["ratio"]) == pytest.approx(
         s["iops"] / 40070.88, rel=1e-6
     )
     p = compare_cmd(
         iozone11_run, FIX / "ior/05-posix-odirect-rand4k.txt", "--csv", tmp_path / "u.csv"
     )
-    row = csv_rows(tmp_path / "u.csv")[("rand_read", 2, "IOR")]
+    row = csv_rows(tmp_path / "u.csv")[("rand-read", 2, "IOR")]
     assert row["match"] == "≠ file,O_DIRECT" and row["ratio"] == ""
 
 
@@ -533,8 +548,8 @@ def test_format_iozone_round_trip(run_file):
         names = by_value(phases(g))
     checked = 0
     for row in s:
-        phase = names[row["phase"]]
-        if phase in ("filter_count", "scan_only"):  # no IOzone counterpart
+        phase = names[row["phase"]].replace("_", "-")  # the phase's name, as parsers give it
+        if phase in ("filter-count", "scan-only"):  # no IOzone counterpart
             continue
         for kind, field in (("children", "iozone_children_Bps"), ("parent", "bandwidth_Bps")):
             r = [
@@ -666,7 +681,7 @@ def test_a_shared_file_run_matches_ior_without_F_only(tmp_path, workdir, layout)
     rows = [
         r
         for r in csv.DictReader(open(tmp_path / "t.csv"))
-        if r["phase"] == "seq_write" and r["source"]
+        if r["phase"] == "seq-write" and r["source"]
     ]
     match = {r["source_file_bytes"]: r["match"] for r in rows}
     if layout == "shared":

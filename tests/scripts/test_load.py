@@ -37,7 +37,8 @@ def test_import_returns_one_row_per_summary_point_with_run_attributes(results):
     assert list(summary["run_id"]) == [r for r in runs["run_id"] for _ in range(4)]
     assert list(summary["label"]) == ["first"] * 4 + ["second"] * 4
     assert list(summary["point"]) == [0, 1, 2, 3] * 2
-    assert list(summary["phase_name"]) == ["seq_write", "rand_read"] * 4
+    # Each phase by its name, as --phases takes it (the file's enum stores seq_write).
+    assert list(summary["phase_name"]) == ["seq-write", "rand-read"] * 4
     assert list(summary["ranks"]) == [1, 1, 2, 2] * 2
     assert (summary["file_size_bytes"] == 2 * 2**20).all()
     assert (summary["bytes"] == summary["ranks"] * 2 * 2**20).all()
@@ -58,7 +59,8 @@ def test_command_prints_every_run(results):
     )
     assert p.returncode == 0, p.stderr
     assert p.stdout.count("complete") == 2
-    assert "seq_write" in p.stdout and "rand_read" in p.stdout
+    assert "seq-write" in p.stdout and "rand-read" in p.stdout
+    assert "seq_write" not in p.stdout and "rand_read" not in p.stdout
     # The run over two folders says where its files went: its folders and the drives its
     # device table names (one run, one line).
     work = results.parent / "w"
@@ -114,8 +116,9 @@ def test_every_run_lists_every_phase_the_metadata_phases_included(results):
         run = f["runs"][run_ids(f)[-1]]
         table = names.phase_table(run.attrs)
     # A run of data phases alone lists the metadata phases too, without records.
-    assert table["md_stat"]["record"] == "none" and "metadata" in table["md_stat"]["flags"]
-    assert names.record_attr("md_stat", {"phase_table": table_text(results)}) is None
+    assert table["md-stat"]["record"] == "none" and "metadata" in table["md-stat"]["flags"]
+    assert table["md-stat"]["enum_name"] == "md_stat"
+    assert names.record_attr("md-stat", {"phase_table": table_text(results)}) is None
 
 
 def table_text(path):
@@ -129,20 +132,20 @@ def test_a_run_with_metadata_rows_is_read_and_printed(tmp_path):
     out = tmp_path / "md.h5"
     make_results(2, work, out, "1MiB", "1MiB", "--phases", "seq-write,md", "--md-items", "20")
     runs, summary = frames.load(out)
-    md = summary[summary["phase_name"].str.startswith("md_")]
+    md = summary[summary["phase_name"].str.startswith("md-")]
     assert sorted(set(md["phase_name"])) == sorted(
-        ["md_mkdir", "md_create", "md_stat", "md_read", "md_remove", "md_rmdir"]
+        ["md-mkdir", "md-create", "md-stat", "md-read", "md-remove", "md-rmdir"]
     )
     # No record size applies to a metadata row; its headline is operations per second.
     assert md["record_bytes"].isna().all()
     assert (md["iops"] == md["ops"] / md["wall_s"]).all()
-    files = md[md["phase_name"] == "md_create"]
+    files = md[md["phase_name"] == "md-create"]
     assert list(files["ops"]) == [20 * k for k in files["ranks"]]
     p = subprocess.run(
         [str(SOURCE_DIR / "scripts" / "iosweep-load"), str(out)], capture_output=True, text=True
     )
     assert p.returncode == 0, p.stderr
-    assert "md_create" in p.stdout and "md_rmdir" in p.stdout
+    assert "md-create" in p.stdout and "md-rmdir" in p.stdout and "md_" not in p.stdout
 
 
 def test_the_drive_view_is_the_device_tables_drives(results, tmp_path):

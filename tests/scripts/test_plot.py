@@ -37,7 +37,7 @@ def figure(results, label, **kw):
         summary[summary["run_id"] == run["run_id"]],
         kw.pop("others", []),
         kw.pop("baselines", []),
-        list(names.phases(results)),
+        [p.replace("_", "-") for p in names.phases(results)],
         **kw,
     )
     left, right = fig.axes[:2]
@@ -73,20 +73,20 @@ def test_published_figures_are_absent_by_default_and_present_with_baselines(resu
     # state its record size: run "two" (8 KiB random records) gets none unless asked, run "one"
     # (4 KiB) gets the random ones, never the filter-count one.
     published = load_baselines(str(SOURCE_DIR / "results" / "baselines"))
-    assert {b["record_bytes"] for b in published if b["phase"].startswith("rand_")} == {4096}
-    assert all(b["record_bytes"] is None for b in published if b["phase"] == "filter_count")
+    assert {b["record_bytes"] for b in published if b["phase"].startswith("rand-")} == {4096}
+    assert all(b["record_bytes"] is None for b in published if b["phase"] == "filter-count")
     _, left, right = figure(results, "two", baselines=published)
     assert not [ln for ln in labels(left) + labels(right) if ln.startswith("published")]
     _, left, right = figure(results, "one", baselines=published)
     assert sorted(
         ln.split(",")[0] for ln in labels(left) + labels(right) if ln.startswith("published")
-    ) == ["published rand_read", "published rand_write"]
+    ) == ["published rand-read", "published rand-write"]
     _, left, right = figure(results, "two", baselines=published, all_baselines=True)
     shown = [ln for ln in labels(left) + labels(right) if ln.startswith("published")]
     assert {ln.split(",")[0] for ln in shown} == {
-        "published filter_count",
-        "published rand_write",
-        "published rand_read",
+        "published filter-count",
+        "published rand-write",
+        "published rand-read",
     }
     assert all("≠ record" in ln for ln in shown)
     for args, present in (([], False), (["--baselines"], True)):
@@ -108,21 +108,21 @@ def write_baselines(folder, rows):
 
 def test_published_figures_measured_like_the_run_are_drawn_without_asking(results, tmp_path):
     rows = [
-        "same,s,rand_read,2,1000,ops/s,4096,",  # 4 KiB records, file not stated
-        "same file,s,rand_write,2,900,ops/s,4096,4194304",  # and 4 MiB per thread, as the run
-        "other file,s,rand_write,2,800,ops/s,4096,8388608",
-        "other record,s,rand_read,1,700,ops/s,8192,",
-        "no record,s,seq_write,1,600,MiB/s,,",
+        "same,s,rand-read,2,1000,ops/s,4096,",  # 4 KiB records, file not stated
+        "same file,s,rand-write,2,900,ops/s,4096,4194304",  # and 4 MiB per thread, as the run
+        "other file,s,rand-write,2,800,ops/s,4096,8388608",
+        "other record,s,rand-read,1,700,ops/s,8192,",
+        "no record,s,seq-write,1,600,MiB/s,,",
     ]
     _, left, right = figure(results, "one", baselines=write_baselines(tmp_path / "b", rows))
     shown = sorted(ln for ln in labels(left) + labels(right) if ln.startswith("published"))
-    assert shown == ["published rand_read, 4 KiB records", "published rand_write, 4 KiB records"]
+    assert shown == ["published rand-read, 4 KiB records", "published rand-write, 4 KiB records"]
     pts = {line.get_label(): list(zip(line.get_xdata(), line.get_ydata())) for line in right.lines}
-    assert pts["published rand_write, 4 KiB records"] == [(2, 900.0)]
+    assert pts["published rand-write, 4 KiB records"] == [(2, 900.0)]
     # The second run used 8 KiB random records: only the 8 KiB figure is its kind.
     _, left, right = figure(results, "two", baselines=write_baselines(tmp_path / "c", rows))
     assert [ln for ln in labels(right) if ln.startswith("published")] == [
-        "published rand_read, 8 KiB records"
+        "published rand-read, 8 KiB records"
     ]
 
 
@@ -130,7 +130,7 @@ def test_a_malformed_record_size_in_a_baseline_is_refused(results, tmp_path):
     folder = tmp_path / "bad"
     folder.mkdir()
     (folder / "b.csv").write_text(
-        "source,system,phase,threads,value,unit,record_bytes\nx,s,rand_read,1,5,ops/s,4k\n"
+        "source,system,phase,threads,value,unit,record_bytes\nx,s,rand-read,1,5,ops/s,4k\n"
     )
     p = subprocess.run(
         [str(SCRIPT), str(results), "--baselines-dir", str(folder), "-o", str(tmp_path / "p.png")],
@@ -144,11 +144,11 @@ def test_a_malformed_record_size_in_a_baseline_is_refused(results, tmp_path):
 
 def test_control_phases_only_with_controls(results):
     _, left, _ = figure(results, "one")
-    assert "iosweep scan_only (wall)" not in labels(
+    assert "iosweep scan-only (wall)" not in labels(
         left
-    ) and "iosweep filter_count (wall)" in labels(left)
+    ) and "iosweep filter-count (wall)" in labels(left)
     _, left, _ = figure(results, "one", controls=True)
-    assert "iosweep scan_only (wall)" in labels(left)
+    assert "iosweep scan-only (wall)" in labels(left)
 
 
 def test_other_tools_are_labelled_with_their_record_size_and_what_differs(results):
@@ -160,5 +160,5 @@ def test_other_tools_are_labelled_with_their_record_size_and_what_differs(result
         if r.kind != "parent"
     ]
     _, left, right = figure(results, "one", others=others)
-    assert "IOzone[1] seq_write Children see, 4 KiB records ≠ record,file" in labels(left)
-    assert "IOzone[1] rand_read Children see, 4 KiB records ≠ file" in labels(right)
+    assert "IOzone[1] seq-write Children see, 4 KiB records ≠ record,file" in labels(left)
+    assert "IOzone[1] rand-read Children see, 4 KiB records ≠ file" in labels(right)

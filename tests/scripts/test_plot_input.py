@@ -21,9 +21,9 @@ def files(tmp_path_factory):
     (tmp / "a-folder").mkdir()
     os.mkfifo(tmp / "fifo.txt")
     for name, text in {
-        "nan": "source,system,phase,threads,value,unit\nx,s,rand_read,1,nan,ops/s\n",
-        "zero-threads": "source,system,phase,threads,value,unit\nx,s,rand_read,0,5,ops/s\n",
-        "not-utf8": "source,system,phase,threads,value,unit\nx,s,rand_read,1,5,\xff\n",
+        "nan": "source,system,phase,threads,value,unit\nx,s,rand-read,1,nan,ops/s\n",
+        "zero-threads": "source,system,phase,threads,value,unit\nx,s,rand-read,0,5,ops/s\n",
+        "not-utf8": "source,system,phase,threads,value,unit\nx,s,rand-read,1,5,\xff\n",
     }.items():
         (tmp / f"b-{name}").mkdir()
         (tmp / f"b-{name}" / "b.csv").write_bytes(text.encode("latin-1"))

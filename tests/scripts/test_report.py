@@ -22,13 +22,16 @@ import h5py
 import numpy as np
 import pytest
 
+from iosweep_tools.core import launch
 from iosweep_tools.core.devices import fs_type
+from iosweep_tools.core.launch import can_emulate, emulated_nodes
 from iosweep_tools.results import hdf5
 from iosweep_tools.results import names
 from iosweep_tools.results import reader
 from iosweep_tools.results import timeseries as its
 from chromium import Chromium
-from conftest import SOURCE_DIR, latest_run, run_ids, run_iosweep, run_sweep
+from conftest import BIN, SOURCE_DIR, iosweep_argv, latest_run, mpi_env, run_ids, run_iosweep
+from conftest import run_sweep
 from loopdrives import make_drives, missing_loop_tools, sh
 from newer_files import with_mounts_and_wire, with_timeseries_latency
 
@@ -190,12 +193,30 @@ def test_one_run_renders_every_section_from_the_file(results, browser, tmp_path)
     legend = browser.evaluate("document.querySelector('#sweep').innerText")
     assert "IOzone[1]" in legend and "01-seq-write-read-t2.txt" in legend
     assert "IOR[2]" in legend and "02-posix-rand4k.txt" in legend
-    # The final math is the console's, byte for byte.
+    # The final math is the console's, byte for byte; so is Peak & Sustained, whose notes carry
+    # the cache verdict of the rows (a write left in the page cache is never the storage's).
     pre = browser.evaluate("document.querySelector('pre.final-math').textContent")
     console = final_math_printed(printed[1])
     assert pre == console
-    # Provenance in words: this machine's disk has counters, so no "unverified" row.
-    prov = browser.evaluate("document.querySelector('#provenance').innerText")
+    peaks = browser.evaluate("document.querySelector('pre.peaks').textContent")
+    at = printed[1].index("Peak & Sustained")
+    assert peaks == printed[1][at : printed[1].index("filter-count at ")]
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        s = g["summary"][()]
+        enum = names.by_value(names.phases(g))
+    for phase in ("seq_write", "rand_write"):
+        rows = [n.decode() for n, p in zip(s["notes"], s["phase"]) if enum[int(p)] == phase]
+        line = next(
+            ln for ln in peaks.splitlines() if ln.startswith(f"  {phase.replace('_', '-')} ")
+        )
+        for mark in ("unflushed", "device"):
+            if all(f"{mark} " in n for n in rows):
+                assert mark in line, (line, rows)
+            if not any(f"{mark} " in n for n in rows):
+                assert mark not in line, (line, rows)
+    # Provenance in words (a list to open): this machine's disk has counters.
+    prov = browser.evaluate("document.querySelector('#provenance').textContent")
     assert "the block device saw" in prov and "page cache" in prov
     # Latency over time: this binary's file either has it (drawn) or says it has not.
     over = browser.evaluate("document.querySelector('#over-time').innerText")
@@ -257,7 +278,11 @@ def test_latency_over_time_from_the_merged_rows(results, browser, tmp_path):
     assert all(ts["rank"][int(c["row"])] == -1 for c in over)
     text = browser.evaluate("document.querySelector('#over-time').innerText")
     assert "not recorded in this file" not in text
-    assert text.count("latency over time, all ranks merged") == len(its.largest_points(run))
+    # A chart per phase, or, for a phase whose window held one bin, a line saying so (a line
+    # of one point would be drawn on an axis from -1 s to 1 s).
+    charts = text.count("latency over time, all ranks merged")
+    assert charts + text.count("latency over time is one bin long") == len(its.largest_points(run))
+    assert charts > 0
     # iosweep-plot draws the same as its own figure; on a file without the fields it refuses
     # before writing anything.
     png, lat = tmp_path / "p.png", tmp_path / "lat.png"
@@ -369,7 +394,7 @@ def test_mounts_and_wire_counters_when_the_file_has_them(results, browser, tmp_p
     assert checked.get("mounts", 0) >= 3
     fs = browser.evaluate("document.querySelector('#filesystem').innerText")
     assert "fuse.glusterfs" in fs and "/mnt/gv0" in fs and "not recorded" not in fs
-    prov = browser.evaluate("document.querySelector('#provenance').innerText")
+    prov = browser.evaluate("document.querySelector('#provenance').textContent")
     assert "the network wire carried 100% of the bytes" in prov
     wire = {c["field"] for c in cells if c["section"] == "provenance" and c["table"] == "summary"}
     assert {"wire_fraction", "wire_rx_bytes", "wire_tx_bytes"} <= wire
@@ -400,7 +425,7 @@ def test_a_metadata_run_shows_its_rates_on_a_log_axis_and_the_consoles_peaks(bro
         "JSON.stringify(Array.from(document.querySelectorAll('#sweep figcaption.title'))"
         ".map(e => e.textContent))"
     )
-    md_charts = [t for t in json.loads(titles) if t.startswith("md_")]
+    md_charts = [t for t in json.loads(titles) if t.startswith("md-")]
     assert len(md_charts) == 6 and all("operations per second" in t for t in md_charts)
     assert browser.evaluate("document.querySelector('#sweep').innerText").count("(log10)") >= 6
     assert "mdtest[1] mdtest mean rate" in browser.evaluate(
@@ -413,11 +438,11 @@ def test_a_metadata_run_shows_its_rates_on_a_log_axis_and_the_consoles_peaks(bro
         s = g["summary"][()]
         enum = names.by_value(names.phases(g))
     peaks = [c for c in cells if c["section"] == "peaks" and c["derived"]]
-    order = ["seq_write", "md_mkdir", "md_create", "md_stat", "md_read", "md_remove", "md_rmdir"]
+    order = ["seq-write", "md-mkdir", "md-create", "md-stat", "md-read", "md-remove", "md-rmdir"]
     assert len(peaks) == 2 * len(order)  # a peak and a sustained cell per phase, in run order
     for j, phase in enumerate(order):
-        rows = s[[enum[int(v)] == phase for v in s["phase"]]]
-        fld, scale = ("iops", 1.0) if phase.startswith("md_") else ("bandwidth_Bps", 2**20)
+        rows = s[[enum[int(v)] == phase.replace("-", "_") for v in s["phase"]]]
+        fld, scale = ("iops", 1.0) if phase.startswith("md-") else ("bandwidth_Bps", 2**20)
         means = {k: (rows[rows["ranks"] == k][fld] / scale).mean() for k in set(rows["ranks"])}
         peak, sustained = peaks[2 * j], peaks[2 * j + 1]
         assert float(peak["value"]) == pytest.approx(max(means.values()), rel=1e-12), phase
@@ -426,7 +451,7 @@ def test_a_metadata_run_shows_its_rates_on_a_log_axis_and_the_consoles_peaks(bro
     pre = browser.evaluate("document.querySelector('pre.peaks').textContent")
     console = p.stdout[p.stdout.index("Peak & Sustained") :]
     assert console.startswith(pre) and pre.count("\n") == 2 + 7
-    prov = browser.evaluate("document.querySelector('#provenance').innerText")
+    prov = browser.evaluate("document.querySelector('#provenance').textContent")
     assert "bytes per operation" in prov
 
 
@@ -519,16 +544,16 @@ def test_the_drive_table_of_a_run_over_two_drives_is_the_files(two_drives, brows
         shown[(i, drive)] = row
         w = want[(i, drive)]
         assert row[4]["text"] in devices
-        assert int(row[7]["value"]) == w["ranks"] and int(row[8]["value"]) == w["claimed"]
-        assert int(row[9]["value"]) == w["seen"] and same(row[10]["value"], w["fraction"])
-        assert float(row[11]["value"]) == w["seconds"] and same(row[12]["value"], w["Bps"])
-        assert float(row[13]["value"]) == pytest.approx(w["window_MiBps"], rel=1e-12)
-        assert row[14]["text"] == w["mark"]
+        assert int(row[5]["value"]) == w["ranks"] and int(row[6]["value"]) == w["claimed"]
+        assert int(row[7]["value"]) == w["seen"] and same(row[8]["value"], w["fraction"])
+        assert float(row[9]["value"]) == w["seconds"] and same(row[10]["value"], w["Bps"])
+        assert float(row[11]["value"]) == pytest.approx(w["window_MiBps"], rel=1e-12)
+        assert row[12]["text"] == w["mark"]
     assert set(shown) == set(want)
     assert {"slowest", "fastest", "the only drive used"} <= {w["mark"] for w in want.values()}
     # The lagging drive is noted as the console's notes column notes it: the second drive's
     # seq-write at 2 ranks, its bytes still in the page cache while the first's reached it.
-    notes = {i: row[15]["text"] for (i, _), row in shown.items() if row[15]["text"]}
+    notes = {i: row[13]["text"] for (i, _), row in shown.items() if row[13]["text"]}
     assert any(f"drive {devices[1]} (node 0) " in n for n in notes.values()), notes
     # Each is the note iosweep stored on the drive's device row (checked against h5py above).
     noted = [row[15] for row in shown.values() if row[15]["text"]]
@@ -580,3 +605,171 @@ def test_final_math_without_a_drive_is_the_consoles(tmp_path):
     pre = re.search(r'<pre class="final-math"[^>]*>(.*?)</pre>', html, re.S).group(1)
     assert unescape(pre) == console
     assert "No drive was counted at any point" in html
+
+
+# ------------------------------------------------------------------ the page at 1400 px
+
+# Every <details> opened, then: any box whose content is wider than the box (the page, a
+# section, a card, a chart, a table's container, a list of values, a paragraph), and any cell
+# half a line or more taller than its own content (a row made tall by one long cell).
+LAYOUT = """(() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const where = e => ((e.closest('section') || {id: 'page'}).id + ' ' + e.tagName.toLowerCase()
+    + (e.className ? '.' + e.className : '') + ' "' + e.textContent.trim().slice(0, 50) + '"');
+  const out = {wide: [], tall: [], cells: 0};
+  const de = document.documentElement;
+  if (de.scrollWidth > de.clientWidth) out.wide.push('the page: ' + de.scrollWidth + ' > '
+    + de.clientWidth);
+  for (const e of document.querySelectorAll(
+      'section, .card, .kv, .kv > div, figure, details, pre, ul, p, h3, h4')) {
+    if (e.scrollWidth > e.clientWidth + 1)
+      out.wide.push(where(e) + ': ' + e.scrollWidth + ' > ' + e.clientWidth);
+  }
+  for (const c of document.querySelectorAll('td, th')) {
+    out.cells += 1;
+    const cs = getComputedStyle(c);
+    const line = parseFloat(cs.lineHeight) || 1.2 * parseFloat(cs.fontSize);
+    const range = document.createRange();
+    range.selectNodeContents(c);
+    const content = Math.max(range.getBoundingClientRect().height, line);
+    const frame = ['paddingTop', 'paddingBottom', 'borderTopWidth', 'borderBottomWidth']
+      .reduce((a, k) => a + parseFloat(cs[k]), 0);
+    const height = c.getBoundingClientRect().height;
+    if (height > content + frame + line / 2)
+      out.tall.push(where(c) + ': ' + Math.round(height) + ' px for ' + Math.round(content));
+  }
+  return JSON.stringify(out);
+})()"""
+ENUM_NAMES = re.compile(
+    r"\b(seq_write|seq_read|rand_write|rand_read|filter_count|scan_only|ship_count|md_mkdir"
+    r"|md_create|md_stat|md_read|md_remove|md_rmdir)\b"
+)
+
+
+@pytest.fixture(scope="module")
+def md_only(tmp_path_factory):
+    """A real metadata-only run (fsync per item) on 1 and 2 ranks, and what it printed."""
+    tmp = tmp_path_factory.mktemp("md")
+    (tmp / "w").mkdir()
+    out = tmp / "md.h5"
+    p = run_sweep(
+        2,
+        dir=tmp / "w",
+        phases="md",
+        md_items=40,
+        md_fsync=True,
+        output=out,
+        check=0,
+    )
+    return out, p.stdout
+
+
+@pytest.fixture(scope="module")
+def sixteen_nodes(tmp_path_factory):
+    """A real run of 16 ranks on 16 emulated nodes (tests/cluster's rsh agent and UTS
+    namespaces): a point on 8 nodes and one on all 16, data and metadata phases."""
+    why = can_emulate()
+    if why:
+        pytest.skip(why)
+    tmp = tmp_path_factory.mktemp("nodes")
+    (tmp / "w").mkdir()
+    out = tmp / "n.h5"
+    cmd, env = launch.mpirun(16, emulated_nodes(tmp / "hosts", 16, 1))
+    argv = iosweep_argv(
+        dir=tmp / "w",
+        file_size="1MiB",
+        ranks="8,16",
+        phases="seq-write,rand-read,md-create,md-stat",
+        md_items=10,
+        output=out,
+    )
+    p = subprocess.run(
+        cmd + [str(BIN)] + argv, capture_output=True, text=True, env=mpi_env(env), timeout=600
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    return out, p.stdout
+
+
+def layout(browser, page):
+    """The page at 1400 px with every <details> open: (what runs off, cells too tall, cells)."""
+    browser.resize(1400)
+    try:
+        render(browser, page)
+        m = json.loads(browser.evaluate(LAYOUT))
+    finally:
+        browser.resize(1280)
+    return m["wide"], m["tall"], m["cells"]
+
+
+@pytest.mark.parametrize("run", ["data", "metadata", "drives", "16 nodes"])
+def test_the_page_fits_1400_px_and_no_cell_is_taller_than_its_content(
+    request, browser, tmp_path, run
+):
+    """A reader's window of 1400 px: nothing of the report of a data run, a metadata run, a run
+    over two drives and a run on 16 nodes runs off the page or off its box, with every table to
+    open opened, no cell is made tall by another, and every phase is named as --phases names it."""
+    fixture = {"data": "results", "metadata": "md_only", "drives": "two_drives"}
+    got = request.getfixturevalue(fixture.get(run, "sixteen_nodes"))
+    out = got[1] if run == "data" else got[0]
+    page = tmp_path / "r.html"
+    p = report(out, "-o", page, *(["--baseline", BASELINES[0]] if run == "data" else []))
+    assert p.returncode == 0, p.stderr
+    wide, tall, cells = layout(browser, page)
+    assert wide == [] and tall == [] and cells > 100, (wide[:10], tall[:10], cells)
+    text = browser.evaluate("document.body.innerText")
+    assert not ENUM_NAMES.search(text), ENUM_NAMES.search(text).group(0)
+
+
+def test_a_metadata_only_run_reads_as_metadata(md_only, browser, tmp_path):
+    """Operations per second over time (a metadata phase moves no bytes), no chart of one point,
+    its own settings in What ran (--md-fsync, not the data phases' fsync), Drives and the final
+    math in a line, and each Peak & Sustained figure with its rows' cache verdict, the console's
+    table byte for byte."""
+    out, printed = md_only
+    page = tmp_path / "md.html"
+    assert report(out, "-o", page).returncode == 0
+    cells = render(browser, page)
+    check_against_file(cells, out)
+    titles = json.loads(
+        browser.evaluate(
+            "JSON.stringify(Array.from(document.querySelectorAll('#over-time figure')).map(f =>"
+            " ({title: f.querySelector('.title').textContent, text: f.textContent,"
+            " lines: f.querySelectorAll('polyline').length})))"
+        )
+    )
+    rates = [t for t in titles if "over time" in t["title"] and "latency" not in t["title"]]
+    assert len(rates) == 6 and all(t["title"].endswith(": operations over time") for t in rates)
+    assert all("ops/s" in t["text"] and "MiB/s" not in t["text"] for t in rates)
+    # A latency chart is drawn only through two bins or more: never one point on -1 s .. 1 s.
+    assert all(t["lines"] > 0 for t in titles if "latency over time" in t["title"])
+    over = browser.evaluate("document.querySelector('#over-time').textContent")
+    assert "ops/s" in over and "MiB/s" not in over.replace("(MiB/s)", "")
+    ran = browser.evaluate("document.querySelector('#what-ran').innerText")
+    assert re.search(r"fsync per item \(--md-fsync\)\s+yes", ran), ran
+    assert "fsync phases" not in ran and "file per rank" not in ran and "random record" not in ran
+    assert re.search(r"metadata items per rank\s+40", ran)
+    drives = browser.evaluate("document.querySelector('#drives').innerText")
+    assert drives.strip().splitlines()[-1].startswith("No drive figures: this run has no data")
+    final = browser.evaluate("document.querySelector('#final-math').innerText")
+    assert len([ln for ln in final.splitlines() if ln.strip()]) == 2  # the heading and a line
+    pre = browser.evaluate("document.querySelector('pre.peaks').textContent")
+    console = printed[printed.index("Peak & Sustained") :]
+    assert console == pre and "  notes\n" in pre
+    # Each figure is marked when a row it is made of carries a verdict in its stored notes (a
+    # metadata figure the caches answered, or one not on the device yet), and only then.
+    with h5py.File(out, "r") as f:
+        g = latest_run(f)
+        s, enum = g["summary"][()], names.by_value(names.phases(g))
+    for line in pre.splitlines()[2:]:
+        phase, _, _, peak_at, _, last_at = line.split()[:6]
+        rows = s[[enum[int(v)] == phase.replace("-", "_") for v in s["phase"]]]
+        mine = [
+            n.decode()
+            for n, k in zip(rows["notes"], rows["ranks"])
+            if k in (int(peak_at), int(last_at))
+        ]
+        marked = [n for n in mine if re.search(r"\((unflushed|cached)\)|unverified", n)]
+        assert bool(marked) == bool(re.search(r"\((unflushed|cached)\)|unverified", line)), (
+            line,
+            mine,
+        )

@@ -22,7 +22,7 @@ from conftest import SOURCE_DIR, run_ids, run_iosweep
 
 COMPARE = SOURCE_DIR / "scripts" / "iosweep-compare"
 INTERVAL = re.compile(
-    r"^(\w+) +(\d+) +(\d+) +3/3 .* (\d+\.\d{3}) +\[(\d+\.\d{3}), (\d+\.\d{3})\] +(.+)$"
+    r"^([\w-]+) +(\d+) +(\d+) +3/3 .* (\d+\.\d{3}) +\[(\d+\.\d{3}), (\d+\.\d{3})\] +(.+)$"
 )
 
 
@@ -72,7 +72,7 @@ def headline(path):
         name = {v: k for k, v in h5py.check_enum_dtype(s.dtype["phase"]).items()}
     out = {}
     for row in s:
-        phase = name[int(row["phase"])]
+        phase = name[int(row["phase"])].replace("_", "-")  # the phase's name
         fld = "iops" if phase.startswith("rand") else "bandwidth_Bps"
         out.setdefault((phase, int(row["ranks"])), []).append(float(row[fld]))
     return out
@@ -147,7 +147,7 @@ def test_differing_settings_are_listed_and_not_compared_unless_loose(runs):
     p = compare(a, c)
     assert p.returncode == 0, p.stdout
     assert "file size: A 4 MiB, B 8 MiB (every row)" in p.stdout
-    table = [ln for ln in p.stdout.splitlines() if ln.startswith(("seq_", "rand_"))]
+    table = [ln for ln in p.stdout.splitlines() if ln.startswith(("seq-", "rand-"))]
     assert len(table) == 6 and all("not compared: file size differs" in ln for ln in table)
     p = compare(a, c, "--loose")
     assert p.returncode == 0
@@ -184,22 +184,22 @@ GATE = [
     ("every-row-differs", "a", "c", [], 1, [
         "gate: no row was compared (of 6 the runs hold): nothing to pass",
         "  left out (6; 0 of 6 rows compared):",
-        "    seq_write at 1 ranks x depth 1: not compared: file size differs"]),
+        "    seq-write at 1 ranks x depth 1: not compared: file size differs"]),
     ("every-row-differs-allowed", "a", "c", ["--allow-partial"], 1, [
         "gate: no row was compared (of 6 the runs hold): nothing to pass"]),
     ("b-stopped-after-its-first-phase", "a", "d-aborted", [], 1, [
         "gate: no compared row (2) lies wholly below 0.001, but the comparison is partial: not a"
         " pass (--allow-partial passes on the compared rows alone)",
         "  left out (5; 2 of 6 rows compared):",
-        "    seq_read at 1 ranks x depth 1: only in A",
-        "    rand_read at 2 ranks x depth 1: only in A",
+        "    seq-read at 1 ranks x depth 1: only in A",
+        "    rand-read at 2 ranks x depth 1: only in A",
         "    B's run {B} is aborted, not complete"]),
     ("b-stopped-allowed", "a", "d-aborted", ["--allow-partial"], 0, [
         "gate: no compared row (2) lies wholly below 0.001 (--allow-partial: the rest left out)",
-        "    seq_read at 2 ranks x depth 1: only in A"]),
+        "    seq-read at 2 ranks x depth 1: only in A"]),
     ("a-figures-zero", "a-zero", "b", [], 1, [
         "  left out (2; 4 of 6 rows compared):",
-        "    seq_read at 1 ranks x depth 1: not comparable (a figure is NaN, or A's mean is not"
+        "    seq-read at 1 ranks x depth 1: not comparable (a figure is NaN, or A's mean is not"
         " above 0)"]),
 ]  # fmt: skip
 
@@ -249,9 +249,9 @@ def test_one_repetition_makes_the_interval_degenerate_and_says_so(runs):
     _, a, _, _, d = runs
     p = compare(a, d)
     assert p.returncode == 0, p.stderr
-    line = next(ln for ln in p.stdout.splitlines() if ln.startswith("seq_write") and " 1 " in ln)
+    line = next(ln for ln in p.stdout.splitlines() if ln.startswith("seq-write") and " 1 " in ln)
     assert "degenerate on B's side: 1 repetition" in line
-    assert "only in A: seq_read at 1 ranks x depth 1" in p.stdout
+    assert "only in A: seq-read at 1 ranks x depth 1" in p.stdout
 
 
 def test_bootstrap_of_equal_figures_and_of_shifted_ones():
@@ -297,7 +297,7 @@ def test_the_number_of_folders_is_a_setting_and_their_paths_are_not(runs, tmp_pa
     p = compare(a, listed)
     assert p.returncode == 0, p.stderr
     assert "--dir folders: A 1, B 2 (every row)" in p.stdout, p.stdout
-    table = [ln for ln in p.stdout.splitlines() if ln.startswith(("seq_", "rand_"))]
+    table = [ln for ln in p.stdout.splitlines() if ln.startswith(("seq-", "rand-"))]
     assert len(table) == 6 and all("not compared: --dir folders differs" in ln for ln in table)
     p = compare(a, listed, "--loose")
     assert len([ln for ln in p.stdout.splitlines() if "not compared" in ln]) == 0, p.stdout
@@ -320,12 +320,12 @@ def test_metadata_settings_keep_only_the_metadata_rows_from_comparison(tmp_path)
         a, b, c = run_ids(f)
     items = rc.compare(reader.read(out, a), reader.read(out, b))
     assert [(d.what, d.phases) for d in items.differences] == [
-        ("metadata items per rank", {"md_create"})
+        ("metadata items per rank", {"md-create"})
     ]
-    assert {r.phase: r.compared for r in items.rows} == {"seq_write": True, "md_create": False}
+    assert {r.phase: r.compared for r in items.rows} == {"seq-write": True, "md-create": False}
     size = rc.compare(reader.read(out, b), reader.read(out, c))
-    assert [(d.what, d.phases) for d in size.differences] == [("file size", {"seq_write"})]
-    assert {r.phase: r.compared for r in size.rows} == {"seq_write": False, "md_create": True}
+    assert [(d.what, d.phases) for d in size.differences] == [("file size", {"seq-write"})]
+    assert {r.phase: r.compared for r in size.rows} == {"seq-write": False, "md-create": True}
 
 
 def _latest(path):

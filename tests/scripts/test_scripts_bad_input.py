@@ -22,9 +22,9 @@ BROKEN += ("empty-index", "bad-phase", "text-ranks", "no-summary", "no-runs")
 # each case a row of one command, the cases spread over the three. A file locked by a writer;
 # a schema version newer than the scripts', 0, or none; a figure infinite or negative.
 SHARED = {
-    "compare": ("schema-v2", "attribute-inf"),  # and locked: A-locked-says-so
-    "load": ("locked", "schema-vNone", "figure-negative"),
-    "report": ("schema-v0", "figure-inf"),
+    "compare": ("schema-v2", "attribute-inf", "cache-drop-9"),  # and locked: A-locked-says-so
+    "load": ("locked", "schema-vNone", "figure-negative", "stonewalled-7"),
+    "report": ("schema-v0", "figure-inf", "status-9"),
 }
 TOOLS = ("ior-inf", "ior-nan", "ior-negative")  # other tools' outputs with such a figure
 LOCK_WAIT_S = "0.5"  # IOSWEEP_LOCK_WAIT_S of every row: a locked file is waited for this long
@@ -130,6 +130,11 @@ COMPARE = (
         # The schema's version as the binary judges it.
         ("B-schema-v0", ["{good}", "{schema-v0}"], "version 0, which no iosweep writes"),
         ("B-figure-inf", ["{good}", "{figure-inf}"], "cached_fraction_mean: row 0 holds inf"),
+        (
+            "B-cache-drop-9",
+            ["{good}", "{cache-drop-9}"],
+            "md_cache_drop: row 0 holds 9, not one of its values (kept=0, dropped=1, refused=2)",
+        ),
     ]
 )
 
@@ -152,6 +157,12 @@ LOAD = [
     ("two-files", ["{good}", "{good}"], "unrecognized arguments"),
     # A table an export cannot hold whole: refused, where a report shows the rest and says why.
     ("csv-table-set-aside", ["{nodes-inf}", "--csv", "{tmp}/t"], "nodes field seconds: row 0"),
+    (
+        "csv-bool-out-of-range",
+        ["{ranks-stonewalled-7}", "--csv", "{tmp}/t"],
+        "ranks field stonewalled: row 0 holds 7, not one of its values (no=0, yes=1)",
+    ),
+    ("print-status-9", ["{status-9}"], "attribute status holds 9, not a member of its enum"),
 ] + [
     (f"input-{b}", ["{" + b + "}", "--json", "{tmp}/r.json"], "{" + b + "}")
     for b in BROKEN + SHARED["load"]

@@ -67,24 +67,24 @@ def run_of(results, label):
 def test_the_run_says_its_axis(results):
     run, s = run_of(results, "streams")
     assert names.sweep_axis(run) == "streams"
-    assert list(s[s["phase_name"] == "rand_read"]["streams"]) == [1, 2, 4, 8]
-    assert list(s[s["phase_name"] == "rand_read"]["ranks"]) == [1, 2, 2, 2]
+    assert list(s[s["phase_name"] == "rand-read"]["streams"]) == [1, 2, 4, 8]
+    assert list(s[s["phase_name"] == "rand-read"]["ranks"]) == [1, 2, 2, 2]
     run, s = run_of(results, "ranks")
     assert names.sweep_axis(run) == "ranks"
-    assert list(s[s["phase_name"] == "rand_read"]["streams"]) == [4, 8]  # ranks x --iodepth 4
+    assert list(s[s["phase_name"] == "rand-read"]["streams"]) == [4, 8]  # ranks x --iodepth 4
     assert names.sweep_axis({}) == "ranks"  # files written before --streams existed
 
 
 def test_iosweep_rows_count_threads_as_streams(results):
     run, s = run_of(results, "streams")
     rows = tools.iosweep_rows(s, run)
-    assert sorted(k for k in rows if k[0] == "rand_read") == [
-        ("rand_read", t) for t in (1, 2, 4, 8)
+    assert sorted(k for k in rows if k[0] == "rand-read") == [
+        ("rand-read", t) for t in (1, 2, 4, 8)
     ]
-    at8 = s[(s["phase_name"] == "rand_read") & (s["streams"] == 8)]
-    assert rows[("rand_read", 8)]["wall"] == pytest.approx(at8["iops"].mean())
+    at8 = s[(s["phase_name"] == "rand-read") & (s["streams"] == 8)]
+    assert rows[("rand-read", 8)]["wall"] == pytest.approx(at8["iops"].mean())
     run, s = run_of(results, "ranks")
-    assert sorted(k[1] for k in tools.iosweep_rows(s, run) if k[0] == "rand_read") == [1, 2]
+    assert sorted(k[1] for k in tools.iosweep_rows(s, run) if k[0] == "rand-read") == [1, 2]
 
 
 def compare(results, label, *outputs, tmp_path):
@@ -118,8 +118,8 @@ def test_compare_sets_iozone_threads_beside_streams(results, tmp_path):
     assert "threads: iosweep's streams (active ranks x depth per rank, --streams)" in head
     run, s = run_of(results, "streams")
     for threads in (2, 8):
-        row = rows[("rand_read", threads, "IOzone")]
-        mine = s[(s["phase_name"] == "rand_read") & (s["streams"] == threads)]
+        row = rows[("rand-read", threads, "IOzone")]
+        mine = s[(s["phase_name"] == "rand-read") & (s["streams"] == threads)]
         assert float(row["iosweep_wall"]) == pytest.approx(mine["iops"].mean(), rel=1e-6)
         assert row["match"] == "'=" and row["compared_with"] == "iozone_children", row
         assert float(row["ratio"]) == pytest.approx(
@@ -128,8 +128,8 @@ def test_compare_sets_iozone_threads_beside_streams(results, tmp_path):
     # The same 8-thread output beside a run of ranks: no iosweep row has 8 threads.
     out, rows = compare(results, "ranks", ioz8, tmp_path=tmp_path)
     assert "threads: iosweep's active ranks" in out.split("\n\n")[0]
-    assert rows[("rand_read", 8, "IOzone")]["iosweep_wall"] == ""
-    assert ("rand_read", 2, "") in rows  # iosweep's own 2-rank row, alone
+    assert rows[("rand-read", 8, "IOzone")]["iosweep_wall"] == ""
+    assert ("rand-read", 2, "") in rows  # iosweep's own 2-rank row, alone
 
 
 def test_plot_draws_streams_on_the_thread_axis(results, tmp_path):
@@ -141,13 +141,13 @@ def test_plot_draws_streams_on_the_thread_axis(results, tmp_path):
         ("ranks", [1, 2], "active ranks"),
     ):
         run, s = run_of(results, label)
-        fig = draw(run, s, others, [], list(names.phases(results)))
+        fig = draw(run, s, others, [], [p.replace("_", "-") for p in names.phases(results)])
         right = fig.axes[1]
-        mine = next(line for line in right.lines if line.get_label() == "iosweep rand_read (wall)")
+        mine = next(line for line in right.lines if line.get_label() == "iosweep rand-read (wall)")
         assert list(mine.get_xdata()) == xs
         assert right.get_xlabel().startswith(axis)
         ioz = next(
-            line for line in right.lines if line.get_label().startswith("IOzone[1] rand_read")
+            line for line in right.lines if line.get_label().startswith("IOzone[1] rand-read")
         )
         assert list(ioz.get_xdata()) == [8]
 

@@ -5,6 +5,8 @@
 
 #include <limits>
 
+#include "model/engine_desc.hpp"
+#include "model/phase_desc.hpp"
 #include "output/notes.hpp"
 
 using namespace iosweep;
@@ -110,4 +112,59 @@ TEST(Notes, AReadDuringWhichTheStorageWroteSaysHowMuch) {
   s.phase = kRandWrite;  // a write's device writes are its own
   s.wire_tx_bytes = 64.0 * (1 << 20);
   EXPECT_EQ(provenance_notes(s), "");
+}
+
+// The cache verdict the Peak & Sustained table carries: the notes that say a figure may not be
+// the storage's, nothing else (a metadata row's cache drop and checked bytes per operation are
+// information, not a verdict).
+TEST(Notes, TheCacheVerdictIsThePartOfTheNotesThatMarksAFigure) {
+  EXPECT_EQ(cache_verdict(on_disk(kNaN, kNaN)), "");
+  EXPECT_EQ(cache_verdict(row(kNaN, 1.0, 0.0, kNaN)), "unflushed 100%, device 0%");
+  EXPECT_EQ(cache_verdict(row(0.97, kNaN, kNaN, kNaN)), "cached 97%, unverified");
+  SummaryRow s{};
+  s.phase = kMdStat;
+  s.md_wire_bytes_per_op = kNaN;
+  s.md_cache_drop = 1;
+  s.md_device_bytes_per_op = 4096;
+  EXPECT_EQ(cache_verdict(s), "");  // dropped, and the device answered: the storage's
+  s.md_cache_drop = 0;
+  s.md_device_bytes_per_op = 3;
+  EXPECT_EQ(cache_verdict(s), "device 3 B/op (cached)");
+  s.md_device_bytes_per_op = 600;
+  EXPECT_EQ(cache_verdict(s), "unverified");
+  s.phase = kMdCreate;
+  s.md_device_bytes_per_op = 0;
+  EXPECT_EQ(cache_verdict(s), "device 0 B/op (unflushed)");
+}
+
+// An engine that moves no data made nothing: whatever the devices and the wire counted in its
+// window was another process's, so its rows, data and metadata, say that and nothing else.
+TEST(Notes, AnEngineThatMovesNoDataSaysNoIo) {
+  SummaryRow s = row(kNaN, 0.5, 0.0, kNaN);
+  s.engine = kNullEngine;
+  EXPECT_EQ(provenance_notes(s), "no I/O (engine null)");
+  s.phase = kMdCreate;
+  s.md_device_bytes_per_op = 63488;  // someone else's journal, in the window
+  s.md_wire_bytes_per_op = kNaN;
+  EXPECT_EQ(provenance_notes(s), "no I/O (engine null)");
+  EXPECT_EQ(cache_verdict(s), "no I/O (engine null)");
+  s.phase = kMdStat;
+  EXPECT_EQ(provenance_notes(s), "no I/O (engine null)");
+}
+
+// A point's verdict merges its repetitions': marks by kind, each number the range they span.
+TEST(Notes, APointsVerdictMergesItsRepetitionsMarksByKind) {
+  EXPECT_EQ(
+      merged_verdict({"unflushed 100%", "unflushed 100%, device 0%", "unflushed 98%, device 5%"}),
+      "unflushed 98-100%, device 0-5%");
+  EXPECT_EQ(merged_verdict({"", ""}), "");
+  EXPECT_EQ(merged_verdict({"", "cached 97%"}), "cached 97%");
+  EXPECT_EQ(merged_verdict({"no I/O (engine null)", "no I/O (engine null)"}),
+            "no I/O (engine null)");
+  EXPECT_EQ(
+      merged_verdict({"device 0 B/op (unflushed)", "device 3 B/op (unflushed)", "unverified"}),
+      "device 0-3 B/op (unflushed), unverified");
+  // A cached lookup and a cached wire are two kinds, kept apart.
+  EXPECT_EQ(merged_verdict({"wire 4 B/op (cached)", "device 2 B/op (cached)"}),
+            "wire 4 B/op (cached), device 2 B/op (cached)");
 }

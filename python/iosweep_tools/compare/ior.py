@@ -8,7 +8,7 @@ the run used O_DIRECT. Records and errors are those of compare.record.
 import json
 import re
 
-from iosweep_tools.compare.record import ParseError, Result, unit_of
+from iosweep_tools.compare.record import ParseError, Result, line_of, unit_of
 from iosweep_tools.results.names import is_random
 
 IOR_OPS = {"write": "write", "read": "read"}
@@ -22,8 +22,8 @@ def _ior_phase(op, random, xfer_bytes):
     if random is None:  # no ordering known: small transfers are the random test (IOR -z)
         random = xfer_bytes is not None and xfer_bytes <= 64 * 1024
     if op == "write":
-        return "rand_write" if random else "seq_write"
-    return "rand_read" if random else "seq_read"
+        return "rand-write" if random else "seq-write"
+    return "rand-read" if random else "seq-read"
 
 
 def _ior_value(phase, mib_s, ops_s):
@@ -277,10 +277,12 @@ def parse_ior(path, text=None):
     results = []
     json_line = next((i for i, l in enumerate(lines, 1) if l.strip() == "{"), None)
     if json_line is not None and '"summary"' in text:
-        results += _parse_ior_json(path, "\n".join(lines[json_line - 1 :]), json_line, direct)
+        with line_of(path, json_line):
+            results += _parse_ior_json(path, "\n".join(lines[json_line - 1 :]), json_line, direct)
     reader = _IorText(path, direct)
     for i, line in enumerate(lines, 1):
-        reader.see(i, line)
+        with line_of(path, i):
+            reader.see(i, line)
     results += reader.results
     if not results:
         raise ParseError(

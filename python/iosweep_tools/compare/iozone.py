@@ -7,14 +7,15 @@ those of compare.record.
 """
 import re
 
-from iosweep_tools.compare.record import ParseError, Result, unit_of
+from iosweep_tools.compare.record import MAX_COUNT, TOO_LARGE, ParseError, Result, line_of
+from iosweep_tools.compare.record import unit_of
 from iosweep_tools.results.names import is_random
 
 IOZONE_PHASES = {
-    "initial writers": "seq_write",
-    "readers": "seq_read",
-    "random readers": "rand_read",
-    "random writers": "rand_write",
+    "initial writers": "seq-write",
+    "readers": "seq-read",
+    "random readers": "rand-read",
+    "random writers": "rand-write",
 }
 # Other IOzone tests have no iosweep counterpart; they are recognised and skipped. IOR's results
 # map onto the same four phases (compare.ior), the only ones the table compares.
@@ -49,10 +50,10 @@ _REPORT_ROW = re.compile(
 _T_FLAGS = re.compile(r"(?:^|\s)-t\s*(\d+)")
 _IOZONE_SIZE = re.compile(r"^(\d+)([kmg]?)$", re.I)
 REPORT_PHASES = {
-    "Initial write": "seq_write",
-    "Read": "seq_read",
-    "Random read": "rand_read",
-    "Random write": "rand_write",
+    "Initial write": "seq-write",
+    "Read": "seq-read",
+    "Random read": "rand-read",
+    "Random write": "rand-write",
 }
 
 
@@ -86,39 +87,56 @@ def _iozone_flags(command):
     return out
 
 
-def iozone_settings(text):
+def iozone_settings(text, path="the output"):
     """What an IOzone output says of its run: {record_bytes, file_bytes, direct, stonewall}, from
     its header lines ("Record Size N kB", "File size set to N kB", "O_DIRECT feature enabled",
     "Stonewall disabled") or, where they are missing, its command line; None where neither says.
-    In throughput mode (-t) the file size is each process's file."""
+    In throughput mode (-t) the file size is each process's file. A size larger than MAX_COUNT
+    is a ParseError naming its line (in `path`)."""
     out = {"record_bytes": None, "file_bytes": None, "direct": None, "stonewall": None}
     header = {}
     command = None
-    for line in text.splitlines():
-        if "Command line used:" in line:
-            command = line.split("Command line used:", 1)[1]
-        elif line.startswith("# command:") and command is None:
-            command = line.split(":", 1)[1]
-        m = _RECORD.match(line)
-        if m:
-            header.setdefault("record_bytes", int(m.group(1)) * 1024)
-        m = _FILE_SIZE.match(line)
-        if m:
-            header.setdefault("file_bytes", int(m.group(1)) * 1024)
-        m = _EACH.match(line)
-        if m:
-            header.setdefault("file_bytes", int(m.group(1)) * 1024)
-            header.setdefault("record_bytes", int(m.group(2)) * 1024)
-        if "O_DIRECT feature enabled" in line:
-            header["direct"] = True
-        if "Stonewall disabled" in line:
-            header["stonewall"] = False
+    for i, line in enumerate(text.splitlines(), 1):
+        with line_of(path, i):
+            if "Command line used:" in line:
+                command = line.split("Command line used:", 1)[1]
+                _bounded(path, i, _iozone_flags(command))
+            elif line.startswith("# command:") and command is None:
+                command = line.split(":", 1)[1]
+                _bounded(path, i, _iozone_flags(command))
+            _header_line(header, line)
+        _bounded(path, i, header)
     if command is not None:
         out.update(_iozone_flags(command))
     elif "Iozone: Performance Test of File I/O" in text:
         out.update(direct=False, stonewall=True)  # IOzone's banner: the header lists -I and -x
     out.update(header)
     return out
+
+
+def _bounded(path, i, settings):
+    """Raises ParseError naming line i when a size of `settings` is larger than MAX_COUNT."""
+    for k in ("record_bytes", "file_bytes"):
+        if settings.get(k) is not None and settings[k] > MAX_COUNT:
+            raise ParseError(path, i, TOO_LARGE)
+
+
+def _header_line(header, line):
+    """What one header line says: the record size, the file size, O_DIRECT, stonewalling."""
+    m = _RECORD.match(line)
+    if m:
+        header.setdefault("record_bytes", int(m.group(1)) * 1024)
+    m = _FILE_SIZE.match(line)
+    if m:
+        header.setdefault("file_bytes", int(m.group(1)) * 1024)
+    m = _EACH.match(line)
+    if m:
+        header.setdefault("file_bytes", int(m.group(1)) * 1024)
+        header.setdefault("record_bytes", int(m.group(2)) * 1024)
+    if "O_DIRECT feature enabled" in line:
+        header["direct"] = True
+    if "Stonewall disabled" in line:
+        header["stonewall"] = False
 
 
 def _throughput_value(path, i, phase, value, unit, record_kb):
@@ -146,38 +164,43 @@ def _throughput_results(path, lines, settings, record_kb):
     """The Results of the "Children see" and "Parent sees" lines of throughput mode (-t)."""
     out = []
     for i, line in enumerate(lines, 1):
-        m = _THROUGHPUT.match(line) if "Throughput test with" not in line else None
-        if not m:
-            continue
-        who, threads, what, value, unit = m.groups()
-        what = what.strip()
-        if what in IOZONE_OTHER:
-            continue
-        if what not in IOZONE_PHASES:
-            raise ParseError(
-                path,
-                i,
-                (
-                    "an IOzone test name such as 'initial writers', 'readers', 'random readers'"
-                    f" (found '{what}')"
-                ),
-            )
-        phase = IOZONE_PHASES[what]
-        v = _throughput_value(path, i, phase, value, unit, record_kb)
-        kind = "parent" if who == "Parent" else "children"
-        out.append(
-            Result("iozone", phase, int(threads), v, unit_of(phase), kind, path, i, **settings)
-        )
+        with line_of(path, i):
+            out += _throughput_line(path, i, line, settings, record_kb)
     return out
 
 
-def _report_context(lines):
+def _throughput_line(path, i, line, settings, record_kb):
+    """[the Result of line i] when it is a "Children see" or "Parent sees" line of a phase."""
+    m = _THROUGHPUT.match(line) if "Throughput test with" not in line else None
+    if not m:
+        return []
+    who, threads, what, value, unit = m.groups()
+    what = what.strip()
+    if what in IOZONE_OTHER:
+        return []
+    if what not in IOZONE_PHASES:
+        raise ParseError(
+            path,
+            i,
+            (
+                "an IOzone test name such as 'initial writers', 'readers', 'random readers'"
+                f" (found '{what}')"
+            ),
+        )
+    phase = IOZONE_PHASES[what]
+    v = _throughput_value(path, i, phase, value, unit, record_kb)
+    kind = "parent" if who == "Parent" else "children"
+    return [Result("iozone", phase, int(threads), v, unit_of(phase), kind, path, i, **settings)]
+
+
+def _report_context(path, lines):
     """(the -t process counts of the last command line that gives them, "ops" or "kB": the unit
     of the last "Output is in" line, or None) for the -R report table."""
     t_values, units = [], None
-    for line in lines:
+    for i, line in enumerate(lines, 1):
         if "Command line used:" in line or line.startswith("# command:"):
-            t_values = [int(x) for x in _T_FLAGS.findall(line)] or t_values
+            with line_of(path, i):
+                t_values = [int(x) for x in _T_FLAGS.findall(line)] or t_values
         if "Output is in" in line and "Throughput test with" not in line:
             units = "ops" if "operations" in line else "kB"
     return t_values, units
@@ -186,26 +209,34 @@ def _report_context(lines):
 def _report_results(path, lines, settings, record_kb):
     """The Results of the -R report table's rows, one per -t process count of the command line
     (where the throughput lines are missing)."""
-    t_values, units = _report_context(lines)
+    t_values, units = _report_context(path, lines)
     out = []
     for i, line in enumerate(lines, 1):
-        m = _REPORT_ROW.match(line)
-        if not m or m.group(1) not in REPORT_PHASES:
-            continue
-        values = [float(x) for x in m.group(2).split()]
-        if len(t_values) != len(values):
-            raise ParseError(
-                path, i, "the -t process counts on the command line, one per report column"
-            )
-        phase = REPORT_PHASES[m.group(1)]
-        for t, v in zip(t_values, values):
-            if units == "ops":
-                val = v if is_random(phase) else v * (record_kb or 0) * 1024.0
-            else:
-                val = v / record_kb if is_random(phase) and record_kb else v * 1024.0
-            out.append(
-                Result("iozone", phase, t, val, unit_of(phase), "children", path, i, **settings)
-            )
+        with line_of(path, i):
+            out += _report_row(path, i, line, (t_values, units), settings, record_kb)
+    return out
+
+
+def _report_row(path, i, line, context, settings, record_kb):
+    """The Results of line i when it is a row of the -R report table of a phase, one per -t
+    process count of `context` (_report_context)."""
+    t_values, units = context
+    m = _REPORT_ROW.match(line)
+    if not m or m.group(1) not in REPORT_PHASES:
+        return []
+    values = [float(x) for x in m.group(2).split()]
+    if len(t_values) != len(values):
+        raise ParseError(
+            path, i, "the -t process counts on the command line, one per report column"
+        )
+    phase = REPORT_PHASES[m.group(1)]
+    out = []
+    for t, v in zip(t_values, values):
+        if units == "ops":
+            val = v if is_random(phase) else v * (record_kb or 0) * 1024.0
+        else:
+            val = v / record_kb if is_random(phase) and record_kb else v * 1024.0
+        out.append(Result("iozone", phase, t, val, unit_of(phase), "children", path, i, **settings))
     return out
 
 
@@ -238,7 +269,7 @@ def parse_iozone(path, text=None):
     if text is None:
         text = open(path, errors="replace").read()
     lines = text.splitlines()
-    settings = iozone_settings(text)
+    settings = iozone_settings(text, path)
     record_kb = settings["record_bytes"] // 1024 if settings["record_bytes"] else None
     results = _throughput_results(path, lines, settings, record_kb)
     if not results:  # no throughput lines: maybe only the -R report table survived

@@ -21,17 +21,17 @@ compare.record.
 """
 import re
 
-from iosweep_tools.compare.record import ParseError, Result
+from iosweep_tools.compare.record import MAX_COUNT, TOO_LARGE, ParseError, Result, line_of
 
 # mdtest's operation names -> iosweep's phases (the rows of the phase table with the flag
 # metadata).
 MDTEST_PHASES = {
-    "Tree creation": "md_mkdir",
-    "File creation": "md_create",
-    "File stat": "md_stat",
-    "File read": "md_read",
-    "File removal": "md_remove",
-    "Tree removal": "md_rmdir",
+    "Tree creation": "md-mkdir",
+    "File creation": "md-create",
+    "File stat": "md-stat",
+    "File read": "md-read",
+    "File removal": "md-remove",
+    "Tree removal": "md-rmdir",
 }
 OTHER_ROWS = ("Directory creation", "Directory stat", "Directory rename", "Directory removal")
 OTHER_ROWS += ("Directory read",)
@@ -147,13 +147,17 @@ class _MdtestText:
         m = _COMMAND.match(line.strip())
         if m and m.group(1).rsplit("/", 1)[-1].startswith("mdtest"):
             self.settings = mdtest_settings(_words(m.group(2)))
+            if any(type(v) is int and v > MAX_COUNT for v in self.settings.values()):
+                raise ParseError(self.path, i, TOO_LARGE)
         m = _LAUNCHED.search(line)
         if m:
             self.tasks = int(m.group(1))
         m = _TASKS.match(line.strip())
         if m:
-            self.tasks = int(m.group(1))
-            self.items = int(m.group(2)) / self.tasks if self.tasks else None
+            self.tasks, made = int(m.group(1)), int(m.group(2))
+            if max(self.tasks, made) > MAX_COUNT:
+                raise ParseError(self.path, i, TOO_LARGE)
+            self.items = made / self.tasks if self.tasks else None
         m = _SUMMARY.match(line.strip())
         if m:
             self.table = m.group(1)
@@ -213,7 +217,8 @@ def parse_mdtest(path, text=None):
     lines = text.splitlines()
     reader = _MdtestText(path)
     for i, line in enumerate(lines, 1):
-        reader.see(i, line)
+        with line_of(path, i):
+            reader.see(i, line)
     if not reader.results:
         raise ParseError(
             path,

@@ -12,9 +12,13 @@ converted to iosweep's: bandwidth in bytes/s (IOzone's kB is 1024 bytes, IOR's M
 and metadata phases in ops/s. A setting the output does not state is None ("?"). A file that
 cannot be parsed raises ParseError naming the file, the line and what was expected; so does a
 figure that is not a finite number of at least 0 (an output saying inf, nan or a negative figure
-is not one these commands set beside a run's).
+is not one these commands set beside a run's), and so does a count or a size larger than
+MAX_COUNT, which no run of these tools reaches and which no figure can hold exactly (a 400-digit
+item count made a float division overflow): every parser reads each line under `line_of`, so a
+number too large for the arithmetic is named with its line.
 """
 import math
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from iosweep_tools.results.names import in_ops, is_random
@@ -26,6 +30,21 @@ class ParseError(Exception):
     def __init__(self, path, line, expected):
         super().__init__(f"{path}: line {line}: expected {expected}")
         self.path, self.line, self.expected = path, line, expected
+
+
+MAX_COUNT = 2**63 - 1  # the largest count or size a setting may hold (what iosweep stores)
+TOO_LARGE = "numbers a figure can hold (this line holds one too large)"
+
+
+@contextmanager
+def line_of(path, line):
+    """Reads one line (or one JSON summary starting there): a number on it too large for the
+    arithmetic (OverflowError; ValueError for one of more digits than Python converts) is a
+    ParseError naming the line."""
+    try:
+        yield
+    except (OverflowError, ValueError):
+        raise ParseError(path, line, TOO_LARGE) from None
 
 
 @dataclass
@@ -62,6 +81,17 @@ class Result:
         for what, v in (("record size", self.record_bytes), ("file size", self.file_bytes)):
             if v is not None and v < 1:
                 raise ParseError(self.file, self.line, f"a {what} of at least 1 byte (found {v})")
+        self._check_bounds()
+
+    def _check_bounds(self):
+        """Every count and size at most MAX_COUNT, items per task a finite number."""
+        counts = [self.threads, self.record_bytes, self.file_bytes, self.item_bytes]
+        counts += [self.read_bytes, *(self.tree or ())]
+        for v in counts:
+            if isinstance(v, int) and not isinstance(v, bool) and abs(v) > MAX_COUNT:
+                raise ParseError(self.file, self.line, TOO_LARGE)
+        if self.items is not None and not (math.isfinite(self.items) and self.items <= MAX_COUNT):
+            raise ParseError(self.file, self.line, TOO_LARGE)
 
     @property
     def figure(self):
@@ -73,7 +103,7 @@ class Result:
                 " (-x: not stonewalled)" if self.stonewall is False else " (stonewalled)"
             )
         if self.tool == "mdtest":
-            if self.phase in ("md_mkdir", "md_rmdir"):
+            if self.phase in ("md-mkdir", "md-rmdir"):
                 return "mdtest mean rate (one tree's folders)"
             return "mdtest mean rate"
         return "IOR mean IOPS" if is_random(self.phase) else "IOR mean bandwidth"
@@ -85,7 +115,7 @@ class Result:
             # IOzone's default "Children see" sums what every child moved by the time the first
             # one finished (stonewalling); with -x each child's bytes over its own time.
             return "children" if self.stonewall is False else "iozone_children"
-        if self.tool == "mdtest" and self.phase in ("md_mkdir", "md_rmdir"):
+        if self.tool == "mdtest" and self.phase in ("md-mkdir", "md-rmdir"):
             # mdtest's tree rate divides one tree's folders by the time, even when every task
             # made a tree of its own (-u)
             return "one_tree"

@@ -20,7 +20,7 @@ from iosweep_tools.results.names import (
 )
 
 TOOL_PHASES = set(IOZONE_PHASES.values()) | set(MDTEST_PHASES.values())
-TREE_PHASES = ("md_mkdir", "md_rmdir")
+TREE_PHASES = ("md-mkdir", "md-rmdir")
 
 # iosweep's figures, each with the definition it shares with the other tools.
 FIGURES = {
@@ -46,7 +46,7 @@ FIGURES = {
 # did: the data tools' and mdtest's.
 SETTINGS = ("record_bytes", "file_bytes", "direct", "stonewall", "shared")
 SETTINGS += ("items", "item_bytes", "read_bytes", "fsync", "tree", "cache_drop")
-LOOKUPS = ("md_stat", "md_read")  # the phases iosweep drops the caches before (--cache drop)
+LOOKUPS = ("md-stat", "md-read")  # the phases iosweep drops the caches before (--cache drop)
 
 
 def _data_figures(d, phase, record):
@@ -154,7 +154,7 @@ def _md_differences(mine, r):
         out.append("items")
     if r.item_bytes is None or r.item_bytes != mine.get("item_bytes"):
         out.append("bytes")
-    if r.phase == "md_read" and (r.read_bytes is None or r.read_bytes != mine.get("read_bytes")):
+    if r.phase == "md-read" and (r.read_bytes is None or r.read_bytes != mine.get("read_bytes")):
         out.append("read")
     if r.fsync is None or r.fsync != mine.get("fsync"):
         out.append("fsync")

@@ -52,9 +52,15 @@ def yes_no(v):
 def _run_line(run, run_id):
     shared = str(run.get("file_layout")) == "shared"
     layout = "region of one shared file" if shared else "file"
-    return (
+    head = (
         f"iosweep run {run_id} ({run.get('label') or 'no label'}): {run['world_size']} ranks,"
-        f" engine {run['engine_name']}; per rank a"
+        f" engine {run['engine_name']}"
+    )
+    ran = [p.strip() for p in str(run.get("phases") or "").split(",") if p.strip()]
+    if ran and all(is_metadata(p, run) for p in ran):
+        return head + "; metadata phases alone (no file, no records)"
+    return (
+        head + "; per rank a"
         f" {size_text(run.get('file_size_bytes'))} {layout};"
         f" records: seq {size_text(run.get('seq_record_bytes'))}, rand"
         f" {size_text(run.get('rand_record_bytes'))}; O_DIRECT"

@@ -13,7 +13,7 @@ import re
 from iosweep_tools.core.errors import Stop
 from iosweep_tools.core.files import input_file
 from iosweep_tools.core.text import shown
-from iosweep_tools.results.names import record_bytes
+from iosweep_tools.results.names import name_of, record_bytes
 
 MAX_CSV_BYTES = 16 << 20  # a CSV of published figures
 MAX_THREADS = 1 << 20  # threads of a published figure
@@ -53,7 +53,7 @@ def _baseline(r, path, i):
         _bad(path, i, f"expected a unit of ops/s, MiB/s or GB/s (found {shown(unit)})")
     return {
         "source": r["source"],
-        "phase": r["phase"],
+        "phase": name_of(r["phase"].strip()),  # rand-write; rand_write read as it
         "threads": int(threads),
         "value": v,
         "record_bytes": _optional_int(r, "record_bytes", path, i),

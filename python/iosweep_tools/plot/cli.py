@@ -38,7 +38,7 @@ from iosweep_tools.plot.draw import draw, draw_latency_over_time
 from iosweep_tools.results import reader
 from iosweep_tools.results.file import NoSuchRun, ResultsError
 from iosweep_tools.results.names import sweep_axis
-from iosweep_tools.results.peaks import console_names, peak_sustained, peaks_text
+from iosweep_tools.results.peaks import peak_sustained, peaks_text
 
 MAX_OUTPUT_BYTES = 64 << 20  # an IOzone, IOR or mdtest output; IOzone's largest are a few MiB
 WIDTH = (2.0, 40.0)  # inches, at 100 dpi: 200 to 4000 pixels
@@ -163,7 +163,7 @@ def _main(argv=None):
     run = _read_run(args)
     others = _others(args.outputs)
     baselines = load_baselines(args.baselines_dir) if args.baselines_dir else []
-    table = peaks_text(peak_sustained(run), run.axis(), console_names(run))
+    table = peaks_text(peak_sustained(run), run.axis())
     fig = draw(
         run.attrs,
         run.frame(),

@@ -27,18 +27,18 @@ from iosweep_tools.results.timeseries import latency_series
 # The usual colour of each phase in the published charts; any other phase takes the next
 # colour of OTHER_COLORS, in the order of the phase enum.
 COLORS = {
-    "seq_write": "tab:red",
-    "seq_read": "tab:blue",
-    "filter_count": "tab:green",
-    "rand_write": "tab:orange",
-    "rand_read": "tab:purple",
-    "scan_only": "tab:olive",
-    "md_mkdir": "tab:brown",
-    "md_create": "tab:red",
-    "md_stat": "tab:blue",
-    "md_read": "tab:purple",
-    "md_remove": "tab:orange",
-    "md_rmdir": "tab:gray",
+    "seq-write": "tab:red",
+    "seq-read": "tab:blue",
+    "filter-count": "tab:green",
+    "rand-write": "tab:orange",
+    "rand-read": "tab:purple",
+    "scan-only": "tab:olive",
+    "md-mkdir": "tab:brown",
+    "md-create": "tab:red",
+    "md-stat": "tab:blue",
+    "md-read": "tab:purple",
+    "md-remove": "tab:orange",
+    "md-rmdir": "tab:gray",
 }
 OTHER_COLORS = ["tab:brown", "tab:pink", "tab:cyan", "tab:gray", "black"]
 MARKERS = {"iozone": "o", "ior": "s", "mdtest": "D", "baseline": "X"}

@@ -21,20 +21,24 @@ def baselines_section(runs, baselines):
         "Outputs of other tools given with --baseline, parsed as iosweep-compare parses them"
         " (sequential figures in MiB/s, random and metadata ones in ops/s); ≠ names what differs"
         " from the"
-        f" first run ({escape(run.id)}): such a figure measures something else."
+        f" first run ({escape(run.id)}): such a figure measures something else. Each source, its"
+        " files and the settings they state:"
     )
-    rows = []
+    sources, rows = [], []
     for src, results in baselines:
-        settings = tools.settings_text(src)
+        name = tools.source_name(src)
+        sources.append(
+            f"<li>{escape(name)}: {escape(', '.join(src['files']))}"
+            f" ({escape(tools.settings_text(src))})</li>"
+        )
         for x in results:
             scale = 1.0 if run.in_ops(x.phase) else MIB
             mine = baseline_mine(run, x)
             diff = tools.differences(mine, x) if mine else ["(run has no such phase)"]
             rows.append(
                 [
-                    h.text_td(tools.source_name(src)),
-                    h.text_td(f"{x.file}:{x.line}"),
-                    h.text_td(settings),
+                    h.text_td(name),
+                    h.text_td(x.line, cls=""),
                     h.text_td(x.figure),
                     h.text_td(x.phase),
                     h.text_td(x.threads, cls=""),
@@ -44,21 +48,9 @@ def baselines_section(runs, baselines):
                     h.text_td("=" if not diff else "≠ " + ",".join(diff)),
                 ]
             )
-    body += h.table(
-        [
-            "source",
-            "file:line",
-            "settings",
-            "figure",
-            "phase",
-            "threads",
-            "value",
-            "unit",
-            "vs run",
-        ],
-        rows,
-    )
-    return body
+    body += f'<ul class="words">{"".join(sources)}</ul>'
+    head = ["source", "line", "figure", "phase", "threads", "value", "unit", "vs run"]
+    return body + h.table(head, rows)
 
 
 # -------------------------------------------------------------------------- run against run

@@ -2,8 +2,7 @@
 were on, the slowest and fastest and the lowest fraction (the summary's drive figures), the
 lagging drives the console's notes name; per phase at its largest point, and for every point in
 a table to open, each drive: its device, nodes and folders, its ranks and the bytes they
-claimed, the bytes its own counters saw, the fraction, its bandwidth and its link against its
-bandwidth (results.drive_view).
+claimed, the bytes its own counters saw, the fraction, its bandwidth (results.drive_view).
 
 drive_section(run) takes one run (results.reader.Run) and returns HTML.
 """
@@ -12,27 +11,30 @@ from html import escape
 from iosweep_tools.report import html as h
 from iosweep_tools.report.html import MIB, problem_note
 from iosweep_tools.report.latency import head_cells, point_label
+from iosweep_tools.report.overview import ranks_text
 from iosweep_tools.results import drive_view
 from iosweep_tools.results import timeseries as its
 
 POINT_FIELDS = ("drives", "drive_bw_min_Bps", "drive_slowest", "drive_bw_max_Bps")
 POINT_FIELDS += ("drive_fastest", "drive_fraction_min", "link_fraction_min", "link_fraction_max")
 SCALED = {"drive_bw_min_Bps", "drive_bw_max_Bps"}
-DRIVE_HEAD = ["drive", "device", "node(s)", "folders", "ranks", "claimed_bytes"]
-DRIVE_HEAD += ["device bytes (bytes)", "drive_fraction", "seconds (s)", "drive_Bps (MiB/s)"]
-DRIVE_HEAD += ["device bytes / wall_s (MiB/s)", "slowest / fastest", "note"]
-DRIVE_HEAD += ["link", "link_Bps (GB/s)", "link_fraction"]
+DRIVE_HEAD = ["drive", "device", "nodes", "folders", "ranks", "claimed (MiB)", "seen (MiB)"]
+DRIVE_HEAD += ["fraction", "seconds", "MiB/s", "seen / wall_s", "mark", "note"]
+DRIVE_HEAD += ["link", "link (GB/s)", "link_fraction"]
+WHERE = ("nodes", "folders")  # columns of a drive's place, left out of the every-point table
 
 
-def _rows_cell(run, d, field, how):
+def _rows_cell(run, d, field, how, scale=None):
     """A drive's `field` (ranks, claimed_bytes, seconds) over its rows that had ranks, `how`
     (sum, max): the stored cell when one row had them, else a derived one naming the rows."""
     t = run.table("device")
     mine = [j for j in d.rows if int(t["ranks"][j]) > 0]
     if len(mine) > 1:
         rows = ", ".join(map(str, mine))
-        return h.derived(getattr(d, field), f"{how} of device.{field} over rows {rows}")
-    return h.td(run, "device", mine[0] if mine else d.rows[0], field)
+        v = getattr(d, field)
+        how = f"{how} of device.{field} over rows {rows}" + (" (shown / 2^20)" if scale else "")
+        return h.derived(v, how, text=h.num(v / scale if scale else v))
+    return h.td(run, "device", mine[0] if mine else d.rows[0], field, scale=scale)
 
 
 def _counted_cell(run, d, field, scale=None, cls=None):
@@ -41,25 +43,29 @@ def _counted_cell(run, d, field, scale=None, cls=None):
     return h.td(run, "device", d.counted, field, scale=scale, cls=cls)
 
 
-def drive_cells(run, i, d, lagging):
-    """The cells of one drive at summary row i (DRIVE_HEAD)."""
+def drive_cells(run, i, d, lagging, where=True):
+    """The cells of one drive at summary row i (DRIVE_HEAD; without its nodes and folders unless
+    `where`)."""
     s = run.summary
     wall = float(s["wall_s"][i])
     seen = "write_bytes" if run.writes(run.phase_of_row(i)) else "read_bytes"
-    nodes = ", ".join(f"{n} {run.host(n)}" for n in d.nodes) or "no ranks"
-    folders = ", ".join(f.decode(errors="replace") for f in d.folders) or "-"
+    nodes = ranks_text(d.nodes) if d.nodes else "no ranks"
+    index = {f: k for k, f in enumerate(drive_view.folders(run))}
+    folders = ", ".join(
+        str(index.get(f.decode(errors="replace"), f.decode(errors="replace"))) for f in d.folders
+    )
     low = [j for j in lagging if j in d.rows]
     mark = {(True, True): "the only drive used", (True, False): "slowest"}.get(
         (d.slowest, d.fastest), "fastest" if d.fastest else ""
     )
+    place = [h.text_td(nodes), h.text_td(folders or "-")] if where else []
     return [
         _counted_cell(run, d, "drive") if d.counted is not None else h.text_td(d.drive, cls=""),
         _counted_cell(run, d, "device") if d.counted is not None else h.text_td(d.name),
-        h.text_td(nodes),
-        h.text_td(folders),
+        *place,
         _rows_cell(run, d, "ranks", "sum"),
-        _rows_cell(run, d, "claimed_bytes", "sum"),
-        _counted_cell(run, d, seen),
+        _rows_cell(run, d, "claimed_bytes", "sum", scale=MIB),
+        _counted_cell(run, d, seen, scale=MIB),
         _counted_cell(run, d, "drive_fraction", cls="warn" if low else None),
         _rows_cell(run, d, "seconds", "max"),
         _counted_cell(run, d, "drive_Bps", scale=MIB),
@@ -83,11 +89,15 @@ def _note_cell(run, low):
     return h.td(run, "device", low[0], "lag_note") if low else h.text_td("")
 
 
+def data_rows(run):
+    """The summary rows of the data phases: the metadata phases claim no bytes for a drive."""
+    return [i for i in range(len(run.summary)) if not run.is_metadata(run.phase_of_row(i))]
+
+
 def point_table(run):
-    """One row per summary point: its drive figures and its notes as stored (the console's notes
+    """One row per data point: its drive figures and its notes as stored (the console's notes
     column, which ends with the lagging drives iosweep noted)."""
-    s = run.summary
-    shown, total = h.capped(range(len(s)))
+    shown, total = h.capped(data_rows(run))
     rows = []
     for i in shown:
         cells = head_cells(run, i)
@@ -96,9 +106,9 @@ def point_table(run):
         ]
         cells.append(h.td(run, "summary", i, "notes"))
         rows.append(cells)
-    head = ["phase", run.axis(), "rep", "drives", "drive_bw_min_Bps (MiB/s)", "drive_slowest"]
-    head += ["drive_bw_max_Bps (MiB/s)", "drive_fastest", "drive_fraction_min"]
-    head += ["link_fraction_min", "link_fraction_max", "notes"]
+    head = ["phase", run.axis(), "rep", "drives", "slowest (MiB/s)", "drive"]
+    head += ["fastest (MiB/s)", "drive", "drive_fraction_min", "link_fraction_min"]
+    head += ["link_fraction_max", "notes"]
     return h.table(head, rows, total)
 
 
@@ -113,17 +123,17 @@ def point_drives(run, i):
 
 
 def every_point(run):
-    """Every point's drives in one table, a row per (point, drive)."""
-    s = run.summary
+    """Every data point's drives in one table, a row per (point, drive)."""
     rows, total = [], 0
-    for i in range(len(s)):
+    for i in data_rows(run):
         points = drive_view.rows_of_point(run, i)
         lagging = drive_view.lagging(run, i, points)
         for d in drive_view.drives(run, i, points):
             total += 1
             if len(rows) < h.MAX_ROWS:
-                rows.append(head_cells(run, i) + drive_cells(run, i, d, lagging))
-    return h.table(["phase", run.axis(), "rep"] + DRIVE_HEAD, rows, total)
+                rows.append(head_cells(run, i) + drive_cells(run, i, d, lagging, where=False))
+    head = [x for x in DRIVE_HEAD if x not in WHERE]
+    return h.table(["phase", run.axis(), "rep"] + head, rows, total)
 
 
 def drive_section(run):
@@ -134,24 +144,32 @@ def drive_section(run):
             "Per drive: not recorded in this file (its device table and summary have no drive"
             " view; iosweep records it since --dir takes several folders)."
         )
+    if not data_rows(run):
+        return h.p(
+            "No drive figures: this run has no data phase, and the metadata phases claim no"
+            " bytes for a drive (what each block device counted per operation is in Where the"
+            " bytes came from)."
+        )
     folders = drive_view.folders(run)
     body = h.p(
         "A drive is a block device of one kernel (the device table's drive id; emulated nodes"
         " sharing a machine share its drives). A rank's bytes are claimed for the drive holding"
-        " the folder of the file it read or wrote: claimed_bytes and ranks sum a drive's rows,"
-        " seconds is the slowest of its ranks' windows, drive_Bps = claimed bytes / seconds;"
-        " device bytes are the drive's own counters in the phase's direction over the phase"
-        " (before its barrier to after the last close), drive_fraction = device bytes / claimed"
-        " bytes. The note is iosweep's own (the device table's lag_note): it notes a drive that"
-        " saw under 90% of its ranks' bytes while the point's other drives did not, as the"
-        " console's notes column does. link: an NVMe drive's PCIe link as sysfs gives it"
-        " (link_Bps per direction, GB = 10^9 bytes), or in words why the drive's limit is"
-        " unknown; link_fraction = device bytes / seconds / link_Bps. --dir: "
+        " the folder of the file it read or wrote: claimed (claimed_bytes) and ranks sum a"
+        " drive's rows (claimed and seen in MiB = bytes / 2^20), seconds is the slowest of its"
+        " ranks' windows, MiB/s is drive_Bps ="
+        " claimed bytes / seconds; seen is the drive's own counters in the phase's direction over"
+        " the phase (before its barrier to after the last close), fraction (drive_fraction) ="
+        " seen / claimed, seen / wall_s in MiB/s; nodes and folders (by their index in --dir)"
+        " are those of the drive's ranks. The note is iosweep's own (the device table's lag_note):"
+        " it notes a drive that saw under 90% of its ranks' bytes while the point's other drives"
+        " did not, as the console's notes column does. link: an NVMe drive's PCIe link as sysfs"
+        " gives it (link_Bps per direction, in GB/s = 10^9 bytes/s), or in words why the drive's"
+        " limit is unknown; link_fraction = seen / seconds / link_Bps. --dir: "
         + escape(", ".join(f"{k}: {f}" for k, f in enumerate(folders)) or "not recorded")
         + "."
     )
     s = run.summary
-    if not any(int(v) for v in s["drives"]):
+    if not any(int(s["drives"][i]) for i in data_rows(run)):
         note = str(run.attrs.get("device_note") or "")
         return body + h.p(
             "No drive was counted at any point (the summary's drives are 0, its drive figures"
@@ -159,6 +177,8 @@ def drive_section(run):
         )
     body += "<h3>Every point</h3>" + point_table(run)
     for phase, i in its.largest_points(run).items():
+        if run.is_metadata(phase):
+            continue
         body += (
             f"<h4>{escape(point_label(run, i))}: each drive (wall_s"
             f" {h.num(s['wall_s'][i])} s)</h4>" + point_drives(run, i)

@@ -166,7 +166,7 @@ def _missing(run):
             "Final math: not recorded in this file (it predates the final_math table; the"
             " console printed it after the run)" + problem_note(run, TABLE) + "."
         )
-    if "filter_count" not in run.phases_present():
+    if "filter-count" not in run.phases_present():
         return h.p("No filter-count in this run: no final math.")
     return h.p(
         f"No final math stored: the run is {escape(run.status_name)} (iosweep stores it when a"

@@ -27,7 +27,8 @@ h1{font-size:24px;margin:18px 0 4px}h2{font-size:19px;margin:30px 0 8px;border-b
 #ccd;padding-bottom:3px}h3{font-size:16px;margin:20px 0 6px}h4{font-size:14px;margin:14px 0 4px}
 nav{font-size:13px;margin:8px 0 14px}nav a{margin-right:12px}
 table{border-collapse:collapse;margin:6px 0 12px;background:#fff;font-size:12.5px}
-th,td{border:1px solid #d6d6de;padding:2px 6px;text-align:right;vertical-align:top}
+th,td{border:1px solid #d6d6de;padding:2px 6px;text-align:right;vertical-align:top;
+white-space:nowrap}
 th{background:#eef0f6;font-weight:600;text-align:left}td.t,th.t{text-align:left}
 td.bad{background:#fde8e8}td.good{background:#e8f6ea}td.warn{background:#fff6da}
 pre{background:#fff;border:1px solid #d6d6de;padding:6px 8px;overflow-x:auto;font-size:12px;
@@ -39,6 +40,10 @@ border:1px solid #d6d6de;padding:6px;max-width:700px}
 ul.legend{list-style:none;padding:0;margin:2px 0;font-size:12px}ul.legend li{margin:1px 0}
 .note{color:#555;font-size:12.5px}.empty{color:#8a4b00}.runs{font-size:12.5px}
 details>summary{cursor:pointer;color:#234;margin:4px 0}
+.kv{display:grid;gap:2px 14px;align-items:start;font-size:12.5px;margin:6px 0 12px}
+.kv>.k{font-weight:600;color:#333}.kv>.v{overflow-wrap:anywhere;min-width:0}
+.kv>.h{font-weight:600;border-bottom:1px solid #ccd}
+ul.words{font-size:12.5px;margin:4px 0 10px;padding-left:20px}p,li{overflow-wrap:anywhere}
 .cards{display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start}
 .card{flex:0 1 562px;min-width:0;overflow-x:auto;background:#fff;border:1px solid #d6d6de;
 padding:4px 8px 6px}.card h3{margin:4px 0}.card .chart{border:0;padding:0;margin:0 0 6px}
@@ -111,6 +116,52 @@ def td(run, table, row, field, scale=None, digits=None, cls=None, text=None, poi
             text = num(v / scale if scale else v, digits)
     numeric = not isinstance(v, (bytes, np.bytes_, str))
     return f"<td{_cls(cls if cls else ('' if numeric else 't'))}{attrs}>{escape(text)}</td>"
+
+
+def span(run, table, row, field, scale=None, digits=None, label=None):
+    """An inline figure holding table[row][field] of `run`, as `td` makes a cell: `label` and
+    the value shown ("device_fraction 1.000"); '' when the table or the field is missing."""
+    t = run.tables.get(table)
+    if t is None or field not in t.dtype.names:
+        return ""
+    v = t[field][row]
+    attrs = (
+        f' data-run="{escape(run.id)}" data-table="{table}" data-row="{int(row)}"'
+        f' data-field="{field}" data-value="{escape(exact(v))}"'
+    )
+    if table == "summary":
+        attrs += f' data-point="{int(t["point"][row])}"'
+    if scale:
+        attrs += f' data-scale="{scale!r}"'
+    text = exact(v) if isinstance(v, (bytes, np.bytes_)) else num(v / scale if scale else v, digits)
+    return f"<span{attrs}>{escape(label or field)} {escape(text)}</span>"
+
+
+def kv(head, rows):
+    """A list of labelled values (a label, then one value per run), laid out as a grid: a long
+    value wraps inside its own box, and no other box grows with it. `head` the texts over the
+    values' columns (none for a single column), `rows` [(label, [value HTML, ...])]."""
+    n = max((len(v) for _, v in rows), default=1)
+    style = f"grid-template-columns:max-content repeat({n},minmax(0,1fr))"
+    out = [f'<div class="kv" style="{style}">']
+    if head:
+        out.append('<div class="h"></div>' + "".join(f'<div class="h">{x}</div>' for x in head))
+    for label, values in rows:
+        out.append(f'<div class="k">{escape(label)}</div>')
+        out += [f'<div class="v">{v}</div>' for v in values]
+    return "".join(out) + "</div>"
+
+
+def attr_value(run, name, text=None):
+    """A run attribute as a value of `kv`: its text in a span carrying the stored value."""
+    if name not in run.attrs:
+        return '<span class="note">not recorded in this file</span>'
+    v = run.attrs[name]
+    shown = text if text is not None else (num(v) if isinstance(v, (int, float)) else exact(v))
+    return (
+        f'<span data-run="{escape(run.id)}" data-table="attrs" data-field="{name}"'
+        f' data-value="{escape(exact(v))}">{escape(str(shown))}</span>'
+    )
 
 
 def attr_td(run, name, text=None, cls="t"):

@@ -187,8 +187,9 @@ def over_time(run, names):
     body = h.p(
         f"Bins of {escape(str(bin_s))} s (timeseries_bin_s) from each rank's exit of the phase's"
         " barrier; the first repetition at each phase's largest point. Throughput = the bin's bytes"
-        f" / {escape(str(bin_s))} s / 2^20 (MiB/s); the last bin is usually partial, so its rate"
-        " reads low. "
+        f" / {escape(str(bin_s))} s / 2^20 (MiB/s); a metadata phase's rate = the bin's operations"
+        f" / {escape(str(bin_s))} s (ops/s), as it moves no bytes; the last bin is usually"
+        " partial, so its rate reads low. "
         + (
             "Bytes, ops and latency come from the merged rows (rank -1) the file stores."
             if merged
@@ -212,56 +213,83 @@ def over_time(run, names):
         if not bins:
             body += h.p(f"{escape(phase)}: no time bins for point {pt}")
             continue
-        colour = svg.phase_colour(phase, names)
-        part = ""
-        ok = isinstance(bin_s, (int, float)) and bin_s > 0
-        tput = [(b["t_start_s"], b["t_start_s"] + bin_s, b["bytes"] / bin_s / MIB) for b in bins]
-        part += svg.chart(
-            [{"label": f"{phase}: all ranks", "color": colour, "bars": tput if ok else []}],
-            f"{phase}: throughput over time",
-            "time from the barrier (s)",
-            "MiB/s (bytes in bin / bin / 2^20)",
-            caption=f"All ranks' bytes completed in each bin of {escape(str(bin_s))} s.",
-        )
+        part = rate_chart(run, phase, bins, bin_s, svg.phase_colour(phase, names))
         if lat and merged:
-            lines = [
-                {"label": f, "color": c, "points": [(b["t_start_s"], b[f]) for b in bins]}
-                for f, c in zip(its.LATENCY, svg.OTHER_COLOURS)
-            ]
-            part += svg.chart(
-                lines,
-                f"{phase}: latency over time, all ranks merged",
-                "time from the barrier (s)",
-                "latency (log10)",
-                yscale="log10",
-                yfmt=svg.duration_text,
-                caption="Per bin: percentiles of the exactly merged per-bin histograms of all ranks"
-                " (rank -1 rows).",
-            )
-        part += bins_table(run, bins, bin_s, lat and merged)
+            part += latency_chart(phase, bins)
+        part += bins_table(run, phase, bins, bin_s, lat and merged)
         cards.append(h.card(escape(point_label(run, i)), part))
     return body + h.cards(cards)
 
 
-def bins_table(run, bins, bin_s, lat):
+def rate(run, phase):
+    """(the bin's field a phase's rate over time counts, its scale, its unit): operations for a
+    metadata phase (it moves no bytes), bytes in MiB/s for the others."""
+    if run.is_metadata(phase):
+        return "ops", 1.0, "ops/s"
+    return "bytes", MIB, "MiB/s"
+
+
+def rate_chart(run, phase, bins, bin_s, colour):
+    """All ranks' bytes (MiB/s) or operations (ops/s, a metadata phase) in each bin, as steps."""
+    fld, scale, unit = rate(run, phase)
+    ok = isinstance(bin_s, (int, float)) and bin_s > 0
+    steps = [(b["t_start_s"], b["t_start_s"] + bin_s, b[fld] / bin_s / scale) for b in bins]
+    what = "operations" if fld == "ops" else "bytes"
+    how = f"{what} in bin / bin" + (" / 2^20" if scale != 1.0 else "")
+    return svg.chart(
+        [{"label": f"{phase}: all ranks", "color": colour, "bars": steps if ok else []}],
+        f"{phase}: {'operations' if fld == 'ops' else 'throughput'} over time",
+        "time from the barrier (s)",
+        f"{unit} ({how})",
+        caption=f"All ranks' {what} completed in each bin of {escape(str(bin_s))} s.",
+    )
+
+
+def latency_chart(phase, bins):
+    """The merged percentiles of every bin against time; a phase whose window held one bin has
+    no line to draw (its percentiles are in the table of the bins)."""
+    if len({b["t_start_s"] for b in bins}) < 2:
+        return h.p(
+            f"{escape(phase)}: latency over time is one bin long (the window was shorter than"
+            " two bins): its percentiles are in the table of the bins, and the phase's whole"
+            " latency in the Latency section."
+        )
+    lines = [
+        {"label": f, "color": c, "points": [(b["t_start_s"], b[f]) for b in bins]}
+        for f, c in zip(its.LATENCY, svg.OTHER_COLOURS)
+    ]
+    return svg.chart(
+        lines,
+        f"{phase}: latency over time, all ranks merged",
+        "time from the barrier (s)",
+        "latency (log10)",
+        yscale="log10",
+        yfmt=svg.duration_text,
+        caption="Per bin: percentiles of the exactly merged per-bin histograms of all ranks"
+        " (rank -1 rows).",
+    )
+
+
+def bins_table(run, phase, bins, bin_s, lat):
+    """The bins of a point: what each counted (bytes, or a metadata phase's operations), its
+    rate, its ranks and, when recorded, its merged latency percentiles."""
+    fld, scale, unit = rate(run, phase)
+    ok = isinstance(bin_s, (int, float)) and bin_s > 0
     rows = []
     for b in bins[: h.MAX_ROWS]:
         if b["row"] is not None:
-            cells = [
-                h.td(run, "timeseries", b["row"], f) for f in ("bin", "t_start_s", "bytes", "ops")
-            ]
+            cells = [h.td(run, "timeseries", b["row"], f) for f in ("bin", "t_start_s", fld)]
         else:
             how = b["derived"]
             cells = [
                 h.text_td(b["bin"], cls=""),
                 h.derived(b["t_start_s"], how),
-                h.derived(b["bytes"], how),
-                h.derived(b["ops"], how),
+                h.derived(b[fld], how),
             ]
-        rate = (
-            b["bytes"] / bin_s / MIB if isinstance(bin_s, (int, float)) and bin_s > 0 else math.nan
+        value = b[fld] / bin_s / scale if ok else math.nan
+        cells.append(
+            h.derived(value, f"{fld} / timeseries_bin_s" + (" / 2^20" if scale != 1.0 else ""))
         )
-        cells.append(h.derived(rate, "bytes / timeseries_bin_s / 2^20"))
         cells.append(h.text_td(b["ranks"], cls=""))
         for f in its.LATENCY:
             if lat:
@@ -269,7 +297,5 @@ def bins_table(run, bins, bin_s, lat):
             else:
                 cells.append(h.text_td("not recorded", cls="t note"))
         rows.append(cells)
-    head = ["bin", "t_start_s (s)", "bytes", "ops", "MiB/s", "ranks"] + [
-        f"{f} (µs)" for f in its.LATENCY
-    ]
+    head = ["bin", "t_start_s", fld, unit, "ranks"] + [f"{f[4:-3]} (µs)" for f in its.LATENCY]
     return "<details><summary>the bins</summary>" + h.table(head, rows, len(bins)) + "</details>"

@@ -11,23 +11,24 @@ import numpy as np
 
 from iosweep_tools.report import html as h
 from iosweep_tools.report.html import problem_note
-from iosweep_tools.report.latency import head_cells
-from iosweep_tools.results.peaks import console_names, figure_text, peak_sustained, peaks_text
+from iosweep_tools.report.latency import head_cells, point_label
+from iosweep_tools.results.peaks import cache_verdict, figure_text, peak_sustained, peaks_text
 
 # ------------------------------------------------------------------------------ stragglers
 
 
 def stragglers(run):
     """Who set each point's wall_s: the slowest rank and where its time went, and the slowest
-    node, from the ranks and nodes tables."""
+    node, from the ranks and nodes tables; every node's seconds in a table to open."""
     s, ranks, nodes = run.summary, run.table("ranks"), run.table("nodes")
     if ranks is None:
         return h.p("ranks: not recorded in this file" + problem_note(run, "ranks"))
     body = h.p(
         "Who set each point's wall_s: the slowest rank (its elapsed_s is the wall figure), where"
         " its time went (open, I/O, fsync, close), and how much slower than the median rank it"
-        " was; the slowest node (nodes.seconds: the max elapsed over the node's ranks) and every"
-        " node's seconds."
+        " was; the slowest node (nodes.seconds: the max elapsed over the node's ranks); every"
+        " node's seconds in the table under it. Times in seconds; ÷ median: the slowest rank's"
+        " elapsed_s over the median rank's."
     )
     by_point = {}
     for j in range(len(ranks)):
@@ -36,58 +37,66 @@ def stragglers(run):
     if nodes is not None:
         for j in range(len(nodes)):
             nodes_of.setdefault(int(nodes["point"][j]), []).append(j)
-    rows = []
+    rows, every = [], []
     shown, total = h.capped(range(len(s)))
     for i in shown:
         pt = int(s["point"][i])
-        rj = by_point.get(pt, [])
         cells = head_cells(run, i) + [h.td(run, "summary", i, "wall_s")]
-        if not rj:
-            rows.append(cells + [h.text_td("no ranks rows")])
-            continue
-        el = np.array([float(ranks["elapsed_s"][j]) for j in rj])
-        slow = rj[int(np.argmax(el))]
-        med = float(np.median(el))
-        cells += [
-            h.td(run, "ranks", slow, "rank"),
-            h.text_td(f"{int(ranks['node'][slow])} {run.host(ranks['node'][slow])}"),
-            h.td(run, "ranks", slow, "elapsed_s"),
-        ]
-        cells += [h.td(run, "ranks", slow, f) for f in ("open_s", "io_s", "sync_s", "close_s")]
-        cells += [
-            h.derived(med, "median of ranks.elapsed_s over the point's ranks"),
-            h.derived(
-                el.max() / med if med > 0 else math.nan, "slowest / median elapsed_s", digits=3
-            ),
-        ]
+        cells += _slowest_rank(run, by_point.get(pt, []))
         nj = nodes_of.get(pt, [])
         if nj:
-            sec = np.array([float(nodes["seconds"][j]) for j in nj])
-            sn = nj[int(np.argmax(sec))]
-            cells.append(
-                h.html_td(f"{int(nodes['node'][sn])} {escape(run.host(nodes['node'][sn]))}")
-            )
+            sn = max(nj, key=lambda j: float(nodes["seconds"][j]))
+            cells.append(h.td(run, "nodes", sn, "node"))
             cells.append(h.td(run, "nodes", sn, "seconds"))
-            spans = " ".join(
-                f'<span data-run="{escape(run.id)}" data-table="nodes" data-row="{j}"'
-                f' data-field="seconds" data-value="{h.exact(nodes["seconds"][j])}">'
-                f"{int(nodes['node'][j])}: {h.num(nodes['seconds'][j])}</span>"
-                for j in nj[:32]
-            )
-            cells.append(h.html_td(spans + (" …" if len(nj) > 32 else "")))
+            every += [head_cells(run, i) + _node_cells(run, j) for j in nj]
         else:
-            cells += [h.text_td("not recorded")] * 3
+            cells += [h.text_td("not recorded")] * 2
         rows.append(cells)
-    head = ["phase", run.axis(), "rep", "wall_s (s)", "slowest rank", "its node", "elapsed_s (s)"]
-    head += ["open_s", "io_s", "sync_s", "close_s", "median elapsed (s)", "slowest / median"]
-    head += ["slowest node", "its seconds (s)", "every node's seconds (s)"]
-    return body + h.table(head, rows, total)
+    head = ["phase", run.axis(), "rep", "wall_s", "slowest rank", "node", "elapsed_s"]
+    head += ["open_s", "io_s", "sync_s", "close_s", "median", "÷ median", "slowest node"]
+    head += ["seconds"]
+    body += h.table(head, rows, total)
+    if every:
+        every, n = every[: h.MAX_ROWS], len(every)
+        body += "<details><summary>every node's seconds at every point (nodes)</summary>"
+        body += h.table(["phase", run.axis(), "rep", "node", "host", "seconds (s)"], every, n)
+        body += "</details>"
+    return body
+
+
+def _slowest_rank(run, rj):
+    """The cells of a point's slowest rank: who, where, its elapsed and its parts, the median
+    rank's elapsed and how much slower it was."""
+    ranks = run.table("ranks")
+    if not rj:
+        return [h.text_td("no ranks rows")] + [h.text_td("")] * 9
+    el = np.array([float(ranks["elapsed_s"][j]) for j in rj])
+    slow = rj[int(np.argmax(el))]
+    med = float(np.median(el))
+    cells = [
+        h.td(run, "ranks", slow, "rank"),
+        h.td(run, "ranks", slow, "node"),
+        h.td(run, "ranks", slow, "elapsed_s"),
+    ]
+    cells += [h.td(run, "ranks", slow, f) for f in ("open_s", "io_s", "sync_s", "close_s")]
+    return cells + [
+        h.derived(med, "median of ranks.elapsed_s over the point's ranks"),
+        h.derived(el.max() / med if med > 0 else math.nan, "slowest / median elapsed_s", digits=3),
+    ]
+
+
+def _node_cells(run, j):
+    nodes = run.table("nodes")
+    return [
+        h.td(run, "nodes", j, "node"),
+        h.text_td(run.host(nodes["node"][j])),
+        h.td(run, "nodes", j, "seconds"),
+    ]
 
 
 # ------------------------------------------------------------------------------ provenance
 
 WIRE = ("wire_fraction", "wire_rx_bytes", "wire_tx_bytes")
-MD = ("md_cache_drop", "md_device_bytes_per_op", "md_wire_bytes_per_op")
 # Below these bytes per operation the storage cannot have answered (results/README.md,
 # "Metadata phases": a request and its reply on the wire, the smallest on-disk inode).
 MD_WIRE_MIN, MD_DEVICE_MIN = 128.0, 128.0
@@ -182,37 +191,73 @@ def words(run, i):
     return "; ".join(out)
 
 
-def provenance(run):
+# The stored figures a row's provenance shows when they were measured, with their labels: data
+# rows (a write's unflushed fraction, a read's page-cache residency) and metadata rows.
+DATA_FIGURES = (("device_fraction", "device"), ("wire_fraction", "wire"))
+DATA_FIGURES += (("wire_rx_bytes", "wire rx bytes"), ("wire_tx_bytes", "wire tx bytes"))
+WRITE_FIGURES = (("unflushed_fraction", "unflushed"),)
+READ_FIGURES = (("cached_fraction_mean", "cached (mean)"), ("cached_fraction_max", "cached (max)"))
+MD_FIGURES = (("md_device_bytes_per_op", "device B/op"), ("md_wire_bytes_per_op", "wire B/op"))
+CACHES = {0: "kept", 1: "dropped", 2: "refused"}
+
+
+def measured(run, i):
+    """The figures of summary row i that were measured (NaN ones are left out), as spans."""
     s = run.summary
-    fields = [
-        "device_fraction",
-        "cached_fraction_mean",
-        "cached_fraction_max",
-        "unflushed_fraction",
-    ]
-    fields += [f for f in WIRE if f in s.dtype.names]
-    if any(run.is_metadata(p) for p in run.phases_present()):
-        fields += list(MD)
-    fields = [f for f in fields if f in s.dtype.names]
+    phase = run.phase_of_row(i)
+    if run.is_metadata(phase):
+        figures = MD_FIGURES
+    else:
+        figures = DATA_FIGURES + (WRITE_FIGURES if run.writes(phase) else READ_FIGURES)
+    out = []
+    for f, label in figures:
+        if f in s.dtype.names and not (s.dtype[f].kind == "f" and math.isnan(s[f][i])):
+            out.append(h.span(run, "summary", i, f, label=label))
+    if run.is_metadata(phase) and "lookup" in run.flags(phase) and "md_cache_drop" in s.dtype.names:
+        caches = CACHES.get(int(s["md_cache_drop"][i]), "?")
+        out.append(h.span(run, "summary", i, "md_cache_drop", label="caches " + caches + ":"))
+    return " · ".join(x for x in out if x)
+
+
+def provenance(run):
+    """Per summary row: the verdict the binary stored in its notes (where its figure came from
+    when not the storage), the figures that were measured, and, on demand, the row in words."""
+    s = run.summary
     shown, total = h.capped(range(len(s)))
-    rows = [
-        head_cells(run, i)
-        + [h.td(run, "summary", i, f) for f in fields]
-        + [h.text_td(words(run, i))]
-        for i in shown
-    ]
+    rows = []
+    for i in shown:
+        verdict = cache_verdict(h.exact(s["notes"][i])) if "notes" in s.dtype.names else None
+        if verdict is None:
+            cell = h.text_td("notes: not recorded in this file", cls="t note")
+        else:
+            cell = h.text_td(verdict or "the storage's (checked)", cls="t warn" if verdict else "t")
+        rows.append(head_cells(run, i) + [cell, h.html_td(measured(run, i) or "nothing counted")])
     body = h.p(
-        'Measured outside the timed windows (results/README.md, "Where the bytes came from";'
-        ' metadata rows: "Metadata phases", what the device and the wire counted per'
-        " operation and whether the caches were dropped); NaN means not measured, said in"
-        " words."
+        "Where each row's bytes (or operations) came from, measured outside the timed windows"
+        ' (results/README.md, "Where the bytes came from"; metadata rows: "Metadata phases").'
+        " The verdict is the row's, as the console's notes column and the Peak & Sustained table"
+        " state it: cached N% (a read that found its bytes in the page cache), unflushed N% (a"
+        " write that left them there), device N% or wire N% (the share the block device or the"
+        " network counted, when under 90%), a metadata figure marked (cached) or (unflushed),"
+        " unverified (nothing counted them); the storage's when the bytes were counted and"
+        " nothing applies. Only the figures measured are shown; the rest were not (tmpfs has no"
+        " block device, a write through fsync or O_DIRECT leaves nothing unflushed)."
         + (
             ""
             if any(f in s.dtype.names for f in WIRE)
             else " Wire counters: not recorded in this file."
         )
     )
-    return body + h.table(["phase", run.axis(), "rep", *fields, "in words"], rows, total)
+    table = h.table(["phase", run.axis(), "rep", "verdict", "measured"], rows, total)
+    said = "".join(
+        f"<li>{escape(point_label(run, i))}: {escape(words(run, i))}</li>" for i in shown
+    )
+    return (
+        body
+        + table
+        + "<details><summary>every row in words</summary>"
+        + f'<ul class="words">{said}</ul></details>'
+    )
 
 
 # -------------------------------------------------------------------------- peak & sustained
@@ -220,7 +265,8 @@ def provenance(run):
 
 def peaks(run):
     """Per phase, the best point and the largest point, as the PixStor study presents its series
-    and the console prints at the end of a run (results.peaks: the same definitions and text)."""
+    and the console prints at the end of a run (results.peaks: the same definitions and text),
+    each with the cache verdict of its rows."""
     rows = peak_sustained(run)
     if not rows:
         return ""
@@ -229,7 +275,9 @@ def peaks(run):
         "Per phase, the headline figure's mean over the repetitions of each point (ops/s for"
         " random and metadata phases, MiB/s = bytes/s / 2^20 otherwise): peak is the best point,"
         f" sustained the point of the most {escape(axis)}, as the PixStor study presents its"
-        " series; the console prints the same table at the end of the run."
+        " series; the console prints the same table at the end of the run. Notes: the cache"
+        " verdict of the rows each figure is the mean of (see Where the bytes came from): a rate"
+        " the page cache served is marked so, never shown as the storage's."
     )
     cells = []
     for p in rows:
@@ -246,8 +294,9 @@ def peaks(run):
                     text=figure_text(p, p.sustained),
                 ),
                 h.text_td(p.sustained_at, cls=""),
+                h.text_td(p.notes, cls="t warn" if p.notes else "t"),
             ]
         )
-    table = h.table(["phase", "unit", "peak", axis, "sustained", axis], cells)
-    text = peaks_text(rows, axis, console_names(run))
+    table = h.table(["phase", "unit", "peak", axis, "sustained", axis, "notes"], cells)
+    text = peaks_text(rows, axis)
     return body + table + f'<pre class="peaks">{escape(text)}</pre>'

@@ -2,7 +2,7 @@
 drawn as text (no script, no font or image fetched), each a <figure> with its legend and caption.
 
     from iosweep_tools.report import svg
-    svg.chart([{"label": "seq_write", "color": "#d62728", "points": [(1, 90.5), (2, 170.1)],
+    svg.chart([{"label": "seq-write", "color": "#d62728", "points": [(1, 90.5), (2, 170.1)],
                 "dots": [(1, 88.0), (1, 93.1)], "ranges": [(1, 88.0, 93.1)]}],
               title="...", xlabel="active ranks (log2)", ylabel="MiB/s", xscale="log2")
 
@@ -15,19 +15,19 @@ import math
 from html import escape
 
 PHASE_COLOURS = {
-    "seq_write": "#d62728",
-    "seq_read": "#1f77b4",
-    "filter_count": "#2ca02c",
-    "rand_write": "#ff7f0e",
-    "rand_read": "#9467bd",
-    "scan_only": "#bcbd22",
-    "ship_count": "#8c564b",
-    "md_mkdir": "#8c564b",
-    "md_create": "#d62728",
-    "md_stat": "#1f77b4",
-    "md_read": "#9467bd",
-    "md_remove": "#ff7f0e",
-    "md_rmdir": "#7f7f7f",
+    "seq-write": "#d62728",
+    "seq-read": "#1f77b4",
+    "filter-count": "#2ca02c",
+    "rand-write": "#ff7f0e",
+    "rand-read": "#9467bd",
+    "scan-only": "#bcbd22",
+    "ship-count": "#8c564b",
+    "md-mkdir": "#8c564b",
+    "md-create": "#d62728",
+    "md-stat": "#1f77b4",
+    "md-read": "#9467bd",
+    "md-remove": "#ff7f0e",
+    "md-rmdir": "#7f7f7f",
 }
 OTHER_COLOURS = ["#e377c2", "#17becf", "#7f7f7f", "#000000", "#8c564b"]
 DASHES = ["", "7 4", "2 3", "9 3 2 3", "4 4", "1 2"]

@@ -71,7 +71,7 @@ def sweep(runs, baselines, names):
                     "ranges": [(x, min(v), max(v)) for x, v in by.items()],
                 }
             )
-            tables += sweep_tables(r, phase, idx, fld, scale, axis, by, len(runs) > 1)
+            tables += stats_table(r, fld, scale, axis, by, len(runs) > 1)
         series += baseline_series(first, phase, baselines, scale)
         kind = "streams (active ranks x depth)" if axis == "streams" else "active ranks"
         md = first.is_metadata(phase)
@@ -94,7 +94,7 @@ def sweep(runs, baselines, names):
             caption=caption,
         )
         cards.append(h.card(escape(phase), chart + tables))
-    return body + h.cards(cards)
+    return body + h.cards(cards) + every_row(runs)
 
 
 def records_note(run, phase):
@@ -180,73 +180,34 @@ def bytes_note(run, phase):
     return who + "; ".join(out) + "."
 
 
-MD_FIELDS = ("rank_iops_min", "rank_iops_max", "md_items", "md_folders", "md_cache_drop")
-MD_FIELDS += ("md_device_bytes_per_op", "md_wire_bytes_per_op", "lat_p50_ns", "lat_p99_ns")
+# The summary rows of every phase, in two tables: data phases and metadata phases. Each column
+# (header, field, scale); the headline's column is the phase's own (bandwidth or iops).
+DATA_COLUMNS = [("wall_s (s)", "wall_s", None), ("bytes", "bytes", None), ("ops", "ops", None)]
+DATA_COLUMNS += [("children (MiB/s)", "children_Bps", MIB)]
+DATA_COLUMNS += [("IOzone children (MiB/s)", "iozone_children_Bps", MIB)]
+DATA_COLUMNS += [("cpu_s (s)", "cpu_s", None)]
+MD_COLUMNS = [("wall_s (s)", "wall_s", None), ("ops", "ops", None)]
+MD_COLUMNS += [("rank min (ops/s)", "rank_iops_min", None)]
+MD_COLUMNS += [("rank max (ops/s)", "rank_iops_max", None)]
+MD_COLUMNS += [("items", "md_items", None), ("folders", "md_folders", None)]
+MD_COLUMNS += [("device (B/op)", "md_device_bytes_per_op", None)]
+MD_COLUMNS += [("wire (B/op)", "md_wire_bytes_per_op", None)]
 # How close every row came to the CPU and the hardware (results/README.md): the ranks' CPU per
 # operation and share of their windows; the data rows' links and rated figures.
-CPU_FIELDS = ("cpu_user_ns_per_op", "cpu_sys_ns_per_op", "busy_fraction_mean")
-CPU_FIELDS += ("busy_fraction_max", "queued_fraction_mean")
-HEADROOM = CPU_FIELDS + ("link_fraction_max", "rated_bw_fraction", "rated_iops_fraction")
-HEADROOM_HEAD = {f: f for f in HEADROOM}
-HEADROOM_HEAD.update({f: f"{f} (ns/op)" for f in CPU_FIELDS[:2]})
+CPU_COLUMNS = [("user (ns/op)", "cpu_user_ns_per_op", None)]
+CPU_COLUMNS += [("sys (ns/op)", "cpu_sys_ns_per_op", None)]
+CPU_COLUMNS += [("busy mean", "busy_fraction_mean", None), ("busy max", "busy_fraction_max", None)]
+CPU_COLUMNS += [("queued mean", "queued_fraction_mean", None)]
+DATA_COLUMNS += CPU_COLUMNS + [("link max", "link_fraction_max", None)]
+DATA_COLUMNS += [("of rated bw", "rated_bw_fraction", None)]
+DATA_COLUMNS += [("of rated IOPS", "rated_iops_fraction", None)]
+MD_COLUMNS += CPU_COLUMNS
+HEAD_COLUMNS = ("ranks", "iodepth", "nodes", "repetition")
 
 
-def _md_rows(r, shown, axis):
-    """The summary rows of a metadata phase: its rate, operations and items, the ranks' own
-    rates and what the storage counted per operation."""
-    head = [axis, "ranks", "depth", "nodes", "rep", "iops (ops/s)", "wall_s (s)", "ops"]
-    head += ["rank_iops_min (ops/s)", "rank_iops_max (ops/s)", "md_items", "md_folders"]
-    head += ["md_cache_drop", "device (bytes/op)", "wire (bytes/op)", "p50 (µs)", "p99 (µs)"]
-    head += [HEADROOM_HEAD[f] for f in CPU_FIELDS]
-    rows = []
-    for i in shown:
-        cells = [h.td(r, "summary", i, f) for f in (axis, "ranks", "iodepth", "nodes")]
-        cells += [h.td(r, "summary", i, f) for f in ("repetition", "iops", "wall_s", "ops")]
-        for f in MD_FIELDS:
-            scale = 1000.0 if f.startswith("lat_") else None
-            cells.append(h.td(r, "summary", i, f, scale=scale))
-        cells += [h.td(r, "summary", i, f) for f in CPU_FIELDS]
-        rows.append(cells)
-    return head, rows
-
-
-def sweep_tables(r, phase, idx, fld, scale, axis, by, many):
-    unit = "MiB/s" if scale != 1.0 else "IOPS"
-    if r.is_metadata(phase):
-        unit = "ops/s"
-    head = [
-        axis,
-        "ranks",
-        "depth",
-        "nodes",
-        "rep",
-        f"{fld} ({unit})",
-        "wall_s (s)",
-        "bytes",
-        "ops",
-        "children_Bps (MiB/s)",
-        "iozone_children_Bps (MiB/s)",
-        "cpu_s (s)",
-    ] + [HEADROOM_HEAD[f] for f in HEADROOM]
-    shown, total = h.capped(idx)
-    rows = [
-        [
-            h.td(r, "summary", i, axis),
-            h.td(r, "summary", i, "ranks"),
-            h.td(r, "summary", i, "iodepth"),
-            h.td(r, "summary", i, "nodes"),
-            h.td(r, "summary", i, "repetition"),
-            h.td(r, "summary", i, fld, scale=scale if scale != 1.0 else None),
-            h.td(r, "summary", i, "wall_s"),
-            h.td(r, "summary", i, "bytes"),
-            h.td(r, "summary", i, "ops"),
-            h.td(r, "summary", i, "children_Bps", scale=MIB),
-            h.td(r, "summary", i, "iozone_children_Bps", scale=MIB),
-            h.td(r, "summary", i, "cpu_s"),
-        ]
-        + [h.td(r, "summary", i, f) for f in HEADROOM]
-        for i in shown
-    ]
+def stats_table(r, fld, scale, axis, by, many):
+    """Per point of one phase: its repetitions and the mean, min and max of its headline."""
+    unit = "MiB/s" if scale != 1.0 else "ops/s"
     stats = [
         [
             h.text_td(x, cls=""),
@@ -257,16 +218,47 @@ def sweep_tables(r, phase, idx, fld, scale, axis, by, many):
         ]
         for x, v in by.items()
     ]
-    if r.is_metadata(phase):
-        head, rows = _md_rows(r, shown, axis)
     title = f"<h4>{escape(run_name(r))}</h4>" if many else ""
-    return (
-        title
-        + h.table([axis, "repetitions", f"mean ({unit})", "min", "max"], stats)
-        + f"<details><summary>every repetition of {escape(phase)} (summary rows)</summary>"
-        + h.table(head, rows, total)
-        + "</details>"
-    )
+    return title + h.table([axis, "repetitions", f"mean ({unit})", "min", "max"], stats)
+
+
+def _row_cells(r, i, axis, columns):
+    """The cells of summary row i: its phase, point and headline, then `columns`."""
+    phase = r.phase_of_row(i)
+    fld, scale, _ = headline_scale(r, phase)
+    cells = [h.text_td(phase), h.td(r, "summary", i, axis)]
+    cells += [h.td(r, "summary", i, f) for f in HEAD_COLUMNS if f != axis]
+    cells.append(h.td(r, "summary", i, fld, scale=scale if scale != 1.0 else None))
+    cells.append(h.text_td("MiB/s" if scale != 1.0 else "ops/s"))
+    return cells + [h.td(r, "summary", i, f, scale=sc) for _, f, sc in columns]
+
+
+def every_row(runs):
+    """Every summary row of every run, data phases and metadata phases in a table each, to
+    open under the curves."""
+    out = ""
+    for r in runs:
+        axis = r.axis()
+        rows = {False: [], True: []}
+        for i in range(len(r.summary)):
+            rows[r.is_metadata(r.phase_of_row(i))].append(i)
+        head = ["phase", axis] + [f for f in ("ranks", "depth", "nodes", "rep") if f != axis]
+        head += ["headline", "unit"]
+        for md, idx in rows.items():
+            if not idx:
+                continue
+            columns = MD_COLUMNS if md else DATA_COLUMNS
+            shown, total = h.capped(idx)
+            table = h.table(
+                head + [c for c, _, _ in columns],
+                [_row_cells(r, i, axis, columns) for i in shown],
+                total,
+            )
+            what = "metadata phases" if md else "data phases"
+            name = f" of {escape(run_name(r))}" if len(runs) > 1 else ""
+            out += f"<details><summary>every point of the {what}{name} (summary rows)</summary>"
+            out += table + "</details>"
+    return out
 
 
 def baseline_series(run, phase, baselines, scale):

@@ -24,7 +24,9 @@ exported.
   table's `<field>.unit` attribute: `matches (rows)`, `iodepth (requests)`. Dimensionless fields
   (unit 1, bool, enum, text) keep their names. Attributes of runs keep their names (they carry
   their units: file_size_bytes, t_start_unix_ns, timeseries_bin_s).
-- Enum fields (phase, engine) are written as their names, from the enum stored in the file.
+- Enum fields (phase, engine) are written as their names, from the enum stored in the file; a
+  phase as --phases names it and the console prints it (`rand-write`: the name of its row of the
+  run's phase table, where the enum stores the identifier `rand_write`).
 - latency has one row per (point, bucket) that holds operations: point, bucket (its index),
   bucket_lower_ns, bucket_upper_ns, count (ops); every bucket not listed holds 0. The
   percentiles of each point are in summary (lat_p50_ns ... lat_max_ns).
@@ -55,6 +57,7 @@ import numpy as np
 from iosweep_tools.core.errors import Stop
 from iosweep_tools.core.files import OutputSet, write_whole
 from iosweep_tools.core.text import csv_text_cell, shown
+from iosweep_tools.results.names import name_of, stored_table
 
 TABLES = ("rank_map", "summary", "ranks", "nodes", "device", "timeseries", "rank_usage")
 TABLES += ("wire", "mounts", "final_math", "final_math_drives")
@@ -109,6 +112,10 @@ def table(runs, name):
     rows = []
     for r, t in parts:
         enums = _enums(t.dtype)
+        if "phase" in enums:  # a phase by its name, as --phases takes it (rand-write)
+            enums["phase"] = {
+                v: name_of(k, stored_table(r.attrs)) for v, k in enums["phase"].items()
+            }
         cols = [(f, f in t.dtype.names) for f in fields]
         data = {f: t[f] for f in t.dtype.names}
         for i in range(len(t)):

@@ -7,7 +7,10 @@ command reads is checked to be of its kind before it is used.
 Every problem raises ResultsError, one line naming the table or attribute, the row and the
 value. A floating-point field or attribute no command names is a figure all the same: NaN (what
 iosweep could not measure) or a finite number of at least 0 (iosweep never stores infinities
-or negative figures); every formatter downstream relies on it.
+or negative figures); every formatter downstream relies on it. Likewise every enumerated field,
+named or not, holds one of its values: a field of an HDF5 enum type (phase, engine, status) a
+member of the file's own enum, a field whose unit is `bool` 0 or 1, and a field of ENUMERATED
+(enumerations the file stores as plain integers) one of the values results/README.md gives it.
 """
 import numpy as np
 
@@ -28,6 +31,11 @@ NUMBER = "a number"  # a floating-point one is checked as MAYBE
 ENUM = "a member of its enum"
 TEXT = "text"
 COUNTS = "a list of positive integers"
+
+# Enumerated fields the file stores as plain integers, with their values ({meaning: value}, as
+# results/README.md's field table states them): a value outside them is refused as inf is.
+ENUMERATED = {"md_cache_drop": {"kept": 0, "dropped": 1, "refused": 2}}
+BOOL = {"no": 0, "yes": 1}  # a field whose unit is `bool`
 
 
 def _short(v):
@@ -153,8 +161,22 @@ def check_table(g, name, fields, where):
     arr = ds[()] if len(ds) else np.zeros(0, ds.dtype)
     enums = {}
     for k in ds.dtype.names:
-        enums[k] = _check_field(arr[k], ds.dtype[k], kinds.get(k), f"{where}: {name} field {k}")
+        at = f"{where}: {name} field {k}"
+        enums[k] = _check_field(arr[k], ds.dtype[k], kinds.get(k), at)
+        values = ENUMERATED.get(k) or (BOOL if _unit(ds, k) == "bool" else None)
+        if enums[k] is None and values is not None and ds.dtype[k].kind in "iu":
+            _first_bad(arr[k], ~np.isin(arr[k], list(values.values())), at, _one_of(values))
     return arr, enums
+
+
+def _unit(ds, field):
+    v = ds.attrs.get(f"{field}.unit")
+    return v.decode(errors="replace") if isinstance(v, bytes) else v
+
+
+def _one_of(members):
+    """'not one of its values (kept=0, dropped=1, refused=2)'."""
+    return "not one of its values (" + ", ".join(f"{n}={v}" for n, v in members.items()) + ")"
 
 
 def _first_bad(col, bad, where, why):
@@ -205,7 +227,7 @@ def _check_field(col, dt, kind, where):
             raise ResultsError(f"{where} is not a number, an enum or text ({dt})")
         if dt.kind == "f":  # a figure: iosweep stores NaN for what it could not measure
             _first_bad(col, _bad_numbers(col, dt, MAYBE, where), where, f"not {MAYBE}")
-        return members
+        return members if members is None else _check_enum(col, members, where)
     if kind == ENUM:
         return _check_enum(col, members, where)
     if kind == TEXT:

@@ -1,15 +1,20 @@
 """Names of phases, engines and statuses, as the results file stores them, and what a run's phase
 table says of each phase.
 
-    phases("results/iosweep.h5")             # {"seq_write": 0, "seq_read": 1, ...}
+    phases("results/iosweep.h5")             # {"seq_write": 0, ...}: the stored identifiers
+    phase_names(run_attrs, {"rand_write": 2})  # {2: "rand-write"}: the phases' names
     enum_members(ds.dtype, "phase"), by_value({"a": 0})   # {name: value}; {0: "a"}
-    record_bytes(run_attrs, "rand_read")     # the record size a run's phase used
-    is_metadata("md_stat", run_attrs)        # a metadata phase (ops/s, no records)
+    record_bytes(run_attrs, "rand-read")     # the record size a run's phase used
+    is_metadata("md-stat", run_attrs)        # a metadata phase (ops/s, no records)
     sweep_axis(run_attrs)                    # "streams" for a run of --streams
 
 Phase, engine and status names come from the HDF5 enum types stored in the results file, so a
-phase or an engine added to iosweep shows up here without any list to edit. `run_attrs` is a
-mapping of run attributes: an h5py group's attrs, Run.attrs, or a row of frames.load's runs.
+phase or an engine added to iosweep shows up here without any list to edit. A phase has two:
+its enum name (`rand_write`), the identifier the file stores, and its name (`rand-write`), the
+one `--phases` takes and the console prints, which every command shows and the import API
+(Run, frames) uses: phase_names maps one to the other through the run's phase table (the `name`
+of its row; `_` made `-` for a file without one). `run_attrs` is a mapping of run attributes:
+an h5py group's attrs, Run.attrs, or a row of frames.load's runs.
 """
 import os
 import tomllib
@@ -65,9 +70,9 @@ def status_of(group):
     return by_value(enum_members(group.attrs.get_id("status").dtype))[int(group.attrs["status"])]
 
 
-def phase_table(run):
-    """The phase table a run recorded (its `phase_table` attribute, TOML): {enum name: {id, name,
-    record, flags, control_for}}; {} for files written before iosweep recorded it."""
+def stored_table(run):
+    """The phase table a run recorded (its `phase_table` attribute, TOML) as stored: {enum name:
+    {id, name, record, flags, control_for}}; {} for files written before iosweep recorded it."""
     table = run.get("phase_table") if run is not None and hasattr(run, "get") else None
     if isinstance(table, bytes):
         table = table.decode()
@@ -79,23 +84,58 @@ def phase_table(run):
         return {}
 
 
+def name_of(enum_name, table=None):
+    """A phase's name from its enum name: the `name` of its row of a stored phase table, else
+    the enum name with `_` made `-` (iosweep's names are its enum names so spelled)."""
+    row = (table or {}).get(enum_name)
+    if isinstance(row, dict) and isinstance(row.get("name"), str) and row["name"]:
+        return row["name"]
+    return str(enum_name).replace("_", "-")
+
+
+def phase_table(run):
+    """The phase table a run recorded, by the phases' names: {name: {id, name, enum_name, record,
+    flags, control_for (a name)}}; {} for files written before iosweep recorded it."""
+    table = stored_table(run)
+    out = {}
+    for key, row in table.items():
+        if isinstance(row, dict):
+            row = dict(row, enum_name=key)
+            if isinstance(row.get("control_for"), str):
+                row["control_for"] = name_of(row["control_for"], table)
+        out[name_of(key, table)] = row
+    return out
+
+
+def phase_names(run, members):
+    """{value: the phase's name} of a phase enum's members {enum name: value}, through the phase
+    table of `run` (run attributes)."""
+    table = stored_table(run)
+    return {v: name_of(k, table) for k, v in members.items()}
+
+
 def _flags(phase, run):
     row = phase_table(run).get(phase)
     return None if row is None else set(filter(None, row.get("flags", "").split(",")))
 
 
+def _named(phase, prefix):
+    """Whether a phase's name (or enum name) starts with `prefix` and a separator."""
+    return phase.startswith((prefix + "-", prefix + "_"))
+
+
 def is_random(phase, run=None):
     """Random phases are measured in IOPS, the others in bandwidth (the run's phase table when
-    it recorded one; rand_* otherwise)."""
+    it recorded one; rand-* otherwise)."""
     flags = _flags(phase, run)
-    return "random" in flags if flags is not None else phase.startswith("rand_")
+    return "random" in flags if flags is not None else _named(phase, "rand")
 
 
 def is_metadata(phase, run=None):
-    """Metadata phases (md_mkdir .. md_rmdir) count operations on folders and items, in ops/s:
-    the flag `metadata` of the run's phase table when it recorded one; md_* otherwise."""
+    """Metadata phases (md-mkdir .. md-rmdir) count operations on folders and items, in ops/s:
+    the flag `metadata` of the run's phase table when it recorded one; md-* otherwise."""
     flags = _flags(phase, run)
-    return "metadata" in flags if flags is not None else phase.startswith("md_")
+    return "metadata" in flags if flags is not None else _named(phase, "md")
 
 
 def in_ops(phase, run=None):
@@ -108,15 +148,15 @@ def in_ops(phase, run=None):
 # read in scan records (--scan-record), and the control phases with the phase each is the
 # baseline of. A phase not named here reads or writes in sequential records (--seq-record)
 # unless it is random (--rand-record).
-SCAN_PHASES = ("filter_count", "scan_only")
-CONTROL_OF = {"scan_only": "filter_count"}
+SCAN_PHASES = ("filter-count", "scan-only")
+CONTROL_OF = {"scan-only": "filter-count"}
 
 
 def is_control(phase, run=None):
-    """A control phase (scan_only) measures another phase's baseline: it has no counterpart in
+    """A control phase (scan-only) measures another phase's baseline: it has no counterpart in
     other tools and is not drawn or compared unless asked."""
     flags = _flags(phase, run)
-    return "control" in flags if flags is not None else phase in CONTROL_OF
+    return "control" in flags if flags is not None else name_of(phase) in CONTROL_OF
 
 
 RECORD_ATTRS = {"seq": "seq_record_bytes", "rand": "rand_record_bytes", "scan": "scan_record_bytes"}
@@ -133,7 +173,7 @@ def record_attr(phase, run=None):
         return None
     if is_random(phase):
         return "rand_record_bytes"
-    return "scan_record_bytes" if phase in SCAN_PHASES else "seq_record_bytes"
+    return "scan_record_bytes" if name_of(phase) in SCAN_PHASES else "seq_record_bytes"
 
 
 def record_bytes(run, phase):

@@ -10,7 +10,14 @@ MiB/s = bytes/s / 2^20 otherwise), the mean of its repetitions, its points keyed
 axis (active ranks, or streams for a run of --streams); peak = the largest of those means (the
 first point that reaches it, in increasing order of the axis), sustained = the mean of the
 largest point. Control phases are left out unless the run showed them (--show-controls).
+
+Beside each figure, the cache verdict of the rows it is the mean of (src/output/notes.hpp): the
+part of a row's stored notes that says its figure may not be the storage's (`cached 97%`,
+`unflushed 100%`, `device 0%`, `wire 2%`, `unverified`, a metadata row's `... (cached)` or
+`... (unflushed)`, `no I/O (engine null)`), read back from the summary's `notes` as the binary
+stored them; a point's verdict merges its repetitions' marks (point_verdict).
 """
+import re
 from dataclasses import dataclass
 
 MIB = 1048576.0
@@ -32,6 +39,63 @@ class Peak:
     sustained_at: int
     peak_rows: list
     sustained_rows: list
+    peak_verdict: str = ""
+    sustained_verdict: str = ""
+    verdicts: dict = None  # {summary row: its cache verdict}
+
+    @property
+    def notes(self):
+        """The console's notes column: one verdict when peak and sustained are one point, else
+        each named."""
+        if self.peak_at == self.sustained_at:
+            return self.peak_verdict
+        parts = [f"peak: {self.peak_verdict}"] if self.peak_verdict else []
+        if self.sustained_verdict:
+            parts.append(f"sustained: {self.sustained_verdict}")
+        return "; ".join(parts)
+
+
+_MARK = re.compile(r"^(cached|unflushed|device|wire) \d+%$")
+
+
+def is_verdict(note):
+    """Whether one note of a row's notes is part of its cache verdict (notes.hpp)."""
+    return bool(
+        _MARK.match(note)
+        or note == "unverified"
+        or note.endswith((" (cached)", " (unflushed)"))
+        or note.startswith("no I/O (engine ")
+    )
+
+
+def cache_verdict(notes):
+    """The cache verdict in a row's stored notes: its verdict notes, ", " between."""
+    return ", ".join(n for n in str(notes or "").split("; ") if is_verdict(n))
+
+
+_NUMBER = re.compile(r"(?<![^ ])(\d+)")  # a mark's first number: at its start or after a space
+
+
+def point_verdict(verdicts):
+    """The verdict of several rows (a point's repetitions), as the console merges them
+    (notes.hpp, merged_verdict): their marks by kind (a mark's text without its first number),
+    in the order they first appear, each number the range the rows span."""
+    kinds = {}
+    for v in verdicts:
+        for mark in filter(None, str(v).split(", ")):
+            m = _NUMBER.search(mark)
+            if m is None:
+                kinds.setdefault((mark, ""), None)
+                continue
+            key, n = (mark[: m.start(1)], mark[m.end(1) :]), int(m.group(1))
+            lo, hi = kinds.get(key) or (n, n)
+            kinds[key] = (min(lo, n), max(hi, n))
+    return ", ".join(
+        before
+        + ("" if span is None else str(span[0]) + ("" if span[0] == span[1] else f"-{span[1]}"))
+        + after
+        for (before, after), span in kinds.items()
+    )
 
 
 def _order(run):
@@ -66,6 +130,7 @@ def peak_sustained(run):
             if means[x] > means[peak_at]:
                 peak_at = x
         last = xs[-1]
+        verdicts = {i: _row_verdict(s, i) for i in rows}
         out.append(
             Peak(
                 phase,
@@ -78,9 +143,19 @@ def peak_sustained(run):
                 last,
                 at[peak_at],
                 at[last],
+                point_verdict([verdicts[i] for i in at[peak_at]]),
+                point_verdict([verdicts[i] for i in at[last]]),
+                verdicts,
             )
         )
     return out
+
+
+def _row_verdict(s, i):
+    if "notes" not in s.dtype.names:
+        return ""
+    v = s["notes"][i]
+    return cache_verdict(v.decode(errors="replace") if isinstance(v, bytes) else v)
 
 
 def compact(v):
@@ -96,26 +171,18 @@ def figure_text(p, v):
     return compact(v) if p.unit == "ops/s" else f"{v:.1f}"
 
 
-def console_names(run):
-    """{enum name: the name the console prints} of a run's phase table."""
-    return {
-        p: str(row.get("name", p)) for p, row in run.phase_table.items() if isinstance(row, dict)
-    }
-
-
-def peaks_text(rows, axis, names=None):
-    """The console's Peak & Sustained table (its heading line included) of `rows`; `names` maps
-    a phase's enum name to the name the console prints (console_names), else '_' -> '-'."""
-    names = names or {}
+def peaks_text(rows, axis):
+    """The console's Peak & Sustained table (its heading line included) of `rows`."""
     lines = [
         "Peak & Sustained (peak: the best point; sustained: the largest point; the mean of its"
-        " repetitions)",
-        f"  {'phase':<14} {'unit':<6} {'peak':>10} {axis:>8} {'sustained':>10} {axis:>8}",
+        " repetitions; notes: where its rows' bytes came from, when not the storage)",
+        f"  {'phase':<14} {'unit':<6} {'peak':>10} {axis:>8} {'sustained':>10} {axis:>8}  notes",
     ]
     for p in rows:
-        name = names.get(p.phase, p.phase.replace("_", "-"))
+        notes = p.notes
         lines.append(
-            f"  {name:<14} {p.unit:<6} {figure_text(p, p.peak):>10} {p.peak_at:>8}"
+            f"  {p.phase:<14} {p.unit:<6} {figure_text(p, p.peak):>10} {p.peak_at:>8}"
             f" {figure_text(p, p.sustained):>10} {p.sustained_at:>8}"
+            + (f"  {notes}" if notes else "")
         )
     return "".join(line + "\n" for line in lines)

@@ -27,9 +27,11 @@ from iosweep_tools.results.file import ResultsError, open_results, pick_run, run
 from iosweep_tools.results.hdf5 import column, units_of, value
 from iosweep_tools.results.names import (
     by_value,
+    enum_members,
     is_control,
     is_metadata,
     is_random,
+    phase_names,
     record_bytes,
     status_of,
     sweep_axis,
@@ -130,12 +132,32 @@ def guarded(where, fn, *args):
 # ------------------------------------------------------------------------------ the run
 
 
+def _status(group, where):
+    """The name of the run's status; ResultsError when its enum attribute holds a value that is
+    not one of its members (a file written before the status was an enum: "status N")."""
+    try:
+        return status_of(group)
+    except KeyError:
+        if "status" not in group.attrs:
+            return "status ?"
+        members = enum_members(group.attrs.get_id("status").dtype)
+        listed = ", ".join(f"{n}={v}" for n, v in members.items())
+        raise ResultsError(
+            f"{where}: attribute status holds {group.attrs['status']!r}, not a member of its"
+            f" enum ({listed})"
+        ) from None
+    except (ValueError, TypeError):
+        return f"status {value(group.attrs.get('status', '?'))}"
+
+
 class Run:
     """One run: `id`, `path`, `attrs` (decoded: str, int, float, lists; those of BASE_ATTRS and
     the reader's `attrs` checked), `hosts`, `summary` and `tables` ({name: structured array} of
     the tables read), `units` ({table: {field: unit}}), `latency` ((lower, upper, counts) or
-    None), `problems` ({table: why it was set aside}), `phase_names` and `engine_names` ({value:
-    name} of the summary's enums), `status_name`, `phase_table` and `n_points`."""
+    None), `problems` ({table: why it was set aside}), `phase_names` ({value of the summary's
+    phase enum: the phase's name, `rand-write`}, names.phase_names), `engine_names` ({value:
+    name}), `status_name`, `phase_table` (by the phases' names) and `n_points`. Every phase is
+    named by its name, as --phases takes it; the file's enum names are its stored identifiers."""
 
     def __init__(self, path, run_id, group, summary, attrs, tables):
         import h5py
@@ -155,14 +177,11 @@ class Run:
         self.problems, self.tables, self.units = {}, {}, {}
         s, enums = fields.check_table(group, "summary", {**SUMMARY, **summary}, where)
         self.tables["summary"], self.units["summary"] = s, units_of(group["summary"])
-        self.phase_names = by_value(enums["phase"])
+        self.phase_names = phase_names(self.attrs, enums["phase"])
         self.engine_names = by_value(enums["engine"])
         every = tables is None
         self._read_tables(group, tables, where)
-        try:
-            self.status_name = status_of(group)
-        except (KeyError, ValueError, TypeError):
-            self.status_name = f"status {self.attrs.get('status', '?')}"
+        self.status_name = _status(group, where)
         self.hosts = self._hosts(group) if every else []
         self.steps = self._steps(group, where)
         self.latency = self._latency(group) if every else None
@@ -288,7 +307,7 @@ class Run:
         out = set()
         if is_random(phase):
             out.add("random")
-        if phase in ("seq_write", "rand_write"):
+        if phase in ("seq-write", "rand-write"):
             out.add("writes")
         if is_control(phase):
             out.add("control")

@@ -73,7 +73,9 @@ def parse(text, where):
                 attribute,
                 e["what"],
                 str(e.get("option", "")),
-                frozenset(phases),
+                # The binary names phases by the file's enum (md_create); readers by name
+                # (md-create, names.phase_names).
+                frozenset(p.replace("_", "-") for p in phases),
                 str(e.get("shown", "")),
                 None if value is None else str(value),
                 str(e.get("unit", "")),

@@ -60,14 +60,14 @@ def table(s, names):
         for k in sorted(d["ranks"].unique()):
             at = d[d["ranks"] == k]
             bw = {
-                p: (
+                p.replace("-", "_"): (
                     statistics.median(at[at["phase_name"] == p]["bandwidth_Bps"]) / 2**20
                     if (at["phase_name"] == p).any()
                     else float("nan")
                 )
-                for p in ("seq_read", "scan_only", "filter_count")
+                for p in ("seq-read", "scan-only", "filter-count")
             }
-            fc = at[at["phase_name"] == "filter_count"]
+            fc = at[at["phase_name"] == "filter-count"]
             share = [
                 c / (c + w) if c + w > 0 else 0.0
                 for c, w in zip(fc["compute_mean_s"], fc["io_wait_mean_s"])

@@ -20,12 +20,6 @@ from iosweep_tools.core.children import sweep_points
 FOLDER_PHASES = ("md-mkdir", "md-rmdir")  # one operation per folder; the others per item
 
 
-def _name(run, phase):
-    """iosweep's name of a summary phase (md_create -> md-create), from the run's phase table."""
-    row = run.phase_table.get(phase)
-    return str(row.get("name")) if isinstance(row, dict) else phase.replace("_", "-")
-
-
 def _points(run, ranks):
     out = []
     if run.status_name != "complete":
@@ -44,8 +38,7 @@ def _phase_rows(run, asked):
     """Every phase of `asked`, once per repetition at every point, and no other."""
     reps = int(run.attrs["repetitions"])
     rows = Counter(
-        (int(run.summary["ranks"][i]), _name(run, run.phase_of_row(i)))
-        for i in range(len(run.summary))
+        (int(run.summary["ranks"][i]), run.phase_of_row(i)) for i in range(len(run.summary))
     )
     out = []
     for k in sorted({k for k, _ in rows}):
@@ -97,7 +90,7 @@ def _per_node(run, nodes):
         got = sorted(used.values())
         if int(s["nodes"][i]) != min(k, nodes) or got != want:
             out.append(
-                f"row {int(s['point'][i])} ({_name(run, run.phase_of_row(i))}, {k} ranks):"
+                f"row {int(s['point'][i])} ({run.phase_of_row(i)}, {k} ranks):"
                 f" nodes {int(s['nodes'][i])}, active ranks per node {got}, not"
                 f" {min(k, nodes)} nodes of {sorted(set(want))}"
             )
@@ -106,7 +99,7 @@ def _per_node(run, nodes):
 
 def _md_row(run, i, items, mine):
     """The problem of metadata row `i` (its samples `mine`: ops per rank), or None."""
-    s, phase = run.summary, _name(run, run.phase_of_row(i))
+    s, phase = run.summary, run.phase_of_row(i)
     k, ops = int(s["ranks"][i]), int(s["ops"][i])
     where = f"{phase} at {k} ranks"
     if int(s["stonewalled"][i]):
@@ -173,7 +166,7 @@ def md_rows(run):
     """[(ranks, phase, ops, ops/s)] of the run's metadata rows, in the summary's order."""
     s = run.summary
     return [
-        (int(s["ranks"][i]), _name(run, run.phase_of_row(i)), int(s["ops"][i]), float(s["iops"][i]))
+        (int(s["ranks"][i]), run.phase_of_row(i), int(s["ops"][i]), float(s["iops"][i]))
         for i in range(len(s))
         if run.is_metadata(run.phase_of_row(i))
     ]

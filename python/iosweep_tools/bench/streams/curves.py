@@ -58,7 +58,7 @@ def curves(summary):
     repetitions (rand_read rows only)."""
     out = {}
     for label in CURVES:
-        d = summary[(summary["label"] == label) & (summary["phase_name"] == "rand_read")]
+        d = summary[(summary["label"] == label) & (summary["phase_name"] == "rand-read")]
         points = {}
         for s in sorted(d["streams"].unique()):
             at = d[d["streams"] == s]

@@ -56,7 +56,9 @@ given and executable, numbers within the bounds --help gives, --items a multiple
 folders (BRANCH^DEPTH: mdtest would drop the rest), sizes by iosweep's own parser with
 --read-bytes at most --write-bytes, --dir on the file system its target measures, --csv and
 --save writable (--save a new folder). The runs' folder (a new one, made by mkdtemp in --dir or
-by mktemp -d on the bed's volume) is removed at the end, and nothing else is touched. Every run
+by mktemp -d on the bed's volume) is removed at the end, and nothing else is touched: a tool
+that removed its own folder, or put something else at its name, stops the command in one line
+(status 1), and what it put there is left. Every run
 is bounded (300 s plus its operations at 50 per second); a tool that fails or hangs is reported
 in one line with what mpirun printed, status 1. --save DIR keeps every mdtest output
 (mdtest.K.txt), iosweep's results file (iosweep.h5) and every run's rate (runs.csv); on the bed

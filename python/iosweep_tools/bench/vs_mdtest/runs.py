@@ -10,9 +10,11 @@ side by compare.tools, which refuses a pair whose tools did not run the same sha
 
 `args` are bench-vs-mdtest's checked arguments (bench.vs_mdtest.cli.parse_args).
 """
+import errno
 import os
 import re
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass, field
 
@@ -23,16 +25,17 @@ from iosweep_tools.compare.record import ParseError
 from iosweep_tools.core import children, launch
 from iosweep_tools.core.errors import Stop
 from iosweep_tools.core.files import write_whole
+from iosweep_tools.core.text import shown
 
 PREFIX = "bench-vs-mdtest."  # the runs' folder: PREFIX + mkdtemp's or mktemp's letters
-# The operations, as iosweep's phases (results file enum names) and as this command names them.
+# The operations, as iosweep's phases and as this command names them.
 OPERATIONS = {
-    "md_mkdir": "mkdir",
-    "md_create": "create",
-    "md_stat": "stat",
-    "md_read": "read",
-    "md_remove": "remove",
-    "md_rmdir": "rmdir",
+    "md-mkdir": "mkdir",
+    "md-create": "create",
+    "md-stat": "stat",
+    "md-read": "read",
+    "md-remove": "remove",
+    "md-rmdir": "rmdir",
 }
 MIN_MD_RATE = 50  # operations per second: any storage being measured is faster; see timeout()
 NODE_TIMEOUT_S = 300  # a command on a node of the bed (mktemp, mkdir, rm -rf of a run's folder)
@@ -53,32 +56,86 @@ def timeout(args):
 
 class Local:
     """Runs on this machine: mpirun of core.launch (unbound, --oversubscribe), in a folder made
-    by mkdtemp in --dir, every run in a new folder of its own inside it."""
+    by mkdtemp in --dir, every run in a new folder of its own inside it. A folder is removed
+    only while it is the one made here (its device and inode): a tool that removed its folder,
+    or put something else (a symbolic link, another folder) at its name, is a failure said in
+    one line, and what is there is left as it is."""
 
     def __init__(self, args):
         self.args = args
         self.work = None
         self.count = 0
+        self.made = {}  # folder -> (device, inode) when made
 
     def start(self):
         self.work = tempfile.mkdtemp(prefix=PREFIX, dir=self.args.dir)
+        self.made[self.work] = _identity(self.work)
 
     def fresh(self, tool):
         self.count += 1
         path = os.path.join(self.work, f"{tool}.{self.count}")
         os.mkdir(path)
+        self.made[path] = _identity(path)
         return path
 
-    def remove(self, folder):
-        shutil.rmtree(folder)
+    def remove(self, folder, what):
+        """Removes `folder` as made; Stop (status 1) naming `what` when it is not that folder."""
+        why = _not_ours(folder, self.made.get(folder))
+        if why:
+            left = "" if why == GONE else f"; left as it is in {shown(self.work)}"
+            raise Stop(f"{what}: its folder {shown(folder)} {why}{left}", 1)
+        try:
+            shutil.rmtree(folder)
+        except OSError as e:
+            raise Stop(f"{what}: removing {shown(folder)}: {_os_error(e)}", 1) from None
 
     def launch(self, argv, what):
         cmd, env = launch.mpirun(self.args.ranks)
         return children.job(cmd + argv, timeout(self.args), what, env=env)
 
     def finish(self):
-        if self.work:
-            shutil.rmtree(self.work, ignore_errors=True)
+        """The runs' folder removed: the folders made here (by identity, whatever their name
+        now), then the folder itself when nothing else is left in it."""
+        if not self.work or _not_ours(self.work, self.made.get(self.work)):
+            return
+        ours = set(self.made.values())
+        for entry in os.scandir(self.work):
+            st = entry.stat(follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode) and (st.st_dev, st.st_ino) in ours:
+                shutil.rmtree(entry.path, ignore_errors=True)
+        try:
+            os.rmdir(self.work)
+        except OSError:
+            pass  # what a run put there is left, and the line that stopped the command said so
+
+
+GONE = "was removed while it ran"
+
+
+def _os_error(e):
+    """An OSError in words with its errno's name: "Permission denied (EACCES)"."""
+    name = errno.errorcode.get(e.errno)
+    return f"{e.strerror or e}" + (f" ({name})" if name else "")
+
+
+def _identity(path):
+    st = os.lstat(path)
+    return st.st_dev, st.st_ino
+
+
+def _not_ours(folder, made):
+    """Why `folder` is not the folder made with identity `made` (gone, replaced), or ''."""
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        return GONE
+    except OSError as e:
+        return f"cannot be looked at ({_os_error(e)})"
+    if stat.S_ISLNK(st.st_mode):
+        return f"was replaced while it ran by a symbolic link to {shown(os.readlink(folder))}"
+    if not stat.S_ISDIR(st.st_mode) or (st.st_dev, st.st_ino) != made:
+        return "was replaced while it ran by something this command did not make"
+    return ""
 
 
 class OnBed:
@@ -110,7 +167,7 @@ class OnBed:
         self.on_node(["mkdir", path], f"a folder for {tool} on the volume")
         return path
 
-    def remove(self, folder):
+    def remove(self, folder, what=None):
         self.on_node(["rm", "-rf", "--one-file-system", folder], f"removing {folder}")
 
     def launch(self, argv, what):
@@ -187,7 +244,7 @@ def run_mdtest(place, args, k, outputs):
     try:
         p = place.launch(mdtest_argv(args, folder), f"mdtest of pair {k}")
     finally:
-        place.remove(folder)
+        place.remove(folder, f"mdtest of pair {k}")
     path = os.path.join(outputs, f"mdtest.{k}.txt")
     write_whole(path, p.stdout)
     try:
@@ -208,7 +265,7 @@ def run_iosweep(place, args, k, out):
             iosweep_argv(args, folder, out, f"bench-vs-mdtest pair {k}"), f"iosweep of pair {k}"
         )
     finally:
-        place.remove(folder)
+        place.remove(folder, f"iosweep of pair {k}")
     run_id = written_ids(out)[-1]
     if run_id in before:
         raise Stop(f"iosweep of pair {k} appended no run to {out}", 1)
