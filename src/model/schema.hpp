@@ -156,6 +156,18 @@ struct SummaryRow {
   char notes[256];         // what the row's figures carry, as the console's notes column prints it
   std::uint32_t step;      // the step of the run (0 for a run without steps)
   std::uint32_t plan_row;  // its row in the plan table: what was decided before it ran
+  // How close the row came to the CPU and to the hardware (sweep/headroom.cpp): the ranks' CPU
+  // per operation and how busy they were; the drives' device bytes against their PCIe links;
+  // the per-drive figure against --rated-bw and --rated-iops (NaN where unknown or not given).
+  double cpu_user_ns_per_op;
+  double cpu_sys_ns_per_op;
+  double busy_fraction_mean;
+  double busy_fraction_max;
+  double queued_fraction_mean;
+  double link_fraction_min;
+  double link_fraction_max;
+  double rated_bw_fraction;
+  double rated_iops_fraction;
 };
 
 // One row per (step, point, repetition, phase) of the run plan (model/run_plan.hpp), written
@@ -181,19 +193,6 @@ struct PlanRow {
   std::uint64_t order_seed;
   std::uint8_t fsync;
   std::uint8_t caches_to_drop;
-  char notes[256];  // what the row's figures carry, as the console's notes column prints it
-  // How close the row came to the CPU and to the hardware (sweep/headroom.cpp): the ranks' CPU
-  // per operation and how busy they were; the drives' device bytes against their PCIe links;
-  // the per-drive figure against --rated-bw and --rated-iops (NaN where unknown or not given).
-  double cpu_user_ns_per_op;
-  double cpu_sys_ns_per_op;
-  double busy_fraction_mean;
-  double busy_fraction_max;
-  double queued_fraction_mean;
-  double link_fraction_min;
-  double link_fraction_max;
-  double rated_bw_fraction;
-  double rated_iops_fraction;
 };
 
 // One row per (point, active rank): the raw per-rank sample.

@@ -297,7 +297,7 @@ def test_figures_not_measured_are_shown_and_a_table_set_aside_is_named(env, tmp_
             [str(SCRIPTS / cmd[0]), *map(str, cmd[1:])], capture_output=True, text=True, timeout=120
         )
         assert p.returncode == 0 and p.stderr == "", (cmd[0], p.stderr)
-    assert 'tables set aside</td><td class="t">none<' in (tmp_path / "r.html").read_text()
+    assert 'tables set aside</div><div class="v">none<' in (tmp_path / "r.html").read_text()
     p = subprocess.run(
         [str(SCRIPTS / "iosweep-report"), str(files["nodes-inf"]), "-o", str(tmp_path / "i.html")],
         capture_output=True,
