@@ -1,6 +1,8 @@
 // Pre-run validation (see config_check.hpp).
 #include "app/config_check.hpp"
 
+#include <linux/limits.h>
+
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -18,6 +20,7 @@
 #include "output/hdf5_file.hpp"
 #include "phases/phase.hpp"
 #include "phases/phase_table.hpp"
+#include "sweep/plan.hpp"
 
 namespace iosweep {
 namespace {
@@ -275,6 +278,45 @@ std::string space_check(const RunPlan& plan, const LocalPlace& place, const MpiS
   return {};
 }
 
+// The longest path a point makes below folder `dir`: its data file, or its deepest metadata
+// item (the last item of the last stream of its last position, in the deepest holder folder).
+std::string longest_path(const StepPlan& step, const PointPlan& p, const std::string& dir,
+                         const std::string& run_id) {
+  const Workload& w = step.cfg.work;
+  const int k = p.point.ranks;
+  std::string longest = dir + "/iosweep." + run_id + ".d" + std::to_string(step.dataset_index) +
+                        "." + (w.shared() ? std::string("shared") : std::to_string(k - 1));
+  for (const auto& rep : p.reps)
+    for (const PhasePlan& ph : rep) {
+      if (!phase_desc(ph.phase).metadata()) continue;
+      const MdLayout& l = ph.md.layout;
+      const int last = l.shared ? 0 : k - 1;
+      const std::uint64_t n = ph.md.items_of(last);
+      std::string item = dir + "/iosweep." + run_id + ".md/p" + std::to_string(p.index) + "r" +
+                         std::to_string(p.reps.size()) + "/";
+      l.append_item(last, l.streams - 1, n > 0 ? n - 1 : 0, std::max<std::uint64_t>(n, 1), item);
+      if (item.size() > longest.size()) longest = item;
+    }
+  return longest;
+}
+
+// Every path the run makes must fit in PATH_MAX, or a deep --dir would start and stop with
+// ENAMETOOLONG part way through: refused before anything is made, naming the longest one.
+std::string path_check(const RunPlan& plan) {
+  const std::string run_id(make_run_id().size(), 'x');  // every run id has this length
+  for (const StepPlan& step : plan.steps)
+    for (const std::string& dir : step.cfg.work.dirs)
+      for (const PointPlan& p : step.points)
+        if (const std::string path = longest_path(step, p, dir, run_id); path.size() >= PATH_MAX)
+          return "--dir: '" + printable(dir.substr(0, 60)) + "...' (" +
+                 std::to_string(dir.size()) + " bytes) is too deep: the longest path this run " +
+                 "makes in it is " + std::to_string(path.size()) + " bytes, and the kernel " +
+                 "takes at most " + std::to_string(PATH_MAX - 1) + " (PATH_MAX); use a shorter " +
+                 "folder" + (path.find(".md/") != std::string::npos ? " or a shallower --md-depth"
+                                                                    : "");
+  return {};
+}
+
 }  // namespace
 
 std::string validate_run(RunPlan& plan, const MpiSession& mpi, const LocalPlace& place,
@@ -292,6 +334,7 @@ std::string validate_run(RunPlan& plan, const MpiSession& mpi, const LocalPlace&
     MPI_Allreduce(&align, &largest, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     align = largest;
   }
+  if (auto why = path_check(plan); !why.empty()) return why;  // the same on every rank
   if (auto why = agree(memory_check(plan, place)); !why.empty()) return why;
   std::string out_why;
   if (mpi.rank() == 0) {

@@ -408,3 +408,45 @@ def test_a_phase_named_twice_is_refused_by_one_rule(env, phases, said):
     lines = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert p.returncode == 2 and lines == ["iosweep: --phases: " + said], p.stderr
     assert snapshot(tmp) == before
+
+
+def _deep_folder(base, length):
+    """A folder whose absolute path is `length` bytes long, made one component at a time (each
+    mkdir relative to the last, as no single path may reach PATH_MAX)."""
+    path, fd = str(base), os.open(str(base), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        while len(path) < length:
+            name = "d" * min(200, length - len(path) - 1)
+            os.mkdir(name, dir_fd=fd)
+            nxt = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd, path = nxt, path + "/" + name
+    finally:
+        os.close(fd)
+    return path
+
+
+@pytest.mark.parametrize(
+    "length, phases, why",
+    [(4060, "seq-write", "folder"), (4040, "md-create,md-remove", "--md-depth")],
+)
+def test_a_dir_whose_paths_would_pass_path_max_is_refused(tmp_path, length, phases, why):
+    """A --dir so deep that the run's files (or its metadata tree, 3 levels of folders below
+    it) would not fit in PATH_MAX is refused up front, naming the option, with nothing made;
+    before, the run started and stopped with ENAMETOOLONG."""
+    deep = _deep_folder(tmp_path, length)
+    out = tmp_path / "r.h5"
+    p = run_sweep(
+        1, dir=deep, file_size="1MiB", phases=phases, md_items=8, md_depth=3, output=out
+    )
+    said = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
+    assert p.returncode == 2 and len(said) == 1, p.stderr
+    assert said[0].startswith("iosweep: --dir: '") and "PATH_MAX" in said[0], said
+    assert said[0].endswith(why) or why in said[0], said
+    leaf = os.open(deep, os.O_RDONLY | os.O_DIRECTORY) if len(deep) < 4096 else None
+    if leaf is not None:
+        try:
+            assert os.listdir(leaf) == []
+        finally:
+            os.close(leaf)
+    assert not out.exists()
