@@ -242,10 +242,9 @@ std::string point_space_check(const StepPlan& step, const PointPlan& p,
                          : data     ? "use a smaller --file-size or --force"
                                     : "write less or use --force";
     if (n.bytes > n.space->free_bytes)
-      return option + at + " needs " + std::to_string(n.bytes) + " bytes (" +
-             format_size(n.bytes) + ": " + what + ") in " + where + " but only " +
-             std::to_string(n.space->free_bytes) + " bytes (" +
-             format_size(n.space->free_bytes) + ") are free; " + advice;
+      return option + at + " needs " + std::to_string(n.bytes) + " bytes (" + format_size(n.bytes) +
+             ": " + what + ") in " + where + " but only " + std::to_string(n.space->free_bytes) +
+             " bytes (" + format_size(n.space->free_bytes) + ") are free; " + advice;
     if (n.space->inodes > 0 && n.inodes > n.space->free_inodes)
       return "--md-items: " + at + " makes " + std::to_string(n.inodes) + " files and folders in " +
              where + " but its file system has " + std::to_string(n.space->free_inodes) +
@@ -308,12 +307,11 @@ std::string path_check(const RunPlan& plan) {
     for (const std::string& dir : step.cfg.work.dirs)
       for (const PointPlan& p : step.points)
         if (const std::string path = longest_path(step, p, dir, run_id); path.size() >= PATH_MAX)
-          return "--dir: '" + printable(dir.substr(0, 60)) + "...' (" +
-                 std::to_string(dir.size()) + " bytes) is too deep: the longest path this run " +
-                 "makes in it is " + std::to_string(path.size()) + " bytes, and the kernel " +
-                 "takes at most " + std::to_string(PATH_MAX - 1) + " (PATH_MAX); use a shorter " +
-                 "folder" + (path.find(".md/") != std::string::npos ? " or a shallower --md-depth"
-                                                                    : "");
+          return "--dir: '" + printable(dir.substr(0, 60)) + "...' (" + std::to_string(dir.size()) +
+                 " bytes) is too deep: the longest path this run " + "makes in it is " +
+                 std::to_string(path.size()) + " bytes, and the kernel " + "takes at most " +
+                 std::to_string(PATH_MAX - 1) + " (PATH_MAX); use a shorter " + "folder" +
+                 (path.find(".md/") != std::string::npos ? " or a shallower --md-depth" : "");
   return {};
 }
 

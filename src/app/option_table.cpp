@@ -401,12 +401,11 @@ const OptionRow kOptions[] = {
          [](V v, Config& c) {
            c.work.keep = v.flag();
            if (c.work.keep)
-             c.report.keep_from = v.source() == ValueSource::preset ||
-                                          v.source() == ValueSource::step
-                                      ? "keep = true in --config"
-                                  : v.source() == ValueSource::stored_run
-                                      ? "keep = true in the run --rerun repeats"
-                                      : "--keep";
+             c.report.keep_from =
+                 v.source() == ValueSource::preset || v.source() == ValueSource::step
+                     ? "keep = true in --config"
+                 : v.source() == ValueSource::stored_run ? "keep = true in the run --rerun repeats"
+                                                         : "--keep";
          },
      .record = [](const Config& c, R a) { a.flag("keep", c.work.keep); },
      .whole_run = true},

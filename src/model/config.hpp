@@ -157,7 +157,7 @@ struct ReportSpec {
   // What asked to keep the data files ("--keep", "keep = true in the preset"): the end of the
   // run says where they stay.
   std::string keep_from;
-  double rated_iops = 0;       // --rated-iops, operations per second per drive; 0 = not given
+  double rated_iops = 0;  // --rated-iops, operations per second per drive; 0 = not given
 };
 
 struct Config {

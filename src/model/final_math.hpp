@@ -27,7 +27,7 @@ struct FinalMathInputs {
   bool by_streams = false;  // the step swept --streams
   double rated_bw_Bps = 0;  // --rated-bw; 0: not given
   double rated_bw2_Bps = 0;
-  double rated_iops = 0;  // --rated-iops; 0: not given
+  double rated_iops = 0;    // --rated-iops; 0: not given
   std::string device_note;  // why the device counters were not measured; empty when they were
 };
 

@@ -61,8 +61,8 @@ struct PointPlan {
 struct PointFootprint {
   std::vector<std::uint64_t> bytes_of;   // index = position: bytes in that position's folder
   std::vector<std::uint64_t> inodes_of;  // index = position: files and folders it makes there
-  bool data = false;  // the point makes data files (not a --reuse run's)
-  bool md = false;    // the point makes metadata items
+  bool data = false;                     // the point makes data files (not a --reuse run's)
+  bool md = false;                       // the point makes metadata items
 };
 
 struct StepPlan {

@@ -675,9 +675,9 @@ std::span<const TableDesc* const> all_tables() {
   // Made on first use: the tables of model/schema_final_math.cpp and model/schema_plan.cpp are
   // other files' statics.
   static const TableDesc* const all[] = {
-      &kRunIndexT, &kRankMapT,    &kSummaryT,          &kRanksT,
-      &kNodesT,    &kTimeSeriesT, &kDeviceT,           &kRankUsageT,
-      &kWireT,     &kMountsT,     &final_math_table(), &final_math_drives_table(),
+      &kRunIndexT,  &kRankMapT,    &kSummaryT,          &kRanksT,
+      &kNodesT,     &kTimeSeriesT, &kDeviceT,           &kRankUsageT,
+      &kWireT,      &kMountsT,     &final_math_table(), &final_math_drives_table(),
       &plan_table()};
   return all;
 }

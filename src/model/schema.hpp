@@ -414,7 +414,7 @@ struct FinalMathRow {
   double rated_iops;           // --rated-iops; 0 when not given
   double rated_per_iops;       // operations per second per drive (per rank's device without one)
   double rated_iops_fraction;  // rated_per_iops / rated_iops; NaN when not given
-  std::int32_t ship_point;  // ship-count's summary row at the same ranks and repetition; -1 none
+  std::int32_t ship_point;     // ship-count's summary row at the same ranks and repetition; -1 none
   std::uint32_t ship_ranks;
   std::uint64_t ship_mpi_bytes;
   double ship_remote_fraction;

@@ -11,8 +11,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <limits>
+#include <random>
 #include <sstream>
 
 #include "os/text_file.hpp"

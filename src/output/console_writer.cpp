@@ -168,7 +168,7 @@ void ConsoleWriter::print_step(const StepPlan& step, const std::string& engine_d
                                 ? printable(w.dirs.front()) + " (" + ctx_.fs_type() + ")"
                                 : std::to_string(w.dirs.size()) + " folders";
   const bool data = std::any_of(w.phases.begin(), w.phases.end(),
-                                 [](PhaseId id) { return !phase_desc(id).metadata(); });
+                                [](PhaseId id) { return !phase_desc(id).metadata(); });
   // What each rank works on: its file (data phases), else the metadata phases' items (the
   // metadata line below says how many).
   const std::string work = data ? format_size(w.file_size) + " per rank" : "metadata phases";

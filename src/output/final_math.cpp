@@ -1,9 +1,10 @@
 // The console's compute-adjacent "final math" (see console_writer.hpp), printed from the plain
 // data model/final_math.hpp made for the largest filter-count point: data, runtime, aggregate,
 // per node, per rank, per drive with every drive's own counters over the window and against its
-// PCIe link, the count's check, the percent of the drives' rated bandwidth and IOPS, and the same scan shipped to collectors
-// when ship-count ran. Nothing is worked out here; the results file stores the same rows and
-// iosweep-report prints them alike. GB are 10^9 bytes, as data sheets write them.
+// PCIe link, the count's check, the percent of the drives' rated bandwidth and IOPS, and the same
+// scan shipped to collectors when ship-count ran. Nothing is worked out here; the results file
+// stores the same rows and iosweep-report prints them alike. GB are 10^9 bytes, as data sheets
+// write them.
 #include <algorithm>
 
 #include "core/errors.hpp"

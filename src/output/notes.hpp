@@ -33,9 +33,9 @@
 //
 // The cache verdict of a row is the part of its notes that says its figure may not be the
 // storage's: `cached N%`, `unflushed N%`, `device N%`, `wire N%`, `unverified`, a metadata
-// row's `(cached)`, `(unflushed)` or `(partly ...)` wire or device figure, `no I/O`, joined by ", "; the Peak & Sustained
-// table carries it beside each figure, merged over the rows of a point (iosweep-report reads it
-// back from the stored notes).
+// row's `(cached)`, `(unflushed)` or `(partly ...)` wire or device figure, `no I/O`, joined by ",
+// "; the Peak & Sustained table carries it beside each figure, merged over the rows of a point
+// (iosweep-report reads it back from the stored notes).
 #pragma once
 
 #include <string>

@@ -28,7 +28,6 @@ std::string hms(double s) {
 
 }  // namespace
 
-
 Progress::Progress(bool shown, bool counting, std::FILE* out, MPI_Comm machine)
     : enabled_(shown), out_(out) {
   if (counting) {

@@ -234,8 +234,7 @@ void SweepRunner::make_steps() {
     s.files = file_sets_[sp.dataset_index].get();
     // The metadata phases' trees sit in each position's folder of the step's --dir, as its data
     // file; each step has its own metadata folders.
-    const std::string md_id =
-        plan_.steps.size() > 1 ? run_id_ + ".s" + std::to_string(i) : run_id_;
+    const std::string md_id = plan_.steps.size() > 1 ? run_id_ + ".s" + std::to_string(i) : run_id_;
     s.md = std::make_unique<MdSet>(MdPlaces{w.dirs, sp.folder_of_position}, md_id,
                                    place_.self.position, w.md, w.seed);
   }

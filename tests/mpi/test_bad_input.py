@@ -436,9 +436,7 @@ def test_a_dir_whose_paths_would_pass_path_max_is_refused(tmp_path, length, phas
     before, the run started and stopped with ENAMETOOLONG."""
     deep = _deep_folder(tmp_path, length)
     out = tmp_path / "r.h5"
-    p = run_sweep(
-        1, dir=deep, file_size="1MiB", phases=phases, md_items=8, md_depth=3, output=out
-    )
+    p = run_sweep(1, dir=deep, file_size="1MiB", phases=phases, md_items=8, md_depth=3, output=out)
     said = [ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]
     assert p.returncode == 2 and len(said) == 1, p.stderr
     assert said[0].startswith("iosweep: --dir: '") and "PATH_MAX" in said[0], said

@@ -48,6 +48,7 @@ def final_math_printed(stdout):
     math = stdout[stdout.index("filter-count at ") :]
     return math[: math.index("results: run ")] if "results: run " in math else math
 
+
 CELLS = """JSON.stringify(Array.from(document.querySelectorAll('[data-value]')).map(e => ({
   run: e.dataset.run || null, table: e.dataset.table || null, row: e.dataset.row ?? null,
   field: e.dataset.field || null, value: e.dataset.value, scale: e.dataset.scale || null,

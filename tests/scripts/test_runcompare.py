@@ -280,8 +280,8 @@ def test_the_comparison_reads_the_file_not_a_copy(runs):
 def test_the_number_of_folders_is_a_setting_and_their_paths_are_not(runs, tmp_path):
     """Several folders spread the ranks over several drives: runs over another number of folders
     are not compared point by point (unless --loose). A rerun in another folder of the same file
-    system measures the same thing, and the same folders with or without a trailing slash are the same
-    setting."""
+    system measures the same thing, and the same folders with or without a trailing slash are
+    the same setting."""
     tmp, a, _, _, _ = runs
     one, two = tmp_path / "d1", tmp_path / "d2"
     one.mkdir()

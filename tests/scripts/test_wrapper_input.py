@@ -68,7 +68,12 @@ CASES = [
     ("scale-check", "size-not-whole-records", ["--size", "1536k"], "--size: 1536k is not a mul"),
     ("scale-check", "output-folder-missing", ["--output", "{tmp}/none/r.h5"], "--output: "),
     ("scale-check", "output-in-proc", ["--output", "/proc/r.h5"], "--output: '/proc/r.h5' is on"),
-    ("scale-check", "config-missing", ["--config", "no-such"], "--config: 'no-such' is not a preset"),
+    (
+        "scale-check",
+        "config-missing",
+        ["--config", "no-such"],
+        "--config: 'no-such' is not a preset",
+    ),
     ("scale-check", "config-empty", ["--config", ""], "--config: is empty; expected a preset"),
     ("scale-check", "config-not-toml", ["--config", "{tmp}/notes.txt"], "--config: '"),
     ("scale-check", "config-a-folder", ["--config", "{tmp}"], "--config: '"),
