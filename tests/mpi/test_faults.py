@@ -460,7 +460,7 @@ def test_sigterm_with_mpiruns_default_grace_marks_the_run_aborted(diskdir, tmp_p
 @pytest.fixture
 def tiny_tmpfs(tmp_path):
     """Room for a results file of about 1 MiB beside the 2 MiB iosweep keeps free."""
-    d = mounted_tmpfs(tmp_path / "tiny", "3m")
+    d = mounted_tmpfs(tmp_path / "tiny", "3584k")
     yield d
     subprocess.run(["umount", "-l", str(d)])
 

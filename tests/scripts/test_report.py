@@ -557,7 +557,7 @@ def test_the_drive_table_of_a_run_over_two_drives_is_the_files(two_drives, brows
     notes = {i: row[13]["text"] for (i, _), row in shown.items() if row[13]["text"]}
     assert any(f"drive {devices[1]} (node 0) " in n for n in notes.values()), notes
     # Each is the note iosweep stored on the drive's device row (checked against h5py above).
-    noted = [row[15] for row in shown.values() if row[15]["text"]]
+    noted = [row[13] for row in shown.values() if row[13]["text"]]
     assert all(c["table"] == "device" and c["value"] == c["text"] for c in noted), noted
     with h5py.File(out, "r") as f:
         s = latest_run(f)["summary"][()]

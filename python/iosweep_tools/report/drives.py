@@ -16,11 +16,10 @@ from iosweep_tools.results import drive_view
 from iosweep_tools.results import timeseries as its
 
 POINT_FIELDS = ("drives", "drive_bw_min_Bps", "drive_slowest", "drive_bw_max_Bps")
-POINT_FIELDS += ("drive_fastest", "drive_fraction_min", "link_fraction_min", "link_fraction_max")
+POINT_FIELDS += ("drive_fastest", "drive_fraction_min")
 SCALED = {"drive_bw_min_Bps", "drive_bw_max_Bps"}
 DRIVE_HEAD = ["drive", "device", "nodes", "folders", "ranks", "claimed (MiB)", "seen (MiB)"]
 DRIVE_HEAD += ["fraction", "seconds", "MiB/s", "seen / wall_s", "mark", "note"]
-DRIVE_HEAD += ["link", "link (GB/s)", "link_fraction"]
 WHERE = ("nodes", "folders")  # columns of a drive's place, left out of the every-point table
 
 
@@ -75,10 +74,33 @@ def drive_cells(run, i, d, lagging, where=True):
         ),
         h.text_td(mark, cls={"slowest": "t warn", "fastest": "t good"}.get(mark, "t")),
         _note_cell(run, low),
-        _counted_cell(run, d, "link"),
-        _counted_cell(run, d, "link_Bps", scale=1e9),
-        _counted_cell(run, d, "link_fraction"),
     ]
+
+
+def _has_links(run):
+    return all(f in run.table("device").dtype.names for f in drive_view.LINK_FIELDS)
+
+
+def link_lines(run):
+    """Each drive's PCIe link as the device table recorded it, or why it is unknown: one line
+    per drive, under the tables (its text is too long for a column)."""
+    if not _has_links(run):
+        return ""
+    t, seen, lines = run.table("device"), set(), []
+    for j in range(len(t)):
+        key = (int(t["drive"][j]), int(t["node"][j]))
+        if key in seen:
+            continue
+        seen.add(key)
+        lines.append(
+            f"drive {key[0]} {escape(bytes(t['device'][j]).decode(errors='replace'))} (node"
+            f" {key[1]}): {escape(bytes(t['link'][j]).decode(errors='replace'))}"
+        )
+    return (
+        "<p>Links (the device table's link):</p><ul>"
+        + "".join(f"<li>{x}</li>" for x in lines)
+        + "</ul>"
+    )
 
 
 def _note_cell(run, low):
@@ -95,8 +117,8 @@ def data_rows(run):
 
 
 def point_table(run):
-    """One row per data point: its drive figures and its notes as stored (the console's notes
-    column, which ends with the lagging drives iosweep noted)."""
+    """One row per data point: its drive figures and the lagging drives iosweep noted (the
+    lag_note of their device rows, as the console's notes column ends with them)."""
     shown, total = h.capped(data_rows(run))
     rows = []
     for i in shown:
@@ -104,11 +126,11 @@ def point_table(run):
         cells += [
             h.td(run, "summary", i, f, scale=MIB if f in SCALED else None) for f in POINT_FIELDS
         ]
-        cells.append(h.td(run, "summary", i, "notes"))
+        lagging = drive_view.lagging(run, i) if drive_view.has_lag_notes(run) else []
+        cells.append(h.text_td("; ".join(drive_view.note(run, j) for j in lagging)))
         rows.append(cells)
     head = ["phase", run.axis(), "rep", "drives", "slowest (MiB/s)", "drive"]
-    head += ["fastest (MiB/s)", "drive", "drive_fraction_min", "link_fraction_min"]
-    head += ["link_fraction_max", "notes"]
+    head += ["fastest (MiB/s)", "drive", "drive_fraction_min", "notes"]
     return h.table(head, rows, total)
 
 
@@ -163,8 +185,9 @@ def drive_section(run):
         " are those of the drive's ranks. The note is iosweep's own (the device table's lag_note):"
         " it notes a drive that saw under 90% of its ranks' bytes while the point's other drives"
         " did not, as the console's notes column does. link: an NVMe drive's PCIe link as sysfs"
-        " gives it (link_Bps per direction, in GB/s = 10^9 bytes/s), or in words why the drive's"
-        " limit is unknown; link_fraction = seen / seconds / link_Bps. --dir: "
+        " gives it (link_Bps per direction), or in words why the drive's limit is unknown (the"
+        " Links below; link_fraction, seen / seconds / link_Bps, is in the summary's link_fraction_min"
+        " and link_fraction_max and the final math). --dir: "
         + escape(", ".join(f"{k}: {f}" for k, f in enumerate(folders)) or "not recorded")
         + "."
     )
@@ -184,4 +207,4 @@ def drive_section(run):
             f" {h.num(s['wall_s'][i])} s)</h4>" + point_drives(run, i)
         )
     body += "<details><summary>every point, drive by drive</summary>" + every_point(run)
-    return body + "</details>"
+    return body + "</details>" + link_lines(run)

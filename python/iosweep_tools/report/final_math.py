@@ -20,8 +20,9 @@ SHOWN = ("step", "point", "bytes", "rows", "wall_s", "bandwidth_Bps", "per_node_
 SHOWN += ("per_rank_Bps", "drives", "per_drive_Bps", "matches", "expected_matches", "count_check")
 SHOWN += ("rated_bw_Bps", "rated_bw2_Bps", "rated_per_Bps", "rated_fraction", "rated2_fraction")
 SHOWN += ("rated_iops", "rated_per_iops", "rated_iops_fraction")
-DRIVE_SHOWN = ("drive", "device", "nodes", "folders", "read_bytes", "window_s", "device_Bps")
-DRIVE_SHOWN += ("ranks", "claimed_bytes", "drive_Bps", "link", "link_Bps", "link_fraction")
+DRIVE_SHOWN = ("drive", "device", "nodes", "read_bytes", "window_s", "device_Bps", "ranks")
+DRIVE_SHOWN += ("claimed_bytes", "drive_Bps")
+DRIVE_LINKS = ("drive", "link", "link_Bps", "link_fraction")  # newer files
 
 
 def _text(v):
@@ -174,15 +175,25 @@ def _missing(run):
     )
 
 
+def _value(run, k, f):
+    """final_math[k][f] as the value of a labelled list: the cell `h.td` makes, as a span."""
+    cell = h.td(run, TABLE, k, f)
+    return "<span" + cell[len("<td") : -len("</td>")] + "</span>"
+
+
 def _step(run, k):
+    """One final math: the console's lines, then what was stored: the final_math row as a list
+    (field, value) and the drives' rows in two narrow tables (counters; links)."""
     t = run.table(TABLE)
     body = f'<pre class="final-math" data-run="{escape(run.id)}">{escape(row_text(run, k))}</pre>'
-    body += h.table(list(SHOWN), [[h.td(run, TABLE, k, f) for f in SHOWN]])
+    shown = [f for f in SHOWN if f in t.dtype.names]
+    body += h.kv([], [(f, [_value(run, k, f)]) for f in shown])
     d = run.table(DRIVES)
     mine = [j for j in range(len(d)) if d["step"][j] == t["step"][k]] if d is not None else []
-    if mine:
-        rows = [[h.td(run, DRIVES, j, f) for f in DRIVE_SHOWN] for j in mine]
-        body += h.table(list(DRIVE_SHOWN), rows)
+    for fields in (DRIVE_SHOWN, DRIVE_LINKS):
+        have = [f for f in fields if d is not None and f in d.dtype.names]
+        if mine and len(have) > 1:
+            body += h.table(have, [[h.td(run, DRIVES, j, f) for f in have] for j in mine])
     return body
 
 

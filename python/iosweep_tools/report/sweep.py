@@ -198,10 +198,9 @@ CPU_COLUMNS = [("user (ns/op)", "cpu_user_ns_per_op", None)]
 CPU_COLUMNS += [("sys (ns/op)", "cpu_sys_ns_per_op", None)]
 CPU_COLUMNS += [("busy mean", "busy_fraction_mean", None), ("busy max", "busy_fraction_max", None)]
 CPU_COLUMNS += [("queued mean", "queued_fraction_mean", None)]
-DATA_COLUMNS += CPU_COLUMNS + [("link max", "link_fraction_max", None)]
-DATA_COLUMNS += [("of rated bw", "rated_bw_fraction", None)]
-DATA_COLUMNS += [("of rated IOPS", "rated_iops_fraction", None)]
-MD_COLUMNS += CPU_COLUMNS
+HEADROOM_COLUMNS = CPU_COLUMNS + [("link max", "link_fraction_max", None)]
+HEADROOM_COLUMNS += [("of rated bw", "rated_bw_fraction", None)]
+HEADROOM_COLUMNS += [("of rated IOPS", "rated_iops_fraction", None)]
 HEAD_COLUMNS = ("ranks", "iodepth", "nodes", "repetition")
 
 
@@ -258,7 +257,31 @@ def every_row(runs):
             name = f" of {escape(run_name(r))}" if len(runs) > 1 else ""
             out += f"<details><summary>every point of the {what}{name} (summary rows)</summary>"
             out += table + "</details>"
+        out += _headroom_rows(r, axis, len(runs) > 1)
     return out
+
+
+def _headroom_rows(r, axis, many):
+    """Every row's CPU and headroom (results/README.md): the ranks' CPU per operation, how busy
+    and how queued they were, and a data row's link and rated fractions; files before them have
+    none."""
+    have = [c for c in HEADROOM_COLUMNS if c[1] in r.summary.dtype.names]
+    if not have:
+        return ""
+    shown, total = h.capped(range(len(r.summary)))
+    rows = []
+    for i in shown:
+        cells = [h.text_td(r.phase_of_row(i)), h.td(r, "summary", i, axis)]
+        cells.append(h.td(r, "summary", i, "repetition"))
+        rows.append(cells + [h.td(r, "summary", i, f, scale=sc) for _, f, sc in have])
+    head = ["phase", axis, "rep"] + [c for c, _, _ in have]
+    name = f" of {escape(run_name(r))}" if many else ""
+    return (
+        f"<details><summary>every point's CPU and headroom{name} (user and system CPU per"
+        " operation, busy and queued shares of the window, link and rated fractions)</summary>"
+        + h.table(head, rows, total)
+        + "</details>"
+    )
 
 
 def baseline_series(run, phase, baselines, scale):
