@@ -194,3 +194,53 @@ def test_the_dry_run_in_docs_architecture_is_what_the_binary_prints(workdir, tmp
     printed = p.stdout.splitlines()
     start = printed.index(block[0])
     assert printed[start : start + len(block)] == block, p.stdout
+
+
+SERIES = """\
+    phases = ["md-create", "md-remove"]
+    md-items = "16"
+    ranks = [1, 2]
+    quiet = true
+
+    [[step]]
+    name = "empty"
+    md-write-bytes = "0"
+
+    [[step]]
+    name = "4k"
+    md-write-bytes = "4k"
+    """
+
+
+def test_compare_sets_a_step_beside_the_step_of_the_same_name(tmp_path, workdir):
+    """Two runs of a study whose steps run the same phase (md-create of empty files, then of
+    4 KiB files, as the PixStor study's MDtest series): iosweep-compare sets each step's rows
+    beside the other run's rows of the step of the same name, never one series beside the
+    other, and names the step in each row."""
+    import subprocess
+
+    from conftest import SOURCE_DIR
+
+    out = tmp_path / "r.h5"
+    for _ in range(2):
+        run_sweep(2, config=preset(tmp_path, SERIES), dir=workdir, output=out, check=0)
+    with h5py.File(out, "r") as f:
+        a, b = list(f["runs"])[-2:]
+    p = subprocess.run(
+        [str(SOURCE_DIR / "scripts" / "iosweep-compare"), f"{out}:{a}", f"{out}:{b}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    rows = [ln.split() for ln in p.stdout.splitlines() if "/md-" in ln.split(" ", 1)[0]]
+    assert sorted((r[0], r[1]) for r in rows) == sorted(
+        (f"{s}/{ph}", k)
+        for s in ("empty", "4k")
+        for ph in ("md-create", "md-remove")
+        for k in ("1", "2")
+    ), p.stdout
+    # One repetition on each side: a row never holds both series.
+    assert all(r[3] == "1/1" for r in rows), p.stdout
+    # The steps in the run's order, then the phases in the table's.
+    assert [r[0] for r in rows][:4] == ["empty/md-create"] * 2 + ["empty/md-remove"] * 2

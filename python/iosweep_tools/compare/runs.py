@@ -116,9 +116,22 @@ def differences(a, b):
     return out
 
 
+def bare_phase(label):
+    """The phase of a point's label: `md-create`, or `md-4k/md-create` in a run of steps."""
+    return label.rsplit("/", 1)[-1]
+
+
+def _label(run, i, phase):
+    """A row's phase as compared: in a run of named steps, its step's name before it, so that
+    a step is compared with the step of the same name (a study's md-create of its 4 KiB series
+    with the other run's, never with its empty-file series)."""
+    step = run.step_name(run.step_of_row(i)) if len(run.steps) > 1 else ""
+    return f"{step}/{phase}" if step else phase
+
+
 def points(run):
     """{(phase, ranks, iodepth): (streams, [headline per repetition], [nodes per repetition])},
-    in summary order."""
+    in summary order; the phase is `step/phase` in a run of several steps (_label)."""
     s = run.summary
     names = s.dtype.names
     out = {}
@@ -131,7 +144,7 @@ def points(run):
             raise ResultsError(f"'{run.path}' run {run.id}: summary has no field '{fld}'")
         streams = int(s["streams"][i]) if "streams" in names else k * depth
         nodes = int(s["nodes"][i]) if "nodes" in names else 0
-        e = out.setdefault((phase, k, depth), (streams, [], []))
+        e = out.setdefault((_label(run, i, phase), k, depth), (streams, [], []))
         e[1].append(float(s[fld][i]))
         e[2].append(nodes)
     return out
@@ -212,20 +225,27 @@ def compare(a, b, loose=False, resamples=DEFAULT_RESAMPLES, seed=DEFAULT_SEED):
     pa, pb = points(a), points(b)
     order = {name: v for v, name in a.phase_names.items()}
     order.update({name: v for v, name in b.phase_names.items() if name not in order})
+    steps = {st["name"]: n for n, st in enumerate(a.steps)}
+
+    def place(key):
+        step = key[0][: -len(bare_phase(key[0]))].rstrip("/")
+        return (steps.get(step, len(steps)), step, order.get(bare_phase(key[0]), 99))
+
     rows = []
-    for key in sorted(set(pa) & set(pb), key=lambda k: (order.get(k[0], 99), k[2] * k[1], k[1])):
-        phase, k, depth = key
+    for key in sorted(set(pa) & set(pb), key=lambda k: (*place(k), k[2] * k[1], k[1])):
+        label, k, depth = key
+        phase = bare_phase(label)
         streams, va, na = pa[key]
         _, vb, nb = pb[key]
         fld, unit = a.headline(phase)
-        row = Row(phase, k, depth, streams, unit, fld, va, vb, sorted(set(na)), sorted(set(nb)))
+        row = Row(label, k, depth, streams, unit, fld, va, vb, sorted(set(na)), sorted(set(nb)))
         row.differs = [d.what for d in diffs if phase in d.phases]
         if row.nodes_a != row.nodes_b:
             row.differs.append("nodes")
         _judged(row, key, loose, resamples, seed)
         rows.append(row)
-    only_a = sorted(set(pa) - set(pb), key=lambda k: (order.get(k[0], 99), k[1], k[2]))
-    only_b = sorted(set(pb) - set(pa), key=lambda k: (order.get(k[0], 99), k[1], k[2]))
+    only_a = sorted(set(pa) - set(pb), key=lambda k: (*place(k), k[1], k[2]))
+    only_b = sorted(set(pb) - set(pa), key=lambda k: (*place(k), k[1], k[2]))
     return Comparison(a, b, rows, diffs, only_a, only_b, loose, resamples, seed)
 
 

@@ -186,8 +186,8 @@ def drive_section(run):
         " it notes a drive that saw under 90% of its ranks' bytes while the point's other drives"
         " did not, as the console's notes column does. link: an NVMe drive's PCIe link as sysfs"
         " gives it (link_Bps per direction), or in words why the drive's limit is unknown (the"
-        " Links below; link_fraction, seen / seconds / link_Bps, is in the summary's link_fraction_min"
-        " and link_fraction_max and the final math). --dir: "
+        " Links below; link_fraction, seen / seconds / link_Bps, is in the summary's"
+        " link_fraction_min and link_fraction_max and the final math). --dir: "
         + escape(", ".join(f"{k}: {f}" for k, f in enumerate(folders)) or "not recorded")
         + "."
     )
