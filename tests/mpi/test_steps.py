@@ -244,3 +244,28 @@ def test_compare_sets_a_step_beside_the_step_of_the_same_name(tmp_path, workdir)
     assert all(r[3] == "1/1" for r in rows), p.stdout
     # The steps in the run's order, then the phases in the table's.
     assert [r[0] for r in rows][:4] == ["empty/md-create"] * 2 + ["empty/md-remove"] * 2
+
+
+def test_the_report_draws_a_curve_per_step_of_a_phase_two_steps_ran(tmp_path, workdir):
+    """iosweep-report of a study whose steps run the same phase: one sweep card per step and
+    phase (`empty/md-create`, `4k/md-create`), each holding only its step's rows."""
+    import re
+    import subprocess
+
+    from conftest import SOURCE_DIR
+
+    out = tmp_path / "r.h5"
+    run_sweep(2, config=preset(tmp_path, SERIES), dir=workdir, output=out, check=0)
+    page = tmp_path / "r.html"
+    p = subprocess.run(
+        [str(SOURCE_DIR / "scripts" / "iosweep-report"), str(out), "-o", str(page)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    html = page.read_text()
+    for step in ("empty", "4k"):
+        for phase in ("md-create", "md-remove"):
+            assert f"{step}/{phase}: operations per second" in html, (step, phase)
+    assert not re.search(r">md-create: operations per second", html)

@@ -121,17 +121,11 @@ def bare_phase(label):
     return label.rsplit("/", 1)[-1]
 
 
-def _label(run, i, phase):
-    """A row's phase as compared: in a run of named steps, its step's name before it, so that
-    a step is compared with the step of the same name (a study's md-create of its 4 KiB series
-    with the other run's, never with its empty-file series)."""
-    step = run.step_name(run.step_of_row(i)) if len(run.steps) > 1 else ""
-    return f"{step}/{phase}" if step else phase
-
-
 def points(run):
     """{(phase, ranks, iodepth): (streams, [headline per repetition], [nodes per repetition])},
-    in summary order; the phase is `step/phase` in a run of several steps (_label)."""
+    in summary order; the phase is `step/phase` in a run of several steps (Run.phase_label), so
+    that a step is compared with the step of the same name (a study's md-create of its 4 KiB
+    series with the other run's, never with its empty-file series)."""
     s = run.summary
     names = s.dtype.names
     out = {}
@@ -144,7 +138,7 @@ def points(run):
             raise ResultsError(f"'{run.path}' run {run.id}: summary has no field '{fld}'")
         streams = int(s["streams"][i]) if "streams" in names else k * depth
         nodes = int(s["nodes"][i]) if "nodes" in names else 0
-        e = out.setdefault((_label(run, i, phase), k, depth), (streams, [], []))
+        e = out.setdefault((run.phase_label(i), k, depth), (streams, [], []))
         e[1].append(float(s[fld][i]))
         e[2].append(nodes)
     return out

@@ -31,9 +31,9 @@ def headline_scale(run, phase):
 
 def sweep(runs, baselines, names):
     first = runs[0]
-    phases = []
+    phases = []  # phase labels: `md-4k/md-create` in a run of several steps
     for r in runs:
-        phases += [p for p in r.phases_present() if p not in phases]
+        phases += [p for p in r.labels_present() if p not in phases]
     body = h.p(
         "The headline figure of every point: all bytes (or operations) over the slowest rank's"
         " time, open to close (wall_s), IOR's definition: bandwidth for sequential and scan"
@@ -49,13 +49,14 @@ def sweep(runs, baselines, names):
             "No point was recorded: " + ", ".join(f"{escape(r.id)} {r.status_name}" for r in runs)
         )
     cards = []
-    for phase in phases:
+    for label in phases:
+        phase = label.rsplit("/", 1)[-1]
         fld, scale, ylabel = headline_scale(first, phase)
         axis = first.axis()
         series, tables = [], ""
         for k, r in enumerate(runs):
             s = r.summary
-            idx = [i for i in range(len(s)) if r.phase_of_row(i) == phase]
+            idx = [i for i in range(len(s)) if r.phase_label(i) == label]
             if not idx:
                 continue
             colour = svg.phase_colour(phase, names)
@@ -63,7 +64,7 @@ def sweep(runs, baselines, names):
             by = {x: [float(s[fld][i]) / scale for i in idx if int(s[axis][i]) == x] for x in xs}
             series.append(
                 {
-                    "label": f"{run_name(r)}: {phase}" if len(runs) > 1 else f"iosweep {phase}",
+                    "label": f"{run_name(r)}: {label}" if len(runs) > 1 else f"iosweep {label}",
                     "color": colour,
                     "dash": svg.DASHES[k % len(svg.DASHES)],
                     "points": [(x, float(np.mean(v))) for x, v in by.items()],
@@ -75,7 +76,7 @@ def sweep(runs, baselines, names):
         series += baseline_series(first, phase, baselines, scale)
         kind = "streams (active ranks x depth)" if axis == "streams" else "active ranks"
         md = first.is_metadata(phase)
-        caption = f"{escape(phase)}: {escape(ylabel)} against {kind}, log2 axis" + (
+        caption = f"{escape(label)}: {escape(ylabel)} against {kind}, log2 axis" + (
             ", log10 rate axis. Window: each rank's barrier to its last completion; the figure"
             " divides every rank's operations by the slowest rank's window."
             if md
@@ -86,14 +87,14 @@ def sweep(runs, baselines, names):
         caption += "".join(f" {escape(bytes_note(r, phase))}" for r in runs)
         chart = svg.chart(
             series,
-            f"{phase}: {ylabel}",
+            f"{label}: {ylabel}",
             f"{kind} (log2)",
             ylabel + (" (log10)" if md else ""),
             "log2",
             "log10" if md else "linear",
             caption=caption,
         )
-        cards.append(h.card(escape(phase), chart + tables))
+        cards.append(h.card(escape(label), chart + tables))
     return body + h.cards(cards) + every_row(runs)
 
 
@@ -225,7 +226,7 @@ def _row_cells(r, i, axis, columns):
     """The cells of summary row i: its phase, point and headline, then `columns`."""
     phase = r.phase_of_row(i)
     fld, scale, _ = headline_scale(r, phase)
-    cells = [h.text_td(phase), h.td(r, "summary", i, axis)]
+    cells = [h.text_td(r.phase_label(i)), h.td(r, "summary", i, axis)]
     cells += [h.td(r, "summary", i, f) for f in HEAD_COLUMNS if f != axis]
     cells.append(h.td(r, "summary", i, fld, scale=scale if scale != 1.0 else None))
     cells.append(h.text_td("MiB/s" if scale != 1.0 else "ops/s"))
@@ -271,7 +272,7 @@ def _headroom_rows(r, axis, many):
     shown, total = h.capped(range(len(r.summary)))
     rows = []
     for i in shown:
-        cells = [h.text_td(r.phase_of_row(i)), h.td(r, "summary", i, axis)]
+        cells = [h.text_td(r.phase_label(i)), h.td(r, "summary", i, axis)]
         cells.append(h.td(r, "summary", i, "repetition"))
         rows.append(cells + [h.td(r, "summary", i, f, scale=sc) for _, f, sc in have])
     head = ["phase", axis, "rep"] + [c for c, _, _ in have]

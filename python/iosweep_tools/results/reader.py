@@ -233,6 +233,22 @@ class Run:
         s = self.summary
         return int(s["step"][i]) if "step" in s.dtype.names else 0
 
+    def phase_label(self, i):
+        """Summary row i's phase as a reader tells the rows apart: `md-create`, or in a run of
+        several steps `md-4k/md-create` (its step's name before it), so that a phase two steps
+        ran is never read as one series."""
+        phase = self.phase_of_row(i)
+        step = self.step_name(self.step_of_row(i)) if len(self.steps) > 1 else ""
+        return f"{step}/{phase}" if step else phase
+
+    def labels_present(self):
+        """Every phase_label of the summary, in the order the rows have them."""
+        out = []
+        for i in range(len(self.summary)):
+            if (label := self.phase_label(i)) not in out:
+                out.append(label)
+        return out
+
     def step_name(self, step):
         """The name of step `step` ("" for a run of one shape)."""
         step = int(step)
