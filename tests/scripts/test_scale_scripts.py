@@ -295,3 +295,34 @@ def test_isolation_check_prints_ratios_and_the_disks_request_sizes(tmp_path):
         for kib in r[4].split("/"):
             assert kib.strip() == "nan" or float(kib) >= 4, r
     assert list(tmp_path.iterdir()) == []
+
+
+def test_scale_check_runs_the_pixstor_study_in_one_launch_over_emulated_nodes(tmp_path):
+    """The PixStor study (IOzone random, then MDtest empty, 4 KiB and 3 KiB files) as one
+    launch of a stepped preset: every step sweeps every point, each with its own phases, and
+    the metadata table names each row's step."""
+    why = can_emulate()
+    if why:
+        pytest.skip(why)
+    out = tmp_path / "r.h5"
+    p = subprocess.run(
+        [SCALE, "--ranks", "4", "--nodes", "2", "--config", "pixstor-study", "--size", "1m"]
+        + ["--md-items", "3", "--dir", str(tmp_path), "--output", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "verified: run complete, all 12 points" in p.stdout, p.stdout
+    rows = re.findall(r"^ +(\d+)  (\S+/md-\S+) +(\d+) +([0-9.]+)$", p.stdout, re.M)
+    steps = {ph.split("/")[0] for _, ph, _, _ in rows}
+    assert steps == {"mdtest-empty", "mdtest-4k", "mdtest-3k"}, p.stdout
+    assert all(int(ops) == 3 * int(k) for k, _, ops, _ in rows), rows
+    with h5py.File(out, "r") as f:
+        run = latest_run(f)
+        assert [run["steps"][str(i)].attrs["name"] for i in range(4)] == [
+            "iozone-random",
+            "mdtest-empty",
+            "mdtest-4k",
+            "mdtest-3k",
+        ]

@@ -24,7 +24,7 @@ def _points(run, ranks):
     out = []
     if run.status_name != "complete":
         out.append(f"its status is {run.status_name}, not complete")
-    want = sweep_points(ranks)
+    want = sweep_points(ranks) * len(run.steps)  # every step sweeps them, in turn
     if list(run.attrs.get("points", [])) != want:
         out.append(f"its points are {run.attrs.get('points')}, not {want} (--sweep 1:{ranks})")
     seen = {int(k) for k in run.summary["ranks"]}
@@ -34,18 +34,23 @@ def _points(run, ranks):
     return out
 
 
-def _phase_rows(run, asked):
-    """Every phase of `asked`, once per repetition at every point, and no other."""
+def _phase_rows(run, asked, steps=None):
+    """Every phase of `asked` (of each step's own list in `steps`, for a run of steps), once
+    per repetition at every point, and no other."""
     reps = int(run.attrs["repetitions"])
+    steps = steps or [asked]
     rows = Counter(
-        (int(run.summary["ranks"][i]), run.phase_of_row(i)) for i in range(len(run.summary))
+        (run.step_of_row(i), int(run.summary["ranks"][i]), run.phase_of_row(i))
+        for i in range(len(run.summary))
     )
     out = []
-    for k in sorted({k for k, _ in rows}):
-        for phase in asked:
-            if rows[(k, phase)] != reps:
-                out.append(f"{rows[(k, phase)]} {phase} rows at {k} ranks, not {reps}")
-    extra = {p for _, p in rows} - set(asked)
+    for step, k in sorted({(st, k) for st, k, _ in rows}):
+        mine = steps[step] if step < len(steps) else []
+        where = f" in step {run.step_name(step)}" if len(steps) > 1 else ""
+        for phase in mine:
+            if rows[(step, k, phase)] != reps:
+                out.append(f"{rows[(step, k, phase)]} {phase} rows at {k} ranks{where}, not {reps}")
+    extra = {p for _, _, p in rows} - set(asked)
     if extra:
         out.append(f"rows of phases it was not asked for: {', '.join(sorted(extra))}")
     return out
@@ -134,11 +139,11 @@ def _md_counts(run, items):
     return out
 
 
-def run_problems(run, phases, ranks, nodes, md_items=None):
+def run_problems(run, phases, ranks, nodes, md_items=None, steps=None):
     """What does not hold of the run (see the module's text), each a phrase; [] when all does.
     `phases`: iosweep's names of the phases asked; `nodes` is 1 for one machine; `md_items` None
-    skips the metadata counts."""
-    out = _points(run, ranks) + _phase_rows(run, phases) + _placement(run, ranks, nodes)
+    skips the metadata counts; `steps` each step's phases for a run of steps."""
+    out = _points(run, ranks) + _phase_rows(run, phases, steps) + _placement(run, ranks, nodes)
     out += _per_node(run, nodes)
     if md_items is not None:
         out += _md_counts(run, md_items)
@@ -163,10 +168,11 @@ def verified_text(run, phases, nodes, md_items=None):
 
 
 def md_rows(run):
-    """[(ranks, phase, ops, ops/s)] of the run's metadata rows, in the summary's order."""
+    """[(ranks, phase, ops, ops/s)] of the run's metadata rows, in the summary's order (the
+    phase as `step/phase` in a run of steps)."""
     s = run.summary
     return [
-        (int(s["ranks"][i]), run.phase_of_row(i), int(s["ops"][i]), float(s["iops"][i]))
+        (int(s["ranks"][i]), run.phase_label(i), int(s["ops"][i]), float(s["iops"][i]))
         for i in range(len(s))
         if run.is_metadata(run.phase_of_row(i))
     ]

@@ -201,7 +201,7 @@ def _verified(args, run, data):
     that does not hold."""
     nodes = args.nodes or 1
     md_items = args.md_items if args.plan.md_phases() else None
-    problems = run_problems(run, args.plan.phases, args.ranks, nodes, md_items)
+    problems = run_problems(run, args.plan.phases, args.ranks, nodes, md_items, args.plan.steps)
     left = sorted(x.name for x in data.iterdir())
     if left:
         problems.append(f"{shown(str(data))} still holds {len(left)} entries ({left[0]} ...)")

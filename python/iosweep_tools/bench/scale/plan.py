@@ -2,7 +2,7 @@
 folder is made or any job starts.
 
     plan = dry_run(binary, ["run", "--dir", d, "--config", "pixstor-md-empty", ...])
-    plan.phases, plan.repetitions, plan.md_phases(), plan.md_inodes_per_rank
+    plan.phases, plan.repetitions, plan.md_phases(), plan.md_inodes_per_rank, plan.steps
 
 `iosweep run ... --dry-run` validates the whole command line (the preset found, the command
 line's options over the preset's, every check of a run) and touches nothing; it runs as one
@@ -40,6 +40,7 @@ class Plan:
     repetitions: int
     md_items_per_rank: int = 0
     md_folders_per_rank: int = 0
+    steps: list = None  # each step's phases, in order (one step without [[step]] tables)
 
     def md_phases(self):
         return [p for p in self.phases if p.startswith("md-")]
@@ -65,10 +66,15 @@ def in_our_terms(said):
 
 def _parse(binary, text):
     """The Plan of a dry run's output; Stop (status 1) when it does not say its phases."""
-    phases = next((m for m in map(_PHASES.fullmatch, text.splitlines()) if m), None)
-    if phases is None:
+    # One line per step of a stepped preset (each step's own phases), one for a run without.
+    found = [m for m in map(_PHASES.fullmatch, text.splitlines()) if m]
+    if not found:
         raise Stop(f"--bin: {binary} run --dry-run printed no 'phases (in this order)' line", 1)
-    plan = Plan([p.strip() for p in phases.group(1).split(",")], int(phases.group(2)))
+    steps = [[p.strip() for p in m.group(1).split(",")] for m in found]
+    every = []
+    for step in steps:
+        every += [p for p in step if p not in every]
+    plan = Plan(every, int(found[0].group(2)), steps=steps)
     if plan.md_phases():
         lines = text.splitlines()
         after = next((i for i, ln in enumerate(lines) if ln.startswith("  metadata: ")), len(lines))
