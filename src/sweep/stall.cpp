@@ -131,8 +131,12 @@ void StallWatch::loop() {
   const auto tick = std::chrono::microseconds(static_cast<std::int64_t>(tick_s * 1e6));
   for (;;) {
     if (inbox_) {
+      // Every stalled report of a batch goes to end_run at once (it does not return): reports
+      // taken one by one would leave the batch's others unnamed.
+      std::vector<std::string> stalled;
       for (const auto& m : inbox_->receive(static_cast<int>(std::min(tick_s, 0.1) * 1000)))
-        take(m);
+        if (std::string line = take(m); !line.empty()) stalled.push_back(std::move(line));
+      if (!stalled.empty()) end_run(stalled);
     }
     {
       std::unique_lock lock(mu_);
@@ -220,18 +224,19 @@ void StallWatch::report(const std::string& kind, const std::string& text) {
 }
 
 // Rank 0: what a rank said.
-void StallWatch::take(const std::string& message) {
+std::string StallWatch::take(const std::string& message) {
   const std::size_t a = message.find('\t'), b = message.find('\t', a + 1);
-  if (a == std::string::npos || b == std::string::npos) return;
+  if (a == std::string::npos || b == std::string::npos) return {};
   const std::string kind = message.substr(0, a), text = message.substr(b + 1);
   const double age_s = std::atof(message.substr(a + 1, b - a - 1).c_str());
-  if (kind == kStalled) end_run({text});
+  if (kind == kStalled) return text;  // the caller ends the run with every one of its batch
   std::lock_guard lock(mu_);
-  if (hooks_.progress == nullptr) return;
+  if (hooks_.progress == nullptr) return {};
   if (kind == kResumed)
     hooks_.progress->stall_note({}, 0);
   else if (kind == kSlow || kind == kWaiting)
     hooks_.progress->stall_note(text, age_s);
+  return {};
 }
 
 // This rank's operation reached the limit: the run stops. Rank 0 is told (or is this rank) and
@@ -265,8 +270,12 @@ void StallWatch::fail_here(const std::string& line) {
 void StallWatch::end_run(const std::vector<std::string>& first) {
   ending_.store(true);
   std::vector<std::string> lines = first;
-  if (inbox_)
-    for (const auto& m : inbox_->receive(250)) {
+  // Ranks stalled by the same storage see it up to a tick apart (each counts from its own last
+  // submission, and looks every tick): their reports are waited for a second, so that the run
+  // names every stalled rank, not only the first to tell.
+  const std::uint64_t until = now_ns() + 1'000'000'000ull;
+  for (std::uint64_t t = now_ns(); inbox_ && t < until; t = now_ns())
+    for (const auto& m : inbox_->receive(static_cast<int>((until - t) / 1'000'000) + 1)) {
       const std::size_t a = m.find('\t'), b = m.find('\t', a + 1);
       if (b != std::string::npos && m.compare(0, a, kStalled) == 0)
         lines.push_back(m.substr(b + 1));

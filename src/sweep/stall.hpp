@@ -100,7 +100,9 @@ class StallWatch {
   void on_notice();
   void on_limit();
   void report(const std::string& kind, const std::string& text);
-  void take(const std::string& message);
+  // Rank 0: a report from another rank; a stall's line is returned (the run ends with it),
+  // anything else goes to the progress line and "" is returned.
+  std::string take(const std::string& message);
   [[noreturn]] void fail_here(const std::string& line);
   [[noreturn]] void end_run(const std::vector<std::string>& lines);
   std::string limit_text() const;

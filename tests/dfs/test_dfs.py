@@ -743,7 +743,7 @@ def test_a_stopped_client_is_a_stall_naming_rank_host_file_offset(bed, voldir, t
     assert message.startswith("stalled storage: rank "), message
     assert all(
         f"rank {r} (host node2): write of {voldir}/{n}" in message for r, n in stalled.items()
-    )
+    ), (message, stalled)
     # The stalled ranks' files stay; node1's (positions 0 and 2) are gone once the job ended.
     left = bed.py(
         "node1", "import os, sys; print(' '.join(sorted(os.listdir(sys.argv[1]))))", voldir
