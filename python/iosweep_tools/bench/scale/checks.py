@@ -185,6 +185,7 @@ def md_table(run):
     if not rows:
         return ""
     lines = ["metadata rows (ops/s: every rank's operations / the slowest rank's window)"]
-    lines.append(f"{'ranks':>6}  {'phase':<10} {'ops':>9} {'ops/s':>12}")
-    lines += [f"{k:>6}  {phase:<10} {ops:>9} {rate:>12.1f}" for k, phase, ops, rate in rows]
+    w = max(10, *(len(phase) for _, phase, _, _ in rows))  # `step/phase` in a run of steps
+    lines.append(f"{'ranks':>6}  {'phase':<{w}} {'ops':>9} {'ops/s':>12}")
+    lines += [f"{k:>6}  {phase:<{w}} {ops:>9} {rate:>12.1f}" for k, phase, ops, rate in rows]
     return "".join(line + "\n" for line in lines)
