@@ -227,7 +227,8 @@ void StallWatch::report(const std::string& kind, const std::string& text) {
 std::string StallWatch::take(const std::string& message) {
   const std::size_t a = message.find('\t'), b = message.find('\t', a + 1);
   if (a == std::string::npos || b == std::string::npos) return {};
-  const std::string kind = message.substr(0, a), text = message.substr(b + 1);
+  const std::string kind = message.substr(0, a);
+  std::string text = message.substr(b + 1);
   const double age_s = std::atof(message.substr(a + 1, b - a - 1).c_str());
   if (kind == kStalled) return text;  // the caller ends the run with every one of its batch
   std::lock_guard lock(mu_);
