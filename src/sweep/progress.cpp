@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "core/clock.hpp"
@@ -34,15 +35,20 @@ Progress::Progress(bool shown, bool counting, std::FILE* out, MPI_Comm machine)
     MPI_Comm_size(machine, &machine_size_);
     MPI_Comm_rank(machine, &machine_rank_);
     // The machine's lowest rank holds every slot (as SharedPage does), zeroed before any use.
-    const auto bytes = static_cast<MPI_Aint>(sizeof(Slot)) * machine_size_;
+    // One line more than the slots: MPI places the shared segment where it likes (seen 8 bytes
+    // past a line), so the slots start at the first 64-byte line in it; the segment is mapped
+    // page-aligned in every process, so that line is the same one in all of them.
+    const auto bytes = static_cast<MPI_Aint>(sizeof(Slot)) * (machine_size_ + 1);
     void* base = nullptr;
     MPI_Win_allocate_shared(machine_rank_ == 0 ? bytes : 0, 1, MPI_INFO_NULL, machine, &base,
                             &win_);
     MPI_Aint size = 0;
     int unit = 1;
     MPI_Win_shared_query(win_, 0, &size, &unit, &base);
-    slots_ = static_cast<Slot*>(base);
     if (machine_rank_ == 0) std::memset(base, 0, static_cast<std::size_t>(bytes));
+    auto space = static_cast<std::size_t>(bytes);
+    slots_ = static_cast<Slot*>(std::align(
+        alignof(Slot), sizeof(Slot) * static_cast<std::size_t>(machine_size_), base, space));
     MPI_Barrier(machine);
   }
   if (!enabled_) return;
