@@ -248,6 +248,17 @@ std::string parse_count(std::string_view text, std::uint64_t& out) {
   return {};
 }
 
+std::string format_compact(double v, int small_decimals) {
+  char b[32];
+  if (v >= 1e6)
+    std::snprintf(b, sizeof b, "%.1fM", v / 1e6);
+  else if (v >= 1e3)
+    std::snprintf(b, sizeof b, "%.1fK", v / 1e3);
+  else
+    std::snprintf(b, sizeof b, "%.*f", small_decimals, v);
+  return b;
+}
+
 std::string format_size(std::uint64_t bytes) {
   static const char* names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
   int u = 0;

@@ -29,4 +29,8 @@ std::string parse_count(std::string_view text, std::uint64_t& out);
 // "16 MiB", "4 KiB", "1.5 GiB", "123 B": exact when the value is a whole number of the unit.
 std::string format_size(std::uint64_t bytes);
 
+// "169.4K", "11.2M": a rate as the PixStor study prints them (decimal K and M, one decimal);
+// below 1000 with `small_decimals` decimals.
+std::string format_compact(double v, int small_decimals = 1);
+
 }  // namespace iosweep

@@ -42,18 +42,6 @@ bool ops_headline(const PhaseDesc& d) {
   return d.metadata() || d.random();
 }
 
-// 169.4K, 11.2M: rates as the PixStor study prints them.
-std::string compact(double v) {
-  char b[32];
-  if (v >= 1e6)
-    std::snprintf(b, sizeof b, "%.1fM", v / 1e6);
-  else if (v >= 1e3)
-    std::snprintf(b, sizeof b, "%.1fK", v / 1e3);
-  else
-    std::snprintf(b, sizeof b, "%.1f", v);
-  return b;
-}
-
 }  // namespace
 
 void ConsoleWriter::flush() {
@@ -363,7 +351,7 @@ void ConsoleWriter::print_peaks() {
     auto figure = [&](double v) {
       char b[32];
       std::snprintf(b, sizeof b, "%.1f", v);
-      return ops ? compact(v) : std::string(b);
+      return ops ? format_compact(v) : std::string(b);
     };
     const std::string notes = peak_notes(peak_at, peak_verdict, last_at, last_verdict);
     std::fprintf(out_, "  %-14s %-6s %10s %8llu %10s %8llu%s%s\n", d.name, ops ? "ops/s" : "MiB/s",

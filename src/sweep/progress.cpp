@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/clock.hpp"
+#include "core/units.hpp"
 #include "os/process.hpp"
 
 namespace iosweep {
@@ -140,22 +141,6 @@ std::pair<std::uint64_t, int> Progress::machine_work() const {
   return {work, counting};
 }
 
-namespace {
-
-// "44.8K": a rate as the console's Peak & Sustained table prints it.
-std::string compact_rate(double v) {
-  char b[32];
-  if (v >= 1e6)
-    std::snprintf(b, sizeof b, "%.1fM", v / 1e6);
-  else if (v >= 1e3)
-    std::snprintf(b, sizeof b, "%.1fK", v / 1e3);
-  else
-    std::snprintf(b, sizeof b, "%.0f", v);
-  return b;
-}
-
-}  // namespace
-
 void Progress::draw() {
   const std::uint64_t t = now_ns();
   const auto [work, counting] = machine_work();
@@ -177,8 +162,9 @@ void Progress::draw() {
   char figure[96];
   const double rate = rate_ * scale;
   const bool ops = ops_record_ > 0;
-  const std::string shown = ops ? compact_rate(rate / static_cast<double>(ops_record_)) + " IOPS"
-                                : compact_rate(rate / 1048576.0) + " MiB/s";
+  const std::string shown =
+      ops ? format_compact(rate / static_cast<double>(ops_record_), 0) + " IOPS"
+          : format_compact(rate / 1048576.0, 0) + " MiB/s";
   if (counting < ranks_)
     std::snprintf(figure, sizeof figure, "~%s (est.: %d of %d ranks seen)", shown.c_str(), seen,
                   ranks_);
