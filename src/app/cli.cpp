@@ -10,7 +10,9 @@
 #include <initializer_list>
 
 #include "app/config_build.hpp"
+#include "app/io500_ini.hpp"
 #include "app/man_page.hpp"
+#include "app/option_table.hpp"
 #include "app/options.hpp"
 #include "app/presets.hpp"
 #include "app/settings.hpp"
@@ -80,6 +82,31 @@ void configure(const std::vector<CLI::Option*>& declared, int argc, char** argv,
   res.cfg = res.steps.front().cfg;
 }
 
+// The options `iosweep io500` takes from the command line: where results go and how the run
+// is shown and watched; everything the IO500 measures comes from the INI file.
+void configure_io500(const std::vector<CLI::Option*>& declared, const std::string& path,
+                     CliResult& res) {
+  static const char* const taken[] = {
+      "output",         "label",          "quiet",    "dry-run",    "stall-limit",  "stall-wait",
+      "timeseries-bin", "wire-interface", "rated-bw", "rated-iops", "show-controls"};
+  res.io500_given = given_on_command_line(declared);
+  const auto table = option_table();
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (!res.io500_given.by_row[i]) continue;
+    const std::string_view name = table[i].name;
+    if (std::none_of(std::begin(taken), std::end(taken), [&](const char* t) { return name == t; }))
+      throw UsageError("--" + std::string(name) +
+                       ": iosweep io500 takes its folders, sizes and phases from the INI file; "
+                       "the command line gives only --output, --label, --quiet, --dry-run, "
+                       "--stall-limit, --stall-wait, --timeseries-bin, --wire-interface, "
+                       "--rated-bw, --rated-iops and --show-controls");
+  }
+  res.io500_path = path;
+  res.io500_text = read_io500_ini(path);
+  res.io500 = parse_io500_ini(res.io500_text, "io500: '" + printable(path) + "'");
+  res.action = CliResult::Action::io500;
+}
+
 CliResult print(std::string text) {
   CliResult res;
   res.action = CliResult::Action::print;
@@ -101,8 +128,9 @@ std::string units_text(const std::vector<std::string>& sizes) {
 struct Commands {
   bool version = false;
   std::vector<std::string> unit_args;
-  std::string preset, rerun_arg, show_file, show_id, settings_file, settings_id;
+  std::string preset, rerun_arg, show_file, show_id, settings_file, settings_id, io500_ini;
   CLI::App* run = nullptr;
+  CLI::App* io500 = nullptr;
   CLI::App* units = nullptr;
   CLI::App* show = nullptr;
   CLI::App* settings = nullptr;
@@ -124,6 +152,14 @@ void declare_commands(CLI::App& app, Commands& c) {
   c.run = app.add_subcommand("run", "Run the phases over a sweep of active ranks")->fallthrough();
   c.run->set_help_all_flag();
   c.run->set_help_flag();
+  // `iosweep io500 FILE.ini`: the io500 application's configuration, run as its phases in one
+  // launch (app/io500_command.cpp); the options it takes fall through to the main app.
+  c.io500 = app.add_subcommand("io500",
+                               "Run the IO500 from the io500 application's INI file: its phases "
+                               "in its order, its score, rules and result files")
+                ->fallthrough();
+  c.io500->set_help_flag();
+  c.io500->add_option("INI", c.io500_ini, "The io500 application's configuration file")->required();
   // `iosweep units 16m 4KiB`: the byte count of each size, one per line, with the same parser
   // and messages as every size option (scripts use it instead of parsing sizes themselves).
   c.units = app.add_subcommand("units", "Print the byte count of each SIZE, one per line");
@@ -174,6 +210,10 @@ CliResult parse_cli(int argc, char** argv, const RunLoader& load) {
     if (c.show->parsed()) return print(show_run(load, c.show_file, c.show_id));
     if (c.settings->parsed()) return print(settings_of_run(load, c.settings_file, c.settings_id));
     if (c.units->parsed()) return print(units_text(c.unit_args));
+    if (c.io500->parsed()) {
+      configure_io500(c.declared, c.io500_ini, res);
+      return res;
+    }
     if (!c.run->parsed()) {
       res.action = CliResult::Action::usage_error;
       res.text = "a command is required: iosweep run --dir DIR [options] (see iosweep --help)";

@@ -6,19 +6,26 @@
 
 #include <string>
 
+#include "app/io500_ini.hpp"
+#include "app/options.hpp"
 #include "app/rerun.hpp"
 #include "model/config.hpp"
 
 namespace iosweep {
 
 struct CliResult {
-  enum class Action { run, print, usage_error } action = Action::run;
+  enum class Action { run, print, usage_error, io500 } action = Action::run;
   Config cfg;
   std::string text;   // help or version text (print), or the one-line error (usage_error)
   RerunSource rerun;  // --rerun: the run repeated
   // The run's steps (one unnamed step for a run of one shape), each with its configuration;
   // `cfg` is the first's (every option of the whole run is the same in all).
   std::vector<StepInput> steps;
+  // `iosweep io500 FILE.ini`: the file, its text and its settings (read and checked on every
+  // rank), and the options the command line gave (app/io500_command.cpp makes the steps).
+  std::string io500_path, io500_text;
+  Io500Ini io500;
+  GivenOptions io500_given;
 };
 
 CliResult parse_cli(int argc, char** argv, const RunLoader& load = load_run_here);

@@ -70,7 +70,7 @@ std::vector<PhaseId> phases_of(const OptionValue& v) {
   for (const auto& name : v.list()) {
     if (name == "md") {  // every metadata phase
       for (const auto& d : phase_descs())
-        if (d.metadata()) name_it(d, name);
+        if (d.metadata() && !d.tree()) name_it(d, name);
       continue;
     }
     const PhaseDesc* d = find_phase_desc(name);

@@ -344,6 +344,40 @@ const OptionRow kOptions[] = {
      .set = [](V v, Config& c) { c.work.md.fsync = v.flag(); },
      .record = [](const Config& c, R a) { a.flag("md_fsync", c.work.md.fsync); },
      .compare = {.phases = PhaseScope::metadata, .what = "fsync per item"}},
+    {.name = "md-sync",
+     .metavar = "",
+     .help = "Metadata phases: every rank ends each window with sync() of every file system, "
+             "inside the window (mdtest -Y, which IO500's write phases use)",
+     .fallback = "false",
+     .form = OptionForm::flag,
+     .set = [](V v, Config& c) { c.work.md.sync = v.flag(); },
+     .record = [](const Config& c, R a) { a.flag("md_sync", c.work.md.sync); },
+     .compare = {.phases = PhaseScope::metadata, .what = "sync after each window"}},
+    {.name = "find-newer",
+     .metavar = "FILE",
+     .help = "find counts only files changed (ctime, in seconds) at or after this file's; "
+             "timestamp makes it (pfind -newer)",
+     .set = [](V v, Config& c) { c.work.find.newer = v.unset() ? std::string() : v.text(); },
+     .record = [](const Config& c, R a) { a.text("find_newer", c.work.find.newer); },
+     .compare = {.phases = PhaseScope::metadata, .what = "find's reference file"}},
+    {.name = "find-size",
+     .metavar = "SIZE",
+     .help = "find counts only files of exactly this many bytes, a decimal count (pfind -size Nc)",
+     .set =
+         [](V v, Config& c) {
+           c.work.find.size_given = !v.unset();
+           c.work.find.size = v.unset() ? 0 : v.u64();
+         },
+     .record = [](const Config& c, R a) { a.u64("find_size", c.work.find.size); },
+     .compare = {.phases = PhaseScope::metadata, .what = "find's file size"}},
+    {.name = "find-name",
+     .metavar = "PATTERN",
+     .help = "find counts only files whose name matches this shell pattern, e.g. '*01*' "
+             "(pfind -name); the others are examined without a stat",
+     .fallback = "*",
+     .set = [](V v, Config& c) { c.work.find.name = v.text(); },
+     .record = [](const Config& c, R a) { a.text("find_name", c.work.find.name); },
+     .compare = {.phases = PhaseScope::metadata, .what = "find's name pattern"}},
     {.name = "rated-bw",
      .metavar = "RATE[,RATE]",
      .help = "Rated bandwidth of each rank's device, e.g. 5.2GB/s (bytes, decimal), 3GiB/s "

@@ -45,6 +45,15 @@ struct MdSpec {
   std::uint64_t write_bytes = 0;  // written into each item as it is created (-w)
   std::uint64_t read_bytes = 0;   // read from each item by md-read (-e)
   bool fsync = false;             // each item fsynced before its close (-y)
+  bool sync = false;              // every metadata window ends with sync() (mdtest -Y)
+};
+
+// What find counts (IO500's find: pfind -newer T -size Nc -name P) and the file timestamp makes.
+struct FindSpec {
+  std::string newer;       // the reference file; "" for none
+  std::uint64_t size = 0;  // bytes a counted file has, when size_given
+  bool size_given = false;
+  std::string name = "*";  // a shell pattern on the file's name (fnmatch)
 };
 
 // What an engine is built from.
@@ -102,6 +111,7 @@ struct Workload {
   bool verify = false;
   std::string reuse_run;  // read the kept files of an earlier run
   MdSpec md;
+  FindSpec find;
 
   bool fsyncs(PhaseId p) const {
     for (PhaseId f : fsync_phases)

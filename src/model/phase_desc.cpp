@@ -104,6 +104,24 @@ const PhaseDesc kPhases[] = {
      .flags = kPhaseMetadata | kPhaseOptIn,
      .record = RecordKind::none,
      .help = "removes each stream's folder tree (mdtest's tree removal)"},
+    // IO500's timestamp and find (only when --phases names them; never through md).
+    {.id = kTimestamp,
+     .name = "timestamp",
+     .enum_name = "timestamp",
+     .iozone_label = nullptr,
+     .flags = kPhaseMetadata | kPhaseOptIn | kPhaseTree,
+     .record = RecordKind::none,
+     .help = "the first rank makes the file --find-newer names, find's reference (IO500's "
+             "timestamp)"},
+    {.id = kFind,
+     .name = "find",
+     .enum_name = "find",
+     .iozone_label = nullptr,
+     .flags = kPhaseMetadata | kPhaseOptIn | kPhaseLookup | kPhaseTree,
+     .record = RecordKind::none,
+     .help = "walks every folder below the first --dir, the folders shared out over the ranks, "
+             "and counts the files named --find-name of --find-size bytes changed since "
+             "--find-newer (IO500's find, as pfind)"},
 };
 
 }  // namespace
@@ -134,7 +152,7 @@ std::string phase_names() {
 std::string metadata_phase_names() {
   std::string s;
   for (const auto& d : kPhases)
-    if (d.metadata()) s += (s.empty() ? "" : ", ") + std::string(d.name);
+    if (d.metadata() && !d.tree()) s += (s.empty() ? "" : ", ") + std::string(d.name);
   return s;
 }
 

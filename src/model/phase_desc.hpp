@@ -30,6 +30,8 @@ enum : PhaseId {
   kMdRead = 10,
   kMdRemove = 11,
   kMdRmdir = 12,
+  kTimestamp = 13,
+  kFind = 14,
 };
 inline constexpr PhaseId kNoPhase = 0xFF;
 
@@ -45,6 +47,9 @@ enum PhaseFlag : unsigned {
   // per second; it never touches the ranks' data files.
   kPhaseMetadata = 1u << 7,
   kPhaseLookup = 1u << 8,  // looks existing items up without changing them (stat, read)
+  // A metadata phase on the folder of --dir as it stands (IO500's timestamp and find), not on
+  // the run's metadata set: not in the group md, no set made, nothing of its own removed.
+  kPhaseTree = 1u << 9,
 };
 
 // Which record size option a phase reads; none for the metadata phases.
@@ -71,6 +76,7 @@ struct PhaseDesc {
   bool ships() const { return (flags & kPhaseShips) != 0; }
   bool metadata() const { return (flags & kPhaseMetadata) != 0; }
   bool lookup() const { return (flags & kPhaseLookup) != 0; }
+  bool tree() const { return (flags & kPhaseTree) != 0; }
 };
 
 // Every phase, in the order phases run.

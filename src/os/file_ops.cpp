@@ -369,4 +369,8 @@ std::uint64_t writeback_bytes() {
   return parse_meminfo_writeback(text.str());
 }
 
+void sync_all() {
+  ::sync();
+}
+
 }  // namespace iosweep::fsops

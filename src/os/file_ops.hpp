@@ -64,6 +64,8 @@ std::uint64_t size_of(const std::string& path);
 void read_head(const std::string& path, std::span<std::byte> dst, std::uint64_t offset = 0);
 // fsync and posix_fadvise(DONTNEED): later reads come from the device, not the page cache.
 void drop_cache(const std::string& path);
+// sync(2): every file system's dirty data and metadata to its device (mdtest -Y).
+void sync_all();
 // Creates `path` exclusively (never following links) and reserves `bytes` with fallocate, so
 // O_DIRECT writes do not extend the file inside a timed window. Returns its identity.
 FileIdentity create_preallocated(const std::string& path, std::uint64_t bytes);

@@ -53,6 +53,7 @@ std::string phase_table_toml() {
     flag(d.control(), "control");
     flag(d.metadata(), "metadata");
     flag(d.lookup(), "lookup");
+    flag(d.tree(), "tree");
     const char* record = d.record == RecordKind::seq    ? "seq"
                          : d.record == RecordKind::rand ? "rand"
                          : d.record == RecordKind::scan ? "scan"

@@ -6,6 +6,7 @@
 #include "phases/md_driver.hpp"
 
 #include <cerrno>
+#include <cstring>
 
 #include "core/clock.hpp"
 
@@ -128,6 +129,10 @@ void MdDriver::complete(const IoCompletion& c) {
   --in_flight_;
   free_tags_.push_back(tag);
   if (c.result != static_cast<std::int64_t>(expected_)) return note_failure(index, c);
+  if (job_.expect != nullptr &&
+      std::memcmp(job_.read_buffers.data() + std::size_t{tag} * job_.bytes, job_.expect,
+                  expected_) != 0)
+    ++res_.bad_items;
   const std::uint64_t latency_ns = t_now_ - issue_ns_[tag];
   const std::size_t bucket = LatencyHistogram::bucket_of(latency_ns);
   if (job_.latency != nullptr) job_.latency->record_at(bucket, latency_ns);
@@ -143,6 +148,7 @@ void MdDriver::complete(const IoCompletion& c) {
 MdResult MdDriver::run() {
   res_.ops = res_.bytes = res_.next = 0;
   res_.stonewalled = false;
+  res_.bad_items = 0;
   res_.failed.clear();
   next_ = done_prefix_ = job_.begin;
   in_flight_ = 0;

@@ -84,7 +84,9 @@ struct MdJob {
   std::size_t bytes = 0;              // create: written from `source`; read_item: read
   std::byte* source = nullptr;        // create: the bytes every item gets
   std::span<std::byte> read_buffers;  // read_item: `bytes` per request in flight
-  bool sync = false;                  // create: fsync each item before its close
+  // read_item with --verify (mdtest -X): what every item's first `bytes` must be; nullptr: none.
+  const std::byte* expect = nullptr;
+  bool sync = false;  // create: fsync each item before its close
   // Request o may start once the first needs[o] requests of the list have completed; nullptr:
   // any time.
   const std::vector<std::uint64_t>* needs = nullptr;
@@ -103,6 +105,7 @@ struct MdResult {
   std::uint64_t bytes = 0;
   std::uint64_t next = 0;  // the first request not issued (every one before it completed)
   bool stonewalled = false;
+  std::uint64_t bad_items = 0;  // reads whose bytes differ from `expect` (counted, not thrown)
   // The requests before `next` that failed (at most the depth: none is issued after the first
   // failure), so a create that found a name taken never counts that name as made.
   std::vector<std::uint64_t> failed;

@@ -6,6 +6,7 @@
 
 #include "core/clock.hpp"
 #include "model/md_plan.hpp"
+#include "os/file_ops.hpp"
 #include "os/process.hpp"
 
 namespace iosweep {
@@ -187,6 +188,8 @@ MdJob MdPhase::job(PhaseContext& ctx) {
                                    : 0;
   j.source = ctx.md->content();
   j.read_buffers = read_buffers_.span();
+  // mdtest -X: every item's bytes checked inside the window (all items hold the same bytes).
+  if (desc().id == kMdRead && ctx.work.verify) j.expect = ctx.md->content();
   j.sync = desc().id == kMdCreate && ctx.work.md.fsync;
   j.needs = needs_.empty() ? nullptr : &needs_;
   j.pulse = ctx.pulse;
@@ -225,6 +228,7 @@ void MdPhase::run(PhaseContext& ctx, RankSample& s) {
   j.stop = ctx.stop;
   try {
     timed_ = driver.run();
+    if (ctx.work.md.sync) fsops::sync_all();  // mdtest -Y: inside the window
   } catch (...) {
     note_reached(md, driver.result());
     throw;
@@ -238,6 +242,7 @@ void MdPhase::run(PhaseContext& ctx, RankSample& s) {
   s.bytes = timed_.bytes;
   s.elapsed_s = s.io_s = ns_to_s(t1 - t0);
   s.stonewalled = timed_.stonewalled ? 1 : 0;
+  s.bad_blocks = timed_.bad_items;
   s.latency_max_ns = ctx.latency.max_ns();
   record_cpu(spent, s);
   s.rss_peak_bytes = self_usage().rss_peak_bytes;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "phases/filter_count.hpp"
+#include "phases/find_phase.hpp"
 #include "phases/io_phase.hpp"
 #include "phases/md_phase.hpp"
 #include "phases/ship_count.hpp"
@@ -30,6 +31,8 @@ const PhaseRow kPhases[] = {
     {.id = kMdRead, .make = &make<MdPhase>, .reduce = nullptr},
     {.id = kMdRemove, .make = &make<MdPhase>, .reduce = nullptr},
     {.id = kMdRmdir, .make = &make<MdPhase>, .reduce = nullptr},
+    {.id = kTimestamp, .make = &make<TreePhase>, .reduce = nullptr},
+    {.id = kFind, .make = &make<TreePhase>, .reduce = nullptr},
 };
 
 }  // namespace

@@ -31,7 +31,7 @@ PhaseContext context_for(const RunShared& run, const PhaseDesc& desc, const Phas
   ctx.streams = slot.point->point.per_rank;
   ctx.repetition = slot.rep;
   ctx.md = &run.md;
-  ctx.point_index = slot.point->index;
+  ctx.point_index = run.md_point != SIZE_MAX ? run.md_point : slot.point->index;
   ctx.plan = slot.phase;
   ctx.read_shift = slot.phase->read_shift;
   ctx.read_position = (run.place.self.position + ctx.read_shift) % k;

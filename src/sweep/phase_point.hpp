@@ -44,6 +44,7 @@ struct RunShared {
   const DataSpec& spec;
   FileSet& files;
   MdSet& md;
+  std::size_t md_point;  // the point the metadata set is keyed by; SIZE_MAX: the slot's own
   NodeCounters& counters;
   Progress& progress;
   PointRecorder* recorder;        // rank 0 only

@@ -140,7 +140,8 @@ std::string plan_step(const StepInput& in, const Topology& topo, std::uint64_t o
   return {};
 }
 
-// What steps sharing a dataset must agree on: the files' names, places, sizes and layout.
+// What steps sharing a dataset must agree on: the files' names, places, sizes and layout, and
+// the metadata set's shape (the steps of a dataset share its items).
 std::string same_files(const StepPlan& a, const StepPlan& b) {
   const Workload &x = a.cfg.work, &y = b.cfg.work;
   const char* opt = x.dirs != y.dirs                                     ? "--dir"
@@ -149,7 +150,14 @@ std::string same_files(const StepPlan& a, const StepPlan& b) {
                     : x.shared() && x.shared_pattern != y.shared_pattern ? "--shared-pattern"
                     : x.shared() && x.seq_record != y.seq_record         ? "--seq-record"
                     : x.reuse_run != y.reuse_run                         ? "--reuse"
-                                                                         : nullptr;
+                    : x.md.items != y.md.items || x.md.items_total != y.md.items_total
+                        ? "--md-items"
+                    : x.md.depth != y.md.depth || x.md.branch != y.md.branch ||
+                            x.md.per_folder != y.md.per_folder || x.md.leaf_only != y.md.leaf_only
+                        ? "--md-depth"
+                    : x.md.shared != y.md.shared           ? "--md-layout"
+                    : x.md.write_bytes != y.md.write_bytes ? "--md-write-bytes"
+                                                           : nullptr;
   if (opt == nullptr) return {};
   return "step '" + printable(b.name) + "': " + opt + ": differs from step '" + printable(a.name) +
          "', whose data files (dataset '" + printable(a.dataset) +

@@ -366,7 +366,11 @@ void sum_samples(const PointInput& in, PointResult& out) {
     s.private_max_bytes = std::max(s.private_max_bytes, r.private_bytes);
     out.ranks.push_back(rank_row(r, in.point));
   }
-  s.matches = in.total_matches;
+  // filter-count's sum reduced over MPI, or the samples' own (find's files counted).
+  std::uint64_t sample_matches = 0;
+  for (const auto& r : in.samples)
+    sample_matches += r.matches;
+  s.matches = std::max(in.total_matches, sample_matches);
   s.t_start_unix_ns = in.samples.empty() ? 0 : in.samples.front().t_start_unix_ns;
   for (const auto& r : in.samples)
     s.t_start_unix_ns = std::min(s.t_start_unix_ns, r.t_start_unix_ns);

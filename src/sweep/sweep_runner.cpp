@@ -47,9 +47,8 @@ bool SweepRunner::agree_world(const std::string& mine) {
 // Every step's metadata folders and items this rank made; what could not be removed, named.
 std::string SweepRunner::remove_md() {
   std::string left;
-  for (Step& s : steps_)
-    if (const std::string l = s.md->remove_all(); !l.empty())
-      left += (left.empty() ? "" : "; ") + l;
+  for (auto& md : md_sets_)
+    if (const std::string l = md->remove_all(); !l.empty()) left += (left.empty() ? "" : "; ") + l;
   return left;
 }
 
@@ -103,6 +102,7 @@ RunShared SweepRunner::shared(Step& step) {
                    .spec = step.spec,
                    .files = *step.files,
                    .md = *step.md,
+                   .md_point = step.md_carried ? step.md_point : SIZE_MAX,
                    .counters = *counters_,
                    .progress = *progress_,
                    .recorder = recorder_.get(),
@@ -145,7 +145,7 @@ bool SweepRunner::run_point(Step& step, const PointPlan& point, MPI_Comm comm) {
           .point = &point, .phase = &ph, .rep = static_cast<int>(rep), .comm = comm};
       if (!(ok = run_phase(step, gate, slot))) break;
     }
-    if (ok && metadata) ok = end_md_set(step, gate, comm);
+    if (ok && metadata && !step.md_kept) ok = end_md_set(step, gate, comm);
   }
   handoff_ = AlignedBuffer();
   has_previous_ = false;
@@ -160,6 +160,7 @@ void SweepRunner::make_writers() {
   writers_.add(std::make_unique<ConsoleWriter>(stdout, [] { ::kill(::getpid(), SIGPIPE); }));
   if (cfg_.report.iozone_format) writers_.add(std::make_unique<IozoneWriter>(stdout));
   writers_.add(std::make_unique<Hdf5Writer>(cfg_.report.output));
+  if (extra_) writers_.add(std::move(extra_));
 }
 
 bool SweepRunner::start_writers() {
@@ -233,10 +234,38 @@ void SweepRunner::make_steps() {
                                                      place_.self.position, w.shared()));
     s.files = file_sets_[sp.dataset_index].get();
     // The metadata phases' trees sit in each position's folder of the step's --dir, as its data
-    // file; each step has its own metadata folders.
-    const std::string md_id = plan_.steps.size() > 1 ? run_id_ + ".s" + std::to_string(i) : run_id_;
-    s.md = std::make_unique<MdSet>(MdPlaces{w.dirs, sp.folder_of_position}, md_id,
-                                   place_.self.position, w.md, w.seed);
+    // file; the steps of a dataset share its metadata folders.
+    const std::string md_id =
+        plan_.steps.size() > 1 ? run_id_ + ".m" + std::to_string(sp.dataset_index) : run_id_;
+    if (sp.dataset_index == md_sets_.size())
+      md_sets_.push_back(std::make_unique<MdSet>(MdPlaces{w.dirs, sp.folder_of_position}, md_id,
+                                                 place_.self.position, w.md, w.seed));
+    s.md = md_sets_[sp.dataset_index].get();
+  }
+  carry_md_sets();
+}
+
+// A step of one point and one repetition goes on with the metadata set of the step of its
+// dataset before it when that one also had one point and one repetition (IO500's mdtest-easy-
+// write, -stat and -delete: one set of items across steps); otherwise each point starts anew.
+void SweepRunner::carry_md_sets() {
+  auto single = [](const StepPlan& p) {
+    return p.points.size() == 1 && p.points.front().reps.size() == 1;
+  };
+  for (std::size_t i = 0; i < steps_.size(); ++i) {
+    Step& s = steps_[i];
+    if (!single(*s.plan)) continue;
+    for (std::size_t j = i; j-- > 0;) {
+      Step& before = steps_[j];
+      if (before.plan->dataset_index != s.plan->dataset_index) continue;
+      if (single(*before.plan) &&
+          before.plan->points.front().point.ranks == s.plan->points.front().point.ranks) {
+        s.md_carried = true;
+        s.md_point = before.md_carried ? before.md_point : before.plan->points.front().index;
+        before.md_kept = true;
+      }
+      break;
+    }
   }
 }
 
@@ -301,8 +330,8 @@ StallHooks SweepRunner::stall_hooks() {
 
 void SweepRunner::watch_signals() {
   watcher_ = std::make_unique<SignalWatcher>([this](int sig) { clean_up_on_signal(sig); });
-  for (Step& s : steps_)
-    s.md->stop_on(watcher_->stop_flag());
+  for (auto& md : md_sets_)
+    md->stop_on(watcher_->stop_flag());
 }
 
 // One step: every point as planned. The active ranks run it; the others sleep in their
@@ -352,8 +381,8 @@ int SweepRunner::finish() {
     if (!cfg_.work.keep) files->remove_own();
   // What the run left of its metadata folders (what it did not make) fails the run, named.
   std::string left;
-  for (Step& s : steps_)
-    if (const std::string l = s.md->finish(); !l.empty()) left += (left.empty() ? "" : "; ") + l;
+  for (auto& md : md_sets_)
+    if (const std::string l = md->finish(); !l.empty()) left += (left.empty() ? "" : "; ") + l;
   if (!agree_world(left.empty() ? left : who() + ": " + left)) return fail();
   const std::vector<RankUsageRow> usage = memory_.gather(mpi_.rank(), rank0_);
   if (rank0_) {
@@ -400,8 +429,8 @@ int SweepRunner::run() {
 }
 
 int run_sweep(const RunPlan& plan, const MpiSession& mpi, const LocalPlace& place,
-              const std::vector<std::string>& engine_details) {
-  SweepRunner runner(plan, mpi, place, engine_details);
+              const std::vector<std::string>& engine_details, std::unique_ptr<ResultWriter> extra) {
+  SweepRunner runner(plan, mpi, place, engine_details, std::move(extra));
   return runner.run();
 }
 

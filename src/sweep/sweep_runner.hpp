@@ -34,8 +34,9 @@ namespace iosweep {
 class SweepRunner {
  public:
   SweepRunner(const RunPlan& plan, const MpiSession& mpi, const LocalPlace& place,
-              std::vector<std::string> engine_details)
-      : plan_(plan),
+              std::vector<std::string> engine_details, std::unique_ptr<ResultWriter> extra)
+      : extra_(std::move(extra)),
+        plan_(plan),
         cfg_(plan.steps.front().cfg),
         mpi_(mpi),
         rank0_(mpi.rank() == 0),
@@ -53,11 +54,18 @@ class SweepRunner {
     std::vector<int> folder_in_run;  // the step's folder index -> the run's (--dir union)
     DataSpec spec;                   // the data pattern of the step's files
     FileSet* files = nullptr;        // its dataset's data files (file_sets_)
-    std::unique_ptr<MdSet> md;       // the metadata phases' folders and items
+    MdSet* md = nullptr;             // its dataset's metadata folders and items (md_sets_)
+    // The step goes on with the metadata set an earlier step of its dataset left (both of one
+    // point and one repetition): its point is keyed as that step's, and only the dataset's
+    // last step removes the set.
+    bool md_carried = false;
+    bool md_kept = false;      // a later step of the dataset goes on with the set
+    std::size_t md_point = 0;  // the point index the set is keyed by, when carried
   };
 
   void draw_run_identity();
   void make_steps();
+  void carry_md_sets();
   void make_writers();
   bool start_writers();
   void watch_signals();
@@ -76,6 +84,7 @@ class SweepRunner {
   std::string who() const;
   std::string where(const RankSample& r) const;
 
+  std::unique_ptr<ResultWriter> extra_;  // the caller's writer, until make_writers takes it
   const RunPlan& plan_;
   const Config& cfg_;  // the first step's: every option of the whole run is the same in all
   const MpiSession& mpi_;
@@ -86,6 +95,7 @@ class SweepRunner {
   Workload run_work_;  // the union of the steps' folders, for the node counters
   std::vector<Step> steps_;
   std::vector<std::unique_ptr<FileSet>> file_sets_;  // one per dataset
+  std::vector<std::unique_ptr<MdSet>> md_sets_;      // one per dataset
   Step* current_ = nullptr;  // the step running (rank 0's recorder names its files)
   WriterList writers_;       // rank 0: complete before the signal watcher starts
   std::unique_ptr<Progress> progress_;

@@ -54,10 +54,17 @@ layout (-u: a folder per task, iosweep's private; else one shared folder), the t
 md-mkdir and md-rmdir) and, for md-stat and md-read, the caches (mdtest never drops them; iosweep
 does with --cache drop) agree, unless --loose. The metadata rows follow the data rows under a
 head of their own.
+
+IO500 (python/iosweep_tools/compare/io500.py): two IO500 results, each the io500
+application's result folder, its result_summary.txt alone, or the results file of `iosweep
+io500` (A.h5[:RUN_ID]: the run's result folder), phase by phase and score by score, B / A of
+the figures each printed (GiB/s, kIOPS), [INVALID] marks named:
+
+    scripts/iosweep-compare io500-app/results/2026.12.02-10.00.00 results.h5
 """
 import math
 
-from iosweep_tools.compare import runs, runs_text, tools, tools_text
+from iosweep_tools.compare import io500, runs, runs_text, tools, tools_text
 from iosweep_tools.compare.parsers import parse_any
 from iosweep_tools.compare.record import ParseError
 from iosweep_tools.core import command
@@ -131,9 +138,47 @@ def main(argv=None):
 
 def _main(argv):
     args = parser().parse_intermixed_args(argv)
+    if any(io500.is_io500(p) for p in [args.results, *args.outputs]):
+        return _io500(args)
     if run_against_run(args):
         return _runs(args)
     return _tools(args)
+
+
+def _io500_side(arg, run_id):
+    """An IO500 result (folder or result_summary.txt) as given, or an iosweep results file's
+    IO500 run (A.h5[:RUN_ID], or --run) by the result folder it names."""
+    if io500.is_io500(arg):
+        return io500.parse(arg)
+    path, rid = split_run(arg)
+    if not looks_like_results(path):
+        raise Stop(
+            f"'{arg}': neither an IO500 result folder or result_summary.txt nor an"
+            " iosweep results file"
+        )
+    run = _read(path, rid or run_id)
+    return io500.parse(io500.folder_of_run(run))
+
+
+def _io500(args):
+    """Two IO500 results, phase by phase and score by score (compare.io500)."""
+    for opt in RUN_ONLY:
+        if getattr(args, opt[2:].replace("-", "_")) is not None:
+            raise Stop(f"{opt}: not for IO500 results (one result each, no repetitions)")
+    if len(args.outputs) != 1:
+        raise Stop(
+            "IO500 results are compared two at a time: iosweep-compare A B, each an IO500"
+            " result folder, its result_summary.txt, or the results file of iosweep io500"
+        )
+    if args.csv:
+        output_file("--csv", args.csv, suffixes={"csv"}, inputs=[args.results, *args.outputs])
+    a = _io500_side(args.results, args.run)
+    b = _io500_side(args.outputs[0], args.run)
+    print(io500.text(a, b), end="")
+    if args.csv:
+        write_output("--csv", args.csv, io500.csv_text(a, b))
+        print(f"written: {args.csv}")
+    return 0
 
 
 def _read(path, run_id, label=None):

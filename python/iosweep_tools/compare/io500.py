@@ -1,0 +1,136 @@
+"""IO500 results side by side: the io500 application's result folder (or its
+result_summary.txt alone) and an iosweep IO500 run (its result folder, or the results file of
+`iosweep io500`, whose run names the folder), phase by phase and score by score.
+
+Both sides are read as they were written: the `[RESULT]` and `[      ]` lines (phase, score,
+unit, time, [INVALID]) and the `[SCORE ]` line (Bandwidth GiB/s, IOPS kiops, TOTAL). Nothing is
+recomputed: B / A is the ratio of the two printed figures. A phase one side lacks is listed
+with no ratio."""
+import os
+import re
+
+from iosweep_tools.core.errors import Stop
+
+SUMMARY = "result_summary.txt"
+MAX_BYTES = 1 << 20
+RESULT = re.compile(
+    r"^\[(RESULT|      )\] +(\S+) +([0-9.eE+-]+|nan|inf|-nan) (GiB/s|kIOPS) : time ([0-9.]+)"
+    r" seconds( \[INVALID\])?\s*$"
+)
+SCORE = re.compile(
+    r"^\[SCORE \] Bandwidth ([0-9.eE+-]+) GiB/s : IOPS ([0-9.eE+-]+) kiops : TOTAL "
+    r"([0-9.eE+-]+)( \[INVALID\])?\s*$"
+)
+
+
+def is_io500(path):
+    """True for a folder holding result_summary.txt, or a file whose text has IO500 lines."""
+    if os.path.isdir(path):
+        return os.path.isfile(os.path.join(path, SUMMARY))
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return False
+    return head.startswith("IO500 version") or any(RESULT.match(ln) for ln in head.splitlines())
+
+
+def summary_path(path):
+    """The result_summary.txt of a result folder, or the file itself."""
+    return os.path.join(path, SUMMARY) if os.path.isdir(path) else path
+
+
+def parse(path):
+    """{"phases": {name: (score, unit, time_s, scored, invalid)}, "score": (bw, md, total,
+    invalid) or None, "source": path}; Stop in one line when the file holds no IO500 line."""
+    p = summary_path(path)
+    try:
+        with open(p, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    except OSError as e:
+        raise Stop(f"'{p}': {e.strerror}") from None
+    if len(data) > MAX_BYTES:
+        raise Stop(f"'{p}': more than 1 MiB, not an IO500 result_summary.txt")
+    phases, score = {}, None
+    for line in data.decode("utf-8", "replace").splitlines():
+        if m := RESULT.match(line):
+            phases[m.group(2)] = (
+                float(m.group(3)),
+                m.group(4),
+                float(m.group(5)),
+                m.group(1) == "RESULT",
+                bool(m.group(6)),
+            )
+        elif m := SCORE.match(line):
+            score = (float(m.group(1)), float(m.group(2)), float(m.group(3)), bool(m.group(4)))
+    if not phases:
+        raise Stop(f"'{p}': no IO500 [RESULT] line in it (not an IO500 result_summary.txt)")
+    return {"phases": phases, "score": score, "source": p}
+
+
+def folder_of_run(run):
+    """The result folder an iosweep IO500 run wrote (the folder of its timestamp file, which its
+    timestamp and find steps record as find_newer); Stop when the run is not an IO500 run."""
+    for step in run.steps:
+        newer = step["attrs"].get("find_newer")
+        if isinstance(newer, bytes):
+            newer = newer.decode()
+        if newer:
+            return os.path.dirname(newer)
+    raise Stop(f"run {run.id} is not an IO500 run (iosweep io500): it has no timestamp step")
+
+
+def ratio(a, b):
+    return b / a if a and a > 0 and b == b else None
+
+
+def table(a, b):
+    """Rows (name, unit, A, B, B/A, note) in A's phase order then B's extra ones, then BW, MD
+    and TOTAL."""
+    rows = []
+    names = list(a["phases"]) + [n for n in b["phases"] if n not in a["phases"]]
+    for name in names:
+        pa, pb = a["phases"].get(name), b["phases"].get(name)
+        unit = (pa or pb)[1]
+        va = pa[0] if pa else None
+        vb = pb[0] if pb else None
+        note = ", ".join(
+            f"{side} INVALID" for side, p in (("A", pa), ("B", pb)) if p is not None and p[4]
+        )
+        if pa is None or pb is None:
+            note = "only in " + ("B" if pa is None else "A")
+        rows.append((name, unit, va, vb, ratio(va, vb) if pa and pb else None, note))
+    for i, (name, unit) in enumerate((("BW", "GiB/s"), ("MD", "kIOPS"), ("TOTAL", ""))):
+        sa = a["score"][i] if a["score"] else None
+        sb = b["score"][i] if b["score"] else None
+        rows.append(
+            (name, unit, sa, sb, ratio(sa, sb) if sa is not None and sb is not None else None, "")
+        )
+    return rows
+
+
+def text(a, b):
+    def num(v):
+        return "-" if v is None else f"{v:.6f}"
+
+    out = [f"A: {a['source']}", f"B: {b['source']}", ""]
+    out.append(f"{'phase':<22} {'unit':<6} {'A':>14} {'B':>14} {'B/A':>7}  note")
+    for name, unit, va, vb, r, note in table(a, b):
+        if name == "BW":
+            out.append("")
+        rs = "-" if r is None else f"{r:.3f}"
+        out.append(f"{name:<22} {unit:<6} {num(va):>14} {num(vb):>14} {rs:>7}  {note}".rstrip())
+    for side, x in (("A", a), ("B", b)):
+        if x["score"] is None:
+            out.append(f"{side} has no [SCORE ] line (a run that did not end)")
+        elif x["score"][3]:
+            out.append(f"{side}'s score is marked [INVALID]")
+    return "\n".join(out) + "\n"
+
+
+def csv_text(a, b):
+    lines = ["phase,unit,A,B,ratio,note"]
+    for name, unit, va, vb, r, note in table(a, b):
+        cells = [name, unit] + ["" if v is None else repr(v) for v in (va, vb, r)] + [note]
+        lines.append(",".join(cells))
+    return "\n".join(lines) + "\n"

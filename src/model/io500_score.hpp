@@ -1,0 +1,50 @@
+// The IO500's figures, rules and score as the io500 application computes them (its src/main.c
+// calc_score and phase checks, src/phase_ior.c, src/phase_find.c, src/phase_dbg.c at 02091cf).
+//
+// Rates: GiB/s (2^30 bytes per second) for the ior phases, kIOPS (1000 operations per second)
+// for mdtest and find; each over the phase's whole time, the wear-out included (IOR's and
+// mdtest's time of a stonewalled phase runs to its last rank's last operation). The figures at
+// the stonewall (IOR's throughput-stonewall, mdtest's rate-stonewall) are the timed window's
+// alone. The score: the geometric mean of the scored bandwidth phases (BW, GiB/s), that of the
+// scored metadata phases (MD, kIOPS), each leaving out a phase whose score is 0 or less, and
+// TOTAL = sqrt(BW x MD).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace iosweep {
+
+enum class Io500Group : std::uint8_t { none, md, bw };
+
+// One phase as it ran: the figures the result files print and the rules check.
+struct Io500Phase {
+  std::string name;  // "ior-easy-write"
+  std::string exe;   // how it ran (result.txt's exe line)
+  Io500Group group = Io500Group::none;
+  bool write = false;                     // a write phase: its time is held against the stonewall
+  bool dummy = false;                     // timestamp: no score
+  double score = 0;                       // GiB/s or kIOPS
+  double time_s = 0;                      // the phase's time (window and wear-out)
+  double stonewall_rate = -1;             // at the stonewall (GiB/s or kIOPS); < 0: none
+  std::uint64_t found = 0, examined = 0;  // find
+  std::uint64_t errors = 0;               // verification failures (bad blocks or items)
+  std::int64_t t_start_unix_s = 0, t_end_unix_s = 0;
+  std::vector<std::string> invalid;  // the rules it broke, in the application's words
+};
+
+// The group and kind of a phase by its name; false for a name that is not an IO500 phase.
+bool io500_phase_kind(const std::string& name, Io500Group& group, bool& write, bool& dummy);
+
+// The application's per-phase rules, appended to p.invalid: errors, a write phase shorter than
+// the stonewall or than `min_write_s`, a score of 0, find finding nothing.
+void io500_check_phase(Io500Phase& p, double stonewall_s, double min_write_s);
+
+struct Io500Score {
+  double bw = 0, md = 0, total = 0;
+};
+// calc_score over the phases (standard mode: every scored phase is in it).
+Io500Score io500_score(const std::vector<Io500Phase>& phases);
+
+}  // namespace iosweep

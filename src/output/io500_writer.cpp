@@ -1,0 +1,187 @@
+// The io500 application's result files (see io500_writer.hpp). The formats follow the
+// application's src/main.c (dupprintf of [RESULT] lines, PRINT_PAIR with a 15-column key) and
+// its result.txt as found in a real run (../shared fixtures: ext4-2ranks).
+#include "output/io500_writer.hpp"
+
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+
+#include "core/errors.hpp"
+#include "model/phase_desc.hpp"
+
+namespace iosweep {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+std::string pair(const std::string& key, const std::string& value) {
+  char line[64];
+  std::snprintf(line, sizeof line, "%-15s = ", key.c_str());
+  return line + value + "\n";
+}
+
+std::string fixed(double v, const char* fmt = "%f") {
+  char s[64];
+  std::snprintf(s, sizeof s, fmt, v);
+  return s;
+}
+
+// Written whole, then renamed over the old: a reader never sees half a file.
+void write_file(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".part";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    f << text;
+    f.flush();
+    if (!f) throw std::runtime_error("writing " + tmp + " failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0)
+    throw std::runtime_error("renaming " + tmp + " to " + path +
+                             " failed: " + describe_errno(errno));
+}
+
+std::string result_line(const Io500Phase& p) {
+  char line[160];
+  std::snprintf(line, sizeof line, "%s %20s %15s %s : time %.3f seconds%s\n",
+                p.group != Io500Group::none ? "[RESULT]" : "[      ]", p.name.c_str(),
+                fixed(p.score).c_str(), p.name[0] == 'i' ? "GiB/s" : "kIOPS", p.time_s,
+                p.invalid.empty() ? "" : " [INVALID]");
+  return line;
+}
+
+}  // namespace
+
+std::string io500_time_text(std::int64_t unix_s) {
+  const auto t = static_cast<std::time_t>(unix_s);
+  std::tm tm{};
+  ::localtime_r(&t, &tm);
+  char s[32];
+  std::strftime(s, sizeof s, "%Y-%m-%d %H:%M:%S", &tm);
+  return s;
+}
+
+Io500Phase io500_phase_of(const std::string& name, const PointResult& pr) {
+  Io500Phase p;
+  p.name = name;
+  (void)io500_phase_kind(name, p.group, p.write, p.dummy);
+  const SummaryRow& s = pr.summary;
+  std::uint64_t wearout_ops = 0;
+  for (const RankRow& r : pr.ranks)
+    wearout_ops += r.wearout_ops;
+  p.time_s = s.wall_s + s.wearout_max_s;
+  const bool md = phase_desc(s.phase).metadata();
+  if (p.dummy) {
+    p.score = 0;
+  } else if (md) {
+    p.score = p.time_s > 0 ? static_cast<double>(s.ops + wearout_ops) / p.time_s / 1000 : 0;
+    if (p.write && s.wall_s > 0) p.stonewall_rate = static_cast<double>(s.ops) / s.wall_s / 1000;
+  } else {
+    p.score = p.time_s > 0 ? static_cast<double>(s.bytes + s.wearout_bytes) / p.time_s / kGiB : 0;
+    if (p.write && s.wall_s > 0) p.stonewall_rate = static_cast<double>(s.bytes) / s.wall_s / kGiB;
+  }
+  p.found = s.matches;
+  p.examined = s.ops;
+  p.errors = s.bad_blocks;
+  p.t_start_unix_s = static_cast<std::int64_t>(s.t_start_unix_ns / 1000000000ull);
+  p.t_end_unix_s = p.t_start_unix_s + static_cast<std::int64_t>(p.time_s + 0.5);
+  return p;
+}
+
+void Io500Writer::begin_run(const RunContext& ctx) {
+  run_id_ = ctx.run_id;
+  start_text_ = io500_time_text(static_cast<std::int64_t>(ctx.t_start_unix_ns / 1000000000ull));
+  write_file(r_.resultdir + "/config-orig.ini", r_.config_orig);
+  write_file(r_.resultdir + "/config.ini", r_.config_ini);
+  write_files(false);
+}
+
+void Io500Writer::begin_step(const StepPlan& step, std::uint32_t index) {
+  (void)index;
+  step_ = step.name;
+  const Workload& w = step.cfg.work;
+  exe_ = "iosweep io500, step " + step.name + ": --phases " + phase_list(w.phases) + " --dir " +
+         (w.dirs.empty() ? std::string() : w.dirs.front());
+}
+
+void Io500Writer::append_point(const PointResult& point, const LatencyHistogram& latency) {
+  (void)latency;
+  Io500Phase p = io500_phase_of(step_, point);
+  p.exe = exe_;
+  io500_check_phase(p, r_.stonewall_s, static_cast<double>(300));
+  phases_.push_back(std::move(p));
+  write_files(false);
+}
+
+void Io500Writer::end_run(RunStatus status, const std::string& message) {
+  if (status != RunStatus::complete)
+    end_notes_.push_back("the run stopped before its end: " + printable(message));
+  write_files(true);
+  if (out_ == nullptr) return;
+  std::string shown;
+  for (const std::string& i : r_.run_invalid)
+    shown += "ERROR INVALID " + i + "\n";
+  std::fputs(("\n" + shown + summary_text(true) +
+              "\nThe result files are stored in the directory: " + r_.resultdir + "\n")
+                 .c_str(),
+             out_);
+  std::fflush(out_);
+}
+
+std::string Io500Writer::summary_text(bool final) const {
+  std::string s = "IO500 version iosweep (standard)\n";
+  for (const Io500Phase& p : phases_)
+    s += result_line(p);
+  if (!final) return s;
+  bool valid = r_.run_invalid.empty() && end_notes_.empty();
+  for (const Io500Phase& p : phases_)
+    valid = valid && p.invalid.empty();
+  const Io500Score sc = io500_score(phases_);
+  char line[200];
+  std::snprintf(line, sizeof line, "[SCORE ] Bandwidth %f GiB/s : IOPS %f kiops : TOTAL %f%s\n",
+                sc.bw, sc.md, sc.total, valid ? "" : " [INVALID]");
+  return s + line;
+}
+
+std::string Io500Writer::result_text(bool final) const {
+  std::string s = "[run]\n" + pair("procs", std::to_string(r_.procs)) + pair("version", "iosweep") +
+                  pair("run-id", run_id_) + pair("result-dir", r_.resultdir) +
+                  pair("mode", "standard") + "; START " + start_text_ + "\n";
+  for (const std::string& i : r_.run_invalid)
+    s += "; ERROR INVALID " + i + "\n";
+  s += "\n";
+  for (const Io500Phase& p : phases_) {
+    s += "\n[" + p.name + "]\n" + pair("t_start", io500_time_text(p.t_start_unix_s));
+    if (!p.exe.empty()) s += pair("exe", p.exe);
+    if (p.stonewall_rate >= 0)
+      s += p.group == Io500Group::bw ? pair("throughput-stonewall", fixed(p.stonewall_rate, "%.2f"))
+                                     : pair("rate-stonewall", fixed(p.stonewall_rate));
+    if (p.name == "find") {
+      s += pair("nproc", std::to_string(r_.procs)) + pair("found", std::to_string(p.found)) +
+           pair("total-files", std::to_string(p.examined));
+    }
+    for (const std::string& i : p.invalid)
+      s += "; ERROR INVALID " + i + "\n";
+    if (!p.dummy) s += pair("score", fixed(p.score));
+    s += pair("t_delta", fixed(p.time_s, "%.4f")) + pair("t_end", io500_time_text(p.t_end_unix_s));
+  }
+  for (const std::string& n : end_notes_)
+    s += "; ERROR INVALID " + n + "\n";
+  if (!final) return s;
+  const Io500Score sc = io500_score(phases_);
+  bool valid = r_.run_invalid.empty() && end_notes_.empty();
+  for (const Io500Phase& p : phases_)
+    valid = valid && p.invalid.empty();
+  s += "\n[SCORE]\n" + pair("MD", fixed(sc.md)) + pair("BW", fixed(sc.bw)) +
+       pair("SCORE", fixed(sc.total) + (valid ? "" : " [INVALID]"));
+  const auto now = static_cast<std::int64_t>(std::time(nullptr));
+  s += "; END " + io500_time_text(now) + "\n";
+  return s;
+}
+
+void Io500Writer::write_files(bool final) const {
+  write_file(r_.resultdir + "/result_summary.txt", summary_text(final));
+  write_file(r_.resultdir + "/result.txt", result_text(final));
+}
+
+}  // namespace iosweep

@@ -1,0 +1,218 @@
+"""`iosweep io500 FILE.ini`: the io500 application's INI file run as its phases in one launch,
+under real mpiexec on real files: the application's result files, its score recomputed from its
+own [RESULT] lines, its validity rules, the rows of the HDF5 file naming their IO500 phase, and
+the INI file refused as the application refuses it (nothing made on disk)."""
+
+import math
+import re
+
+import h5py
+import pytest
+
+from conftest import latest_run, run_iosweep, snapshot
+
+# The io500 application's scored phases (src/main.c's groups): bandwidth and metadata.
+BW = ["ior-easy-write", "ior-easy-read", "ior-hard-write", "ior-hard-read"]
+MD = [
+    "mdtest-easy-write",
+    "mdtest-hard-write",
+    "find",
+    "mdtest-easy-stat",
+    "mdtest-hard-stat",
+    "mdtest-easy-delete",
+    "mdtest-hard-read",
+    "mdtest-hard-delete",
+]
+ORDER = [
+    "ior-easy-write",
+    "mdtest-easy-write",
+    "timestamp",
+    "ior-hard-write",
+    "mdtest-hard-write",
+    "find",
+    "ior-easy-read",
+    "mdtest-easy-stat",
+    "ior-hard-read",
+    "mdtest-hard-stat",
+    "mdtest-easy-delete",
+    "mdtest-hard-read",
+    "mdtest-hard-delete",
+    "ior-rnd4K-easy-read",
+]
+
+RESULT = re.compile(
+    r"^\[(RESULT|      )\] +(\S+) +([0-9.]+) (GiB/s|kIOPS) : time ([0-9.]+) seconds( \[INVALID\])?$"
+)
+SCORE = re.compile(
+    r"^\[SCORE \] Bandwidth ([0-9.]+) GiB/s : IOPS ([0-9.]+) kiops : TOTAL ([0-9.]+)( \[INVALID\])?$"
+)
+
+
+def small_ini(tmp_path, stonewall=2, extra=""):
+    """A small IO500: the shapes of the application, sizes a test can afford."""
+    ini = tmp_path / "my.ini"
+    ini.write_text(
+        f"""[global]
+datadir = {tmp_path}/data
+resultdir = {tmp_path}/results
+timestamp-datadir = FALSE
+timestamp-resultdir = FALSE
+[debug]
+stonewall-time = {stonewall}
+[ior-easy]
+transferSize = 1m
+blockSize = 16m
+[ior-hard]
+segmentCount = 400
+[mdtest-easy]
+n = 1500
+[mdtest-hard]
+n = 800
+{extra}"""
+    )
+    return ini
+
+
+def summary_lines(path):
+    results, score = {}, None
+    for line in path.read_text().splitlines():
+        if m := RESULT.match(line):
+            results[m.group(2)] = (float(m.group(3)), float(m.group(5)), bool(m.group(6)))
+        elif m := SCORE.match(line):
+            score = tuple(float(m.group(i)) for i in (1, 2, 3)) + (bool(m.group(4)),)
+    return results, score
+
+
+def geomean(values):
+    values = [v for v in values if v > 0]
+    return math.prod(values) ** (1 / len(values)) if values else 0.0
+
+
+@pytest.fixture(scope="module")
+def io500_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("io500")
+    ini = small_ini(tmp)
+    out = tmp / "r.h5"
+    p = run_iosweep(2, ["io500", ini, "--output", out, "--quiet"], timeout=600, check=0)
+    return tmp, out, p
+
+
+def test_result_files_in_the_application_formats(io500_run):
+    tmp, _, p = io500_run
+    res = tmp / "results"
+    for name in ["result_summary.txt", "result.txt", "config-orig.ini", "config.ini"]:
+        assert (res / name).is_file(), name
+    results, score = summary_lines(res / "result_summary.txt")
+    assert list(results) == ORDER
+    assert score is not None
+    # stdout carries the same lines, as the application prints them.
+    assert "[SCORE ] Bandwidth" in p.stdout
+    assert f"The result files are stored in the directory: {res}" in p.stdout
+    # config-orig.ini is the file as given; config.ini every section with the effective keys.
+    assert (res / "config-orig.ini").read_text() == (tmp / "my.ini").read_text()
+    cfg = (res / "config.ini").read_text()
+    assert "[ior-easy]\nAPI = \ntransferSize = 1m\nblockSize = 16m\n" in cfg
+    assert "stonewall-time = 2" in cfg and "[mdtest-hard-delete]" in cfg
+
+
+def test_score_recomputed_from_its_own_result_lines(io500_run):
+    tmp, _, _ = io500_run
+    results, (bw, md, total, _) = summary_lines(tmp / "results" / "result_summary.txt")
+    want_bw = geomean([results[n][0] for n in BW])
+    want_md = geomean([results[n][0] for n in MD])
+    # The lines print six decimals: the recomputation agrees to their rounding.
+    assert bw == pytest.approx(want_bw, rel=1e-5)
+    assert md == pytest.approx(want_md, rel=1e-5)
+    assert total == pytest.approx(math.sqrt(want_bw * want_md), rel=1e-5)
+    assert all(results[n][0] > 0 for n in BW + MD)
+
+
+def test_invalid_when_stonewall_time_is_not_300(io500_run):
+    tmp, _, p = io500_run
+    _, score = summary_lines(tmp / "results" / "result_summary.txt")
+    assert score[3], "a run with stonewall-time 2 must be marked INVALID"
+    text = (tmp / "results" / "result.txt").read_text()
+    assert "; ERROR INVALID stonewall-time 2s != 300s" in text
+    assert "ERROR INVALID stonewall-time 2s != 300s" in p.stdout
+    # Every write phase ran shorter than the 300 s the rules ask for.
+    for name in ["ior-easy-write", "mdtest-easy-write", "ior-hard-write", "mdtest-hard-write"]:
+        section = text.split(f"[{name}]")[1].split("\n\n")[0]
+        assert "Runtime is smaller than expected minimum runtime" in section
+
+
+def test_result_txt_sections(io500_run):
+    tmp, _, _ = io500_run
+    text = (tmp / "results" / "result.txt").read_text()
+    assert text.startswith("[run]\nprocs           = 2\n")
+    sections = re.findall(r"^\[([^\]]+)\]$", text, re.M)
+    assert sections == ["run"] + ORDER + ["SCORE"]
+    find = text.split("[find]")[1].split("\n\n")[0]
+    found = int(re.search(r"^found += (\d+)$", find, re.M).group(1))
+    total = int(re.search(r"^total-files += (\d+)$", find, re.M).group(1))
+    # Every file of both mdtest trees and the ior files is examined; the matches are
+    # mdtest-hard's 3901-byte files made after the timestamp with 01 in their name.
+    assert total == 2 * 1500 + 2 * 800 + 2 + 1
+    assert 0 < found < 2 * 800
+    for name in ORDER:
+        sec = text.split(f"[{name}]")[1]
+        assert re.search(r"^t_delta += [0-9.]+$", sec, re.M), name
+    assert re.search(r"^throughput-stonewall = [0-9.]+$", text, re.M)
+    assert re.search(r"^rate-stonewall  = [0-9.]+$", text, re.M)
+
+
+def test_rows_name_their_io500_phase(io500_run):
+    tmp, out, _ = io500_run
+    with h5py.File(out, "r") as f:
+        run = latest_run(f)
+        steps = [run["steps"][str(i)].attrs["name"] for i in range(len(run["steps"]))]
+        summary = run["summary"][:]
+    assert steps == ORDER
+    assert sorted(set(summary["step"].tolist())) == list(range(len(ORDER)))
+    # The find row: files examined as its operations, the files counted as its matches.
+    find = summary[summary["step"] == ORDER.index("find")][0]
+    assert find["ops"] == 2 * 1500 + 2 * 800 + 3 and find["matches"] > 0
+    # The data and metadata files are gone, the folders the application makes are left.
+    assert not any((tmp / "data").rglob("*.*"))
+
+
+def test_unknown_key_refused_as_the_application_refuses_it(tmp_path):
+    ini = small_ini(tmp_path, extra="[find]\nbogus = 1\n")
+    before = snapshot(tmp_path)
+    p = run_iosweep(2, ["io500", ini], check=2)
+    assert 'unknown option "bogus"' in p.stderr and "[find]" in p.stderr
+    assert len([ln for ln in p.stderr.splitlines() if ln.startswith("iosweep:")]) == 1
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        ("[nosuch]\n", "unknown section [nosuch]"),
+        ("[ior-easy]\nfilePerProc = maybe\n", "expects bool"),
+        ("[ior-easy]\nuniqueDir = TRUE\n", "uniqueDir"),
+        ("[global]\napi = HDF5\n", "POSIX"),
+        ("[debug]\nstonewall-time = 0\n", "stonewall-time = 0"),
+    ],
+)
+def test_bad_ini_refused_with_nothing_made(tmp_path, extra, words):
+    ini = small_ini(tmp_path, extra=extra)
+    before = snapshot(tmp_path)
+    p = run_iosweep(1, ["io500", ini], check=2)
+    assert words in p.stderr
+    assert snapshot(tmp_path) == before
+
+
+def test_run_options_refused_on_the_command_line(tmp_path):
+    ini = small_ini(tmp_path)
+    before = snapshot(tmp_path)
+    p = run_iosweep(1, ["io500", ini, "--dir", tmp_path], check=2)
+    assert "--dir: iosweep io500 takes its folders" in p.stderr
+    assert snapshot(tmp_path) == before
+
+
+def test_dry_run_leaves_nothing(tmp_path):
+    ini = small_ini(tmp_path)
+    before = snapshot(tmp_path)
+    p = run_iosweep(2, ["io500", ini, "--dry-run"], check=0)
+    assert "ior-hard-write" in p.stdout and "mdtest-hard-delete" in p.stdout
+    assert snapshot(tmp_path) == before
