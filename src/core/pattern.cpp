@@ -185,6 +185,39 @@ std::uint64_t verify_bytes(const DataSpec& spec, std::uint64_t file, std::uint64
   return bad;
 }
 
+PatternImage::PatternImage(const DataSpec& spec, std::uint64_t file)
+    : spec_(&spec), file_(file), keys_(spec) {
+  const std::uint64_t base = pattern_base(spec, file);
+  words_.resize(PatternBuffer::period_for(spec.file_bytes) / 8);
+  for (std::size_t i = 0; i < words_.size(); ++i)
+    words_[i] = word_from_base(spec, base, i);
+}
+
+std::uint64_t PatternImage::verify(std::uint64_t file_offset, std::span<const std::byte> src,
+                                   Mismatch* first) const {
+  const std::uint64_t end = file_offset + src.size();
+  const auto* image = reinterpret_cast<const std::byte*>(words_.data());
+  const std::uint64_t image_bytes = words_.size() * 8;
+  std::uint64_t bad = 0;
+  for (std::uint64_t bs = file_offset / kBlockBytes * kBlockBytes; bs < end; bs += kBlockBytes) {
+    const std::uint64_t x = std::max(bs, file_offset), y = std::min(bs + kBlockBytes, end);
+    const std::uint64_t b = bs / kBlockBytes;
+    const std::byte* got = src.data() + (x - file_offset);
+    const std::uint64_t at = (b % kPatternBlocks) * kBlockBytes;
+    bool ok =
+        at + kBlockBytes <= image_bytes && keys_.count_in(bs / 8, (bs + kBlockBytes) / 8) == 0;
+    if (ok && x < bs + 8) {
+      const std::uint64_t stamp = block_stamp(*spec_, file_, b);
+      ok = std::memcmp(got, reinterpret_cast<const std::byte*>(&stamp) + (x - bs),
+                       std::min(y, bs + 8) - x) == 0;
+    }
+    const std::uint64_t px = std::max(x, bs + 8);
+    if (ok && px < y) ok = std::memcmp(got + (px - x), image + at + (px - bs), y - px) == 0;
+    if (!ok) bad += verify_bytes(*spec_, file_, x, {got, static_cast<std::size_t>(y - x)}, first);
+  }
+  return bad;
+}
+
 std::size_t PatternBuffer::period_for(std::uint64_t file_bytes) {
   // A file shorter than the pattern only ever uses its first file_bytes: no more is kept.
   if (file_bytes == 0 || file_bytes >= kPatternBytes) return kPatternBytes;

@@ -121,6 +121,26 @@ constexpr VerifyFn verify_fn_for(std::uint64_t record_bytes) {
   return whole_blocks(0, record_bytes) ? &verify_blocks : &verify_bytes;
 }
 
+// A file's pattern words laid out as the file holds them (16 MiB, or the part a shorter file
+// uses), made once before a window, so that a reader's check is a memcmp per block: every byte
+// of a block but its stamp word is the image's at (block mod 4096), except where a key is
+// planted. A block whose stamp or bytes differ, or that holds a key, is checked again by
+// verify_bytes, which names the first wrong word: the result is exactly verify_bytes's, at
+// about the cost of reading the bytes twice.
+class PatternImage {
+ public:
+  PatternImage(const DataSpec& spec, std::uint64_t file);
+  // As verify_bytes, for any byte range of the file.
+  std::uint64_t verify(std::uint64_t file_offset, std::span<const std::byte> src,
+                       Mismatch* first) const;
+
+ private:
+  const DataSpec* spec_;
+  std::uint64_t file_;
+  std::vector<std::uint64_t> words_;
+  KeyPlan keys_;
+};
+
 // The source of every timed write: a buffer holding one or more copies of a file's pattern (of
 // the part of it the file uses, for a file shorter than 16 MiB), so
 // that a write of `record` bytes at any offset is served in place by stamping the blocks (and

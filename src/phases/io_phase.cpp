@@ -74,7 +74,8 @@ std::uint64_t creation_buffer_bytes(const Workload& work, unsigned depth) {
 
 void Verifier::check(const std::byte* p, std::uint64_t offset, std::size_t len) {
   const std::uint64_t t = now_ns();
-  bad_blocks += verify_(*spec, file, offset, {p, len}, &first);
+  bad_blocks += image_ ? image_->verify(offset, {p, len}, &first)
+                       : verify_(*spec, file, offset, {p, len}, &first);
   ns += now_ns() - t;
 }
 
@@ -201,7 +202,8 @@ DriverJob IoPhase::job(PhaseContext& ctx) {
 
 void IoPhase::run(PhaseContext& ctx, RankSample& s) {
   // Everything the window needs is set up before its clock starts.
-  Verifier verifier(ctx.data, static_cast<std::uint64_t>(file_position_), record_);
+  Verifier verifier(ctx.data, static_cast<std::uint64_t>(file_position_), record_,
+                    !writes() && ctx.work.verify);
   DriverJob j = job(ctx);
   if (!writes() && ctx.work.verify)
     j.consume = [&](const std::byte* p, std::uint64_t off, std::size_t len) {

@@ -59,9 +59,13 @@ std::uint64_t creation_buffer_bytes(const Workload& work, unsigned depth);
 // Per-record verification shared by the reading phases (--verify), of records of
 // `record_bytes` read at multiples of it: whole-block records through the block path, others
 // through the byte-exact one, chosen here, before any window.
+// `image`: check through a PatternImage of the file (made here, before the window: 16 MiB per
+// reader), a memcmp per block instead of recomputing every word.
 struct Verifier {
-  Verifier(const DataSpec& s, std::uint64_t f, std::uint64_t record_bytes)
-      : spec(&s), file(f), verify_(verify_fn_for(record_bytes)) {}
+  Verifier(const DataSpec& s, std::uint64_t f, std::uint64_t record_bytes, bool image = false)
+      : spec(&s), file(f), verify_(verify_fn_for(record_bytes)) {
+    if (image) image_ = std::make_unique<PatternImage>(s, f);
+  }
   const DataSpec* spec;
   std::uint64_t file;
   Mismatch first;
@@ -72,6 +76,7 @@ struct Verifier {
 
  private:
   VerifyFn verify_;
+  std::unique_ptr<PatternImage> image_;
 };
 
 }  // namespace iosweep

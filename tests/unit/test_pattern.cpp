@@ -188,3 +188,28 @@ TEST(Pattern, VerifyFindsTheFirstCorruptWord) {
   Mismatch other;
   EXPECT_EQ(verify_blocks(spec, 5, 1u << 20, buf.span(), &other), 16u);
 }
+
+// The image's check is verify_bytes's, block for block: over whole blocks and over records of
+// any size at any offset (ior-hard's 47008 bytes), good data and data with wrong words, with
+// keys planted often enough that many blocks hold one, on a short file and a long one.
+TEST(Pattern, PatternImageAgreesWithVerifyBytes) {
+  std::mt19937_64 rng(5);
+  for (const std::uint64_t file_bytes : {std::uint64_t{3} << 20, std::uint64_t{64} << 20}) {
+    const DataSpec spec{11, 0x77, 1000, file_bytes};
+    const PatternImage image(spec, 3);
+    for (int round = 0; round < 200; ++round) {
+      const std::uint64_t len = round % 2 ? 47008 : 16384;
+      const std::uint64_t off =
+          (rng() % (file_bytes - len)) / (round % 3 ? 1 : 4096) * (round % 3 ? 1 : 4096);
+      std::vector<std::byte> data(len);
+      fill_bytes(spec, 3, off, data);
+      if (round % 4 == 1) data[rng() % len] ^= std::byte{0x40};
+      if (round % 4 == 2) data[0] ^= std::byte{1};
+      Mismatch a, b;
+      EXPECT_EQ(image.verify(off, data, &a), verify_bytes(spec, 3, off, data, &b)) << off;
+      EXPECT_EQ(a.any, b.any);
+      EXPECT_EQ(a.offset, b.offset);
+      EXPECT_EQ(a.found, b.found);
+    }
+  }
+}
