@@ -1,6 +1,6 @@
 // The io500 application's result files (see io500_writer.hpp). The formats follow the
 // application's src/main.c (dupprintf of [RESULT] lines, PRINT_PAIR with a 15-column key) and
-// its result.txt as found in a real run (../shared fixtures: ext4-2ranks).
+// its result.txt as found in a real run (tests/fixtures/io500/ext4-2ranks).
 #include "output/io500_writer.hpp"
 
 #include <cstdio>

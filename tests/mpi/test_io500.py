@@ -44,7 +44,8 @@ RESULT = re.compile(
     r"^\[(RESULT|      )\] +(\S+) +([0-9.]+) (GiB/s|kIOPS) : time ([0-9.]+) seconds( \[INVALID\])?$"
 )
 SCORE = re.compile(
-    r"^\[SCORE \] Bandwidth ([0-9.]+) GiB/s : IOPS ([0-9.]+) kiops : TOTAL ([0-9.]+)( \[INVALID\])?$"
+    r"^\[SCORE \] Bandwidth ([0-9.]+) GiB/s : IOPS ([0-9.]+) kiops : TOTAL ([0-9.]+)"
+    r"( \[INVALID\])?$"
 )
 
 

@@ -47,7 +47,7 @@ TEST(Io500Ini, DefaultsAreTheApplications) {
 }
 
 TEST(Io500Ini, ReadsTheFixturesOwnConfig) {
-  // The config.ini the application wrote in ../shared/fixtures/io500/ext4-2ranks (abridged):
+  // The config.ini the application wrote in tests/fixtures/io500/ext4-2ranks (abridged):
   // every key it prints is taken back.
   const Io500Ini ini = parse_io500_ini(
       "[global]\ndatadir = /scratch/io500/data\ntimestamp-datadir = FALSE\n"
@@ -106,7 +106,7 @@ TEST(Io500Steps, OneStepPerPhaseInTheApplicationsOrder) {
 }
 
 TEST(Io500Score, CalcScoreOnTheFixturesFigures) {
-  // ../shared/fixtures/io500/ext4-2ranks/result_summary.txt: the application's own lines.
+  // tests/fixtures/io500/ext4-2ranks/result_summary.txt: the application's own lines.
   const std::vector<Io500Phase> phases = {phase("ior-easy-write", 0.075695),
                                           phase("mdtest-easy-write", 4.263571),
                                           phase("timestamp", 0),

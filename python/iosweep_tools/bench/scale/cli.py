@@ -34,6 +34,13 @@ of the preset's count: a PixStor metadata preset divides 2^21 items over each po
 
     scripts/scale-check --ranks 512 --nodes 16 --config pixstor-md-empty --md-items 8
 
+With --io500, the job is the IO500 in one launch (`iosweep io500` of an INI file scale-check
+writes in the run's folder: ior-easy's blockSize --size, ior-hard's 64 segments, --md-items per
+rank for both mdtest tests, default 8, a --stonewall of 1 s), every rank in one point, and
+bench/scale/io500.py says what is verified of it: its steps, its result files and its score.
+
+    scripts/scale-check --io500 --ranks 512 --nodes 16 --size 1m --md-items 8
+
 Whatever ran, scale-check then verifies the run: complete, every point of the sweep, every phase
 asked at each point, rank r on the node of rank r mod --nodes (round-robin) and the active ranks
 spread evenly over the nodes at every row, and nothing left in the run's folder; with metadata
@@ -51,6 +58,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from iosweep_tools.bench.scale import io500
 from iosweep_tools.bench.scale.checks import md_table, run_problems, verified_text
 from iosweep_tools.bench.scale.plan import Plan, dry_run
 from iosweep_tools.bench.scale.usage import (
@@ -112,6 +120,16 @@ def _arguments():
         f" place of the preset's count (default {DEFAULT_MD_ITEMS})",
     )
     ap.add_argument(
+        "--io500",
+        action="store_true",
+        help="run the IO500 in one launch (iosweep io500) instead of a sweep",
+    )
+    ap.add_argument(
+        "--stonewall",
+        type=cmdline.count(1, 3600),
+        help="with --io500: the INI file's stonewall-time in seconds (default 1)",
+    )
+    ap.add_argument(
         "--direct",
         action="store_true",
         help="O_DIRECT: no page cache, so no kernel write-back sharing the cores with the ranks",
@@ -150,6 +168,11 @@ def _check_layout(args):
 def _check_plan(args):
     """What the job will run: iosweep's default phases, or --config's as iosweep's dry run of
     the job's command line says (which refuses what iosweep would refuse)."""
+    if args.io500:
+        args.md_items = args.md_items or DEFAULT_MD_ITEMS
+        args.stonewall = args.stonewall or 1
+        args.plan = Plan(list(io500.IOSWEEP_PHASES), 1, 2 * args.md_items, 0)
+        return
     if not args.config:
         args.plan = Plan(list(PHASES), 1)
         return
@@ -166,8 +189,14 @@ def _check_plan(args):
 
 def parse_args(argv):
     args = _arguments().parse_args(argv)
-    if args.md_items is not None and not args.config:
-        raise Stop("--md-items: only with --config (a preset with metadata phases)")
+    if args.io500 and args.config:
+        raise Stop("--io500: not with --config (the IO500 is its own set of phases)")
+    if args.md_items is not None and not (args.config or args.io500):
+        raise Stop("--md-items: only with --config (a preset with metadata phases) or --io500")
+    if args.stonewall is not None and not args.io500:
+        raise Stop("--stonewall: only with --io500")
+    if args.io500 and args.direct:
+        raise Stop("--direct: not with --io500 (the IO500 runs through the page cache)")
     _check_layout(args)
     args.bin = cmdline.binary("--bin", args.bin)
     args.dir = files.work_folder("--dir", args.dir or "/var/tmp")
@@ -211,6 +240,20 @@ def _verified(args, run, data):
     return verified_text(run, args.plan.phases, nodes, md_items)
 
 
+def _io500_report(args, work, out, wall_s, before, low):
+    """The job's figures, its IO500 lines, and what holds of it (bench/scale/io500.py); Stop
+    (status 1) with the first thing that does not."""
+    run = read_usage(out)
+    print(report_text(args, run, wall_s, before, low), end="")
+    print((work / "results" / "result_summary.txt").read_text(), end="", flush=True)
+    problems = io500.io500_problems(run, args, work)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise Stop(f"the job's run {run.id} in {shown(run.path)}: {problems[0]}{more}", 1)
+    print(io500.verified_text(args), end="")
+    return 0
+
+
 def _main(argv):
     args = parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="iosweep-scale.", dir=args.dir) as work:
@@ -222,9 +265,15 @@ def _main(argv):
             launch.emulated_nodes(work / "nodes", args.nodes, args.slots) if args.nodes else None
         )
         cmd = sweep_command(args, data, out)
+        if args.io500:
+            data.rmdir()  # iosweep io500 makes it, as the application does
+            (work / "io500.ini").write_text(io500.io500_ini(work, args))
+            cmd = ["io500", str(work / "io500.ini"), "--output", str(out), "--quiet"]
         mpirun = launch.mpirun(args.ranks, hosts, bind=True)[0]
         print("scale-check:", " ".join(mpirun + [args.bin] + cmd), flush=True)
         wall_s, before, low, p = run_job(args, cmd, hosts)
+        if p.returncode == 0 and args.io500:
+            return _io500_report(args, work, out, wall_s, before, low)
         if p.returncode == 0:
             run = read_usage(out)
             print(report_text(args, run, wall_s, before, low) + md_table(run), end="", flush=True)

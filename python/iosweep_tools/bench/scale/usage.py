@@ -174,12 +174,16 @@ def report_text(args, run, wall_s, before, low):
         else "one machine"
     )
     what = f"{args.size} per rank"
-    if args.config:
+    if getattr(args, "io500", False):
+        what = f"iosweep io500: ior-easy {args.size} per rank, {args.md_items} items per rank"
+    elif args.config:
         what = f"--config {args.config} ({', '.join(args.plan.phases)})"
         what += f", {args.md_items} items per rank" if args.plan.md_phases() else ""
         what += f", {args.size} per rank" if args.plan.data_phases() else ""
+    io500 = getattr(args, "io500", False)
+    points_text = "one point" if io500 else f"sweep 1:{args.ranks}"
     lines = [
-        f"{args.ranks} ranks ({where}), sweep 1:{args.ranks}, {what},"
+        f"{args.ranks} ranks ({where}), {points_text}, {what},"
         f" {len(run.attrs['points'])} points",
         f"wall time of the whole job: {wall_s:.1f} s",
         "machine memory: MemAvailable fell by at most"

@@ -1,0 +1,146 @@
+"""The IO500's scripts, run for real: iosweep-compare setting the io500 application's result
+folder (the shared fixture, a real run of it) beside a real `iosweep io500` run; scale-check
+--io500 over emulated nodes; bench-vs-io500 against the io500 application when $IOSWEEP_IO500
+names one (skipped, saying so, otherwise), and every script refusing bad arguments in one line
+with nothing made."""
+
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import SOURCE_DIR, run_iosweep, snapshot
+from iosweep_tools.core.launch import can_emulate
+
+COMPARE = str(SOURCE_DIR / "scripts" / "iosweep-compare")
+SCALE = str(SOURCE_DIR / "scripts" / "scale-check")
+BENCH = str(SOURCE_DIR / "scripts" / "bench-vs-io500")
+FIXTURE = SOURCE_DIR / "tests" / "fixtures" / "io500" / "ext4-2ranks"
+
+
+def fixture_folder():
+    return FIXTURE
+
+
+def small_run(tmp_path):
+    ini = tmp_path / "my.ini"
+    ini.write_text(
+        f"[global]\ndatadir = {tmp_path}/data\nresultdir = {tmp_path}/results\n"
+        "timestamp-datadir = FALSE\ntimestamp-resultdir = FALSE\n[debug]\nstonewall-time = 1\n"
+        "[ior-easy]\ntransferSize = 1m\nblockSize = 8m\n[ior-hard]\nsegmentCount = 100\n"
+        "[mdtest-easy]\nn = 300\n[mdtest-hard]\nn = 300\n"
+    )
+    out = tmp_path / "r.h5"
+    run_iosweep(2, ["io500", ini, "--output", out, "--quiet"], timeout=300, check=0)
+    return out
+
+
+def test_compare_sets_the_applications_folder_beside_an_iosweep_io500_run(tmp_path):
+    app = fixture_folder()
+    out = small_run(tmp_path)
+    for b in (str(out), str(tmp_path / "results"), str(tmp_path / "results/result_summary.txt")):
+        p = subprocess.run(
+            [COMPARE, str(app), b, "--csv", str(tmp_path / "c.csv")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert p.returncode == 0, p.stderr
+        rows = {ln.split()[0]: ln.split() for ln in p.stdout.splitlines() if ln.strip()}
+        # The application's own figure, as printed, beside iosweep's, with B / A.
+        assert rows["ior-easy-write"][2] == "0.075695"
+        a, bb, r = (float(x) for x in rows["mdtest-hard-delete"][2:5])
+        assert r == pytest.approx(bb / a, rel=2e-3)
+        assert rows["TOTAL"][1] == "1.290439"
+        assert "A's score is marked [INVALID]" in p.stdout
+        csv = (tmp_path / "c.csv").read_text().splitlines()
+        assert csv[0] == "phase,unit,A,B,ratio,note" and len(csv) == 1 + 14 + 3
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["{app}"], "IO500 results are compared two at a time"),
+        (["{app}", "{app}", "--fail-below", "1"], "--fail-below: not for IO500 results"),
+        (["{app}", "/etc/hostname"], "neither an IO500 result folder"),
+    ],
+)
+def test_compare_refuses_bad_io500_arguments(args, said):
+    app = str(fixture_folder())
+    p = subprocess.run(
+        [COMPARE] + [a.format(app=app) for a in args], capture_output=True, text=True, timeout=60
+    )
+    assert p.returncode == 2 and said in p.stderr and "Traceback" not in p.stderr
+
+
+def test_scale_check_runs_the_io500_over_emulated_nodes(tmp_path):
+    why = can_emulate()
+    if why:
+        pytest.skip(why)
+    out = tmp_path / "r.h5"
+    p = subprocess.run(
+        [SCALE, "--io500", "--ranks", "8", "--nodes", "4", "--size", "2m", "--md-items", "20"]
+        + ["--dir", str(tmp_path), "--output", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "8 ranks (4 emulated nodes x 2 slots, round-robin), one point, iosweep io500" in p.stdout
+    assert re.search(r"^\[SCORE \] Bandwidth [0-9.]+ GiB/s", p.stdout, re.M)
+    assert "verified: run complete, one step per IO500 phase" in p.stdout
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["r.h5"]
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--io500", "--config", "smoke"], "--io500: not with --config"),
+        (["--stonewall", "3"], "--stonewall: only with --io500"),
+        (["--io500", "--direct"], "--direct: not with --io500"),
+    ],
+)
+def test_scale_check_refuses_bad_io500_arguments(args, said, tmp_path):
+    before = snapshot(tmp_path)
+    p = subprocess.run(
+        [SCALE, "--dir", str(tmp_path)] + args, capture_output=True, text=True, timeout=60
+    )
+    assert p.returncode == 2 and said in p.stderr, p.stderr
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        ([], "--io500: give the io500 application"),
+        (["--io500", "/etc/hostname"], "is not an executable"),
+        (["--io500", "/bin/true", "--target", "tmpfs"], "--target tmpfs needs a tmpfs"),
+        (["--io500", "/bin/true", "--easy-block", "3m"], "--easy-block"),
+        (["--io500", "/bin/true", "--pairs", "0"], "--pairs"),
+    ],
+)
+def test_bench_vs_io500_refuses_bad_arguments(args, said, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "IOSWEEP_IO500"}
+    before = snapshot(tmp_path)
+    p = subprocess.run(
+        [BENCH, "--dir", str(tmp_path)] + args, capture_output=True, text=True, timeout=60, env=env
+    )
+    assert p.returncode == 2 and said in p.stderr, p.stderr
+    assert "Traceback" not in p.stderr
+    assert snapshot(tmp_path) == before
+
+
+def test_bench_vs_io500_against_the_application(tmp_path):
+    app = os.environ.get("IOSWEEP_IO500")
+    if not app:
+        pytest.skip("IOSWEEP_IO500 does not name an io500 application (built outside this repo)")
+    p = subprocess.run(
+        [BENCH, "--io500", app, "--pairs", "1", "--dir", "/var/tmp", "--csv", tmp_path / "b.csv"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    for name in ("ior-easy-write", "find", "mdtest-hard-delete", "TOTAL"):
+        assert re.search(rf"^{name} +[0-9.]+ +[0-9.]+ +[0-9.]+ ", p.stdout, re.M), name
