@@ -1,14 +1,16 @@
 // The IO500's phases as steps (see io500_steps.hpp). What each phase of the application runs,
 // from its result.txt (IOR 5fcf0ba, mdtest and pfind command lines), and the step it becomes:
 //
-//   ior-easy-write   ior -t 2m -b 9920000m -F -w -D S -O stoneWallingWearOut=1 -C -Q 1
+//   ior-easy-write   ior -t 2m -b 9920000m -F -w -e -D S -O stoneWallingWearOut=1 -C -Q 1
 //                    -> seq-write, --seq-record transferSize, --file-size blockSize (the bound
-//                       the stonewall cuts), --stonewall S with wear-out, a file per rank
+//                       the stonewall cuts), --stonewall S with wear-out, a file per rank,
+//                       fsync before the close inside the window (-e: --fsync seq-write)
 //   mdtest-easy-write mdtest -n N -u -L -F -P -N 1 -C -Y -W S
 //                    -> md-create, private trees (-u), items in the leaves (-L), --md-sync (-Y)
 //   timestamp        -> timestamp (resultdir/timestampfile)
-//   ior-hard-write   ior -t 47008 -b 47008 -s SEG -w -D S -O stoneWallingWearOut=1
-//                    -> seq-write of one shared file, strided 47008-byte blocks rank by rank
+//   ior-hard-write   ior -t 47008 -b 47008 -s SEG -w -e -D S -O stoneWallingWearOut=1
+//                    -> seq-write of one shared file, strided 47008-byte blocks rank by rank,
+//                       fsync before the close (-e)
 //   mdtest-hard-write mdtest -n N -t -w 3901 -e 3901 -P -N 1 -F -C -Y -W S
 //                    -> md-create in one shared folder, 3901 bytes per file
 //   find             pfind datadir -newer timestampfile -size 3901c -name *01*
@@ -123,6 +125,7 @@ std::string io500_preset(const Io500Ini& ini, const Io500Dirs& dirs, int world_s
       s = step_of(n, "ior-easy", easy, "seq-write");
       ior_easy(s, ini);
       stonewalled(s, ini, true);
+      s.key("fsync", "seq-write");
     } else if (n == "ior-easy-read" || n == "ior-rnd4K-easy-read") {
       const bool rnd = n == "ior-rnd4K-easy-read";
       s = step_of(n, "ior-easy", easy, rnd ? "rand-read" : "seq-read");
@@ -133,7 +136,7 @@ std::string io500_preset(const Io500Ini& ini, const Io500Dirs& dirs, int world_s
       const bool write = n == "ior-hard-write";
       s = step_of(n, "ior-hard", hard, write ? "seq-write" : "seq-read");
       ior_hard(s, ini);
-      if (write) stonewalled(s, ini, true);
+      if (write) stonewalled(s, ini, true), s.key("fsync", "seq-write");
       if (!write) s.flag("verify");
     } else if (p.test == std::string("mdtest-easy")) {
       const bool write = n == "mdtest-easy-write";

@@ -114,7 +114,7 @@ def test_scale_check_refuses_bad_io500_arguments(args, said, tmp_path):
     "args, said",
     [
         ([], "--io500: give the io500 application"),
-        (["--io500", "/etc/hostname"], "is not an executable"),
+        (["--io500", "{tmp}/plain.txt"], "is not an executable"),
         (["--io500", "/bin/true", "--target", "tmpfs"], "--target tmpfs needs a tmpfs"),
         (["--io500", "/bin/true", "--easy-block", "3m"], "--easy-block"),
         (["--io500", "/bin/true", "--pairs", "0"], "--pairs"),
@@ -122,6 +122,9 @@ def test_scale_check_refuses_bad_io500_arguments(args, said, tmp_path):
 )
 def test_bench_vs_io500_refuses_bad_arguments(args, said, tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "IOSWEEP_IO500"}
+    (tmp_path / "plain.txt").write_text("not a program\n")
+    (tmp_path / "plain.txt").chmod(0o644)
+    args = [a.format(tmp=tmp_path) for a in args]
     before = snapshot(tmp_path)
     p = subprocess.run(
         [BENCH, "--dir", str(tmp_path)] + args, capture_output=True, text=True, timeout=60, env=env
