@@ -86,8 +86,8 @@ std::vector<std::string> make_folders(const std::string& path) {
 }
 
 void remove_empty_folders(const std::vector<std::string>& made) {
-  for (auto it = made.rbegin(); it != made.rend(); ++it)
-    (void)::rmdir(it->c_str());
+  for (std::size_t i = made.size(); i-- > 0;)
+    (void)::rmdir(made[i].c_str());
 }
 
 }  // namespace iosweep::fsops

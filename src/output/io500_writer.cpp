@@ -3,6 +3,7 @@
 // its result.txt as found in a real run (tests/fixtures/io500/ext4-2ranks).
 #include "output/io500_writer.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -84,7 +85,7 @@ Io500Phase io500_phase_of(const std::string& name, const PointResult& pr) {
   p.examined = s.ops;
   p.errors = s.bad_blocks;
   p.t_start_unix_s = static_cast<std::int64_t>(s.t_start_unix_ns / 1000000000ull);
-  p.t_end_unix_s = p.t_start_unix_s + static_cast<std::int64_t>(p.time_s + 0.5);
+  p.t_end_unix_s = p.t_start_unix_s + std::llround(p.time_s);
   return p;
 }
 
