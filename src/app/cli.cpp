@@ -87,8 +87,8 @@ void configure(const std::vector<CLI::Option*>& declared, int argc, char** argv,
 void configure_io500(const std::vector<CLI::Option*>& declared, const std::string& path,
                      CliResult& res) {
   static const char* const taken[] = {
-      "output",         "label",          "quiet",    "dry-run",    "stall-limit",  "stall-wait",
-      "timeseries-bin", "wire-interface", "rated-bw", "rated-iops", "show-controls"};
+      "output",         "label",          "quiet",    "dry-run",    "stall-limit",   "stall-wait",
+      "timeseries-bin", "wire-interface", "rated-bw", "rated-iops", "show-controls", "repetitions"};
   res.io500_given = given_on_command_line(declared);
   const auto table = option_table();
   for (std::size_t i = 0; i < table.size(); ++i) {
@@ -98,8 +98,22 @@ void configure_io500(const std::vector<CLI::Option*>& declared, const std::strin
       throw UsageError("--" + std::string(name) +
                        ": iosweep io500 takes its folders, sizes and phases from the INI file; "
                        "the command line gives only --output, --label, --quiet, --dry-run, "
-                       "--stall-limit, --stall-wait, --timeseries-bin, --wire-interface, "
-                       "--rated-bw, --rated-iops and --show-controls");
+                       "--repetitions, --stall-limit, --stall-wait, --timeseries-bin, "
+                       "--wire-interface, --rated-bw, --rated-iops and --show-controls");
+  }
+  // --repetitions N repeats the whole suite (every step once per repetition), not each point.
+  const std::size_t reps = option_index(*find_option("repetitions"));
+  if (auto& given = res.io500_given.by_row[reps]) {
+    const std::string text = given->empty() ? std::string() : given->back();
+    std::uint64_t n = 0;
+    const bool digits = !text.empty() && text.size() <= 4 &&
+                        text.find_first_not_of("0123456789") == std::string::npos;
+    if (digits) n = std::stoull(text);
+    if (n < 1 || n > kMaxIo500Repetitions)
+      throw UsageError("--repetitions: '" + printable(text) + "' is not a whole number from 1 to " +
+                       std::to_string(kMaxIo500Repetitions) + " (the IO500 suite's repetitions)");
+    res.io500_repetitions = static_cast<int>(n);
+    given.reset();
   }
   res.io500_path = path;
   res.io500_text = read_io500_ini(path);

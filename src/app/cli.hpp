@@ -26,6 +26,7 @@ struct CliResult {
   std::string io500_path, io500_text;
   Io500Ini io500;
   GivenOptions io500_given;
+  int io500_repetitions = 1;  // --repetitions: the whole suite, one after the other
 };
 
 CliResult parse_cli(int argc, char** argv, const RunLoader& load = load_run_here);

@@ -90,7 +90,7 @@ int run_io500(CliResult& cli, int argc, char** argv, const MpiSession& mpi) {
   auto undo = [&made, rank0] {
     if (rank0) fsops::remove_empty_folders(made);
   };
-  const std::string preset = io500_preset(cli.io500, dirs, mpi.size());
+  const std::string preset = io500_preset(cli.io500, dirs, mpi.size(), cli.io500_repetitions);
   std::vector<StepInput> steps;
   try {
     steps = steps_of(cli, preset, argc, argv);
@@ -108,6 +108,7 @@ int run_io500(CliResult& cli, int argc, char** argv, const MpiSession& mpi) {
   report.config_ini = io500_config_ini(cli.io500);
   report.procs = mpi.size();
   report.stonewall_s = static_cast<double>(cli.io500.stonewall_s);
+  report.repetitions = cli.io500_repetitions;
   if (cli.io500.stonewall_s != kIo500RuleStonewallS)
     report.run_invalid.push_back("stonewall-time " + std::to_string(cli.io500.stonewall_s) +
                                  "s != " + std::to_string(kIo500RuleStonewallS) + "s");

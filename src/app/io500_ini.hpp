@@ -48,6 +48,8 @@ struct Io500Ini {
 
 // The minimum time of a write phase and the stonewall the rules ask for (IO500's minwrite).
 inline constexpr std::uint64_t kIo500RuleStonewallS = 300;
+// `iosweep io500 --repetitions N`: the suite at most this many times in one launch.
+inline constexpr std::uint64_t kMaxIo500Repetitions = 100;
 
 // Parses the text of `whose` (the file's name, for messages). Throws UsageError.
 Io500Ini parse_io500_ini(const std::string& text, const std::string& whose);

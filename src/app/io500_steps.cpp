@@ -105,67 +105,74 @@ const std::vector<Io500PhaseName>& io500_phase_names() {
   return names;
 }
 
-std::string io500_preset(const Io500Ini& ini, const Io500Dirs& dirs, int world_size) {
+namespace {
+
+// The step of phase `p` in repetition `tag` (its name's prefix "r2/" and its datasets' suffix
+// ".r2" when the suite repeats; both empty otherwise).
+Step phase_step(const Io500PhaseName& p, const Io500Ini& ini, const Io500Dirs& dirs,
+                const std::string& prefix, const std::string& suffix) {
+  const std::string n = p.name;
+  const auto d = dirs.test_dirs();
+  auto step = [&](const std::string& dataset, const std::string& dir, const char* phase) {
+    return step_of(prefix + n, dataset + suffix, dir, phase);
+  };
+  Step s;
+  if (n == "ior-easy-write" || n == "ior-easy-read" || n == "ior-rnd4K-easy-read") {
+    const bool write = n == "ior-easy-write", rnd = n == "ior-rnd4K-easy-read";
+    s = step("ior-easy", d[0], write ? "seq-write" : rnd ? "rand-read" : "seq-read");
+    ior_easy(s, ini);
+    if (write || rnd) stonewalled(s, ini, write);
+    if (write) s.key("fsync", "seq-write");
+    if (!write && !rnd) s.flag("verify");
+  } else if (n == "ior-hard-write" || n == "ior-hard-read") {
+    const bool write = n == "ior-hard-write";
+    s = step("ior-hard", d[2], write ? "seq-write" : "seq-read");
+    ior_hard(s, ini);
+    if (write) stonewalled(s, ini, true), s.key("fsync", "seq-write");
+    if (!write) s.flag("verify");
+  } else if (p.test == std::string("mdtest-easy")) {
+    const bool write = n == "mdtest-easy-write";
+    s = step("mdtest-easy", d[1],
+             write                     ? "md-create"
+             : n == "mdtest-easy-stat" ? "md-stat"
+                                       : "md-remove");
+    md_easy(s, ini);
+    if (write) s.flag("md-sync"), stonewalled(s, ini, true);
+  } else if (p.test == std::string("mdtest-hard")) {
+    const bool write = n == "mdtest-hard-write";
+    s = step("mdtest-hard", d[3],
+             write                     ? "md-create"
+             : n == "mdtest-hard-stat" ? "md-stat"
+             : n == "mdtest-hard-read" ? "md-read"
+                                       : "md-remove");
+    md_hard(s, ini);
+    if (write) s.flag("md-sync"), stonewalled(s, ini, true);
+    if (n == "mdtest-hard-read") s.flag("verify");
+  } else {  // timestamp and find, on the whole data folder
+    s = step(n, dirs.datadir, n == "timestamp" ? "timestamp" : "find");
+    s.key("find-newer", dirs.timestamp_file());
+    if (n == "find") s.key("find-size", "3901"), s.key("find-name", "*01*");
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string io500_preset(const Io500Ini& ini, const Io500Dirs& dirs, int world_size,
+                         int repetitions) {
   std::string top = "# The IO500 as iosweep runs it (iosweep io500), one step per phase.\n";
   top += "ranks = " + str(std::to_string(world_size)) + "\n";
   top += "cache = " + str(ini.drop_caches ? "drop" : "keep") + "\n";
   top += "read-shift = \"1\"\nforce = true\n";
-  const auto d = dirs.test_dirs();
-  const std::string& easy = d[0];
-  const std::string& md_e = d[1];
-  const std::string& hard = d[2];
-  const std::string& md_h = d[3];
   std::string steps;
-  for (const Io500PhaseName& p : io500_phase_names()) {
-    const std::string n = p.name;
-    // A phase runs when its own section and its test's section both say run (the default).
-    if (!ini.runs(n) || (*p.test != '\0' && !ini.runs(p.test))) continue;
-    Step s;
-    if (n == "ior-easy-write") {
-      s = step_of(n, "ior-easy", easy, "seq-write");
-      ior_easy(s, ini);
-      stonewalled(s, ini, true);
-      s.key("fsync", "seq-write");
-    } else if (n == "ior-easy-read" || n == "ior-rnd4K-easy-read") {
-      const bool rnd = n == "ior-rnd4K-easy-read";
-      s = step_of(n, "ior-easy", easy, rnd ? "rand-read" : "seq-read");
-      ior_easy(s, ini);
-      if (rnd) stonewalled(s, ini, false);
-      if (!rnd) s.flag("verify");
-    } else if (n == "ior-hard-write" || n == "ior-hard-read") {
-      const bool write = n == "ior-hard-write";
-      s = step_of(n, "ior-hard", hard, write ? "seq-write" : "seq-read");
-      ior_hard(s, ini);
-      if (write) stonewalled(s, ini, true), s.key("fsync", "seq-write");
-      if (!write) s.flag("verify");
-    } else if (p.test == std::string("mdtest-easy")) {
-      const bool write = n == "mdtest-easy-write";
-      s = step_of(n, "mdtest-easy", md_e,
-                  write                     ? "md-create"
-                  : n == "mdtest-easy-stat" ? "md-stat"
-                                            : "md-remove");
-      md_easy(s, ini);
-      if (write) s.flag("md-sync"), stonewalled(s, ini, true);
-    } else if (p.test == std::string("mdtest-hard")) {
-      const bool write = n == "mdtest-hard-write";
-      s = step_of(n, "mdtest-hard", md_h,
-                  write                     ? "md-create"
-                  : n == "mdtest-hard-stat" ? "md-stat"
-                  : n == "mdtest-hard-read" ? "md-read"
-                                            : "md-remove");
-      md_hard(s, ini);
-      if (write) s.flag("md-sync"), stonewalled(s, ini, true);
-      if (n == "mdtest-hard-read") s.flag("verify");
-    } else if (n == "timestamp") {
-      s = step_of(n, "timestamp", dirs.datadir, "timestamp");
-      s.key("find-newer", dirs.timestamp_file());
-    } else {  // find
-      s = step_of(n, "find", dirs.datadir, "find");
-      s.key("find-newer", dirs.timestamp_file());
-      s.key("find-size", "3901");
-      s.key("find-name", "*01*");
+  for (int r = 1; r <= repetitions; ++r) {
+    const std::string prefix = repetitions > 1 ? "r" + std::to_string(r) + "/" : "";
+    const std::string suffix = repetitions > 1 ? ".r" + std::to_string(r) : "";
+    for (const Io500PhaseName& p : io500_phase_names()) {
+      // A phase runs when its own section and its test's section both say run (the default).
+      if (!ini.runs(p.name) || (*p.test != '\0' && !ini.runs(p.test))) continue;
+      steps += phase_step(p, ini, dirs, prefix, suffix).text;
     }
-    steps += s.text;
   }
   return top + steps;
 }

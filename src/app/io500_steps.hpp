@@ -30,7 +30,10 @@ struct Io500PhaseName {
 };
 const std::vector<Io500PhaseName>& io500_phase_names();
 
-// The preset text: top-level keys, then a [[step]] named after each phase the INI runs.
-std::string io500_preset(const Io500Ini& ini, const Io500Dirs& dirs, int world_size);
+// The preset text: top-level keys, then a [[step]] named after each phase the INI runs; with
+// `repetitions` above 1 the whole suite again and again, each step's name prefixed "rN/" and
+// each repetition with datasets of its own.
+std::string io500_preset(const Io500Ini& ini, const Io500Dirs& dirs, int world_size,
+                         int repetitions = 1);
 
 }  // namespace iosweep

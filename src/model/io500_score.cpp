@@ -1,10 +1,28 @@
 // The IO500 score and rules (see io500_score.hpp).
 #include "model/io500_score.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <random>
 
 namespace iosweep {
+
+std::string io500_step_phase(const std::string& step_name) {
+  const std::size_t slash = step_name.find('/');
+  return slash == std::string::npos ? step_name : step_name.substr(slash + 1);
+}
+
+int io500_step_repetition(const std::string& step_name) {
+  const std::size_t slash = step_name.find('/');
+  if (step_name.size() < 3 || step_name[0] != 'r' || slash == std::string::npos) return 1;
+  int r = 0;
+  for (std::size_t i = 1; i < slash; ++i) {
+    if (step_name[i] < '0' || step_name[i] > '9' || r > 100000) return 1;
+    r = r * 10 + (step_name[i] - '0');
+  }
+  return r > 0 ? r : 1;
+}
 
 bool io500_phase_kind(const std::string& name, Io500Group& group, bool& write, bool& dummy) {
   struct Row {
@@ -76,6 +94,40 @@ Io500Score io500_score(const std::vector<Io500Phase>& phases) {
   }
   s.total = std::sqrt(s.md * s.bw);
   return s;
+}
+
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// numpy's default percentile: linear between the sorted values' ranks.
+double percentile(const std::vector<double>& sorted, double q) {
+  const double at = q / 100 * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(at));
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (at - static_cast<double>(lo));
+}
+
+}  // namespace
+
+Io500Interval io500_interval(const std::vector<double>& values) {
+  if (values.empty()) return {};
+  constexpr int kResamples = 2000;
+  std::mt19937_64 rng(20261130);
+  std::uniform_int_distribution<std::size_t> pick(0, values.size() - 1);
+  std::vector<double> medians, draw(values.size());
+  medians.reserve(kResamples);
+  for (int i = 0; i < kResamples; ++i) {
+    for (double& d : draw)
+      d = values[pick(rng)];
+    medians.push_back(median_of(draw));
+  }
+  std::sort(medians.begin(), medians.end());
+  return {median_of(values), percentile(medians, 2.5), percentile(medians, 97.5)};
 }
 
 }  // namespace iosweep

@@ -32,7 +32,12 @@ struct Io500Phase {
   std::uint64_t errors = 0;               // verification failures (bad blocks or items)
   std::int64_t t_start_unix_s = 0, t_end_unix_s = 0;
   std::vector<std::string> invalid;  // the rules it broke, in the application's words
+  int repetition = 1;                // of the suite (iosweep io500 --repetitions)
 };
+
+// A step's IO500 phase and repetition: "ior-easy-write" (1), "r2/ior-easy-write" (2).
+std::string io500_step_phase(const std::string& step_name);
+int io500_step_repetition(const std::string& step_name);
 
 // The group and kind of a phase by its name; false for a name that is not an IO500 phase.
 bool io500_phase_kind(const std::string& name, Io500Group& group, bool& write, bool& dummy);
@@ -46,5 +51,14 @@ struct Io500Score {
 };
 // calc_score over the phases (standard mode: every scored phase is in it).
 Io500Score io500_score(const std::vector<Io500Phase>& phases);
+
+// The median of `values` (one per repetition of the suite) and a bootstrap 95% interval of it:
+// the 2.5th and 97.5th percentiles (linear between ranks) of the medians of 2000 resamples
+// drawn with replacement, a fixed seed (the same values always give the same interval), as
+// iosweep-compare and the benchmark scripts make theirs.
+struct Io500Interval {
+  double median = 0, low = 0, high = 0;
+};
+Io500Interval io500_interval(const std::vector<double>& values);
 
 }  // namespace iosweep

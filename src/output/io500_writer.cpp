@@ -107,7 +107,8 @@ void Io500Writer::begin_step(const StepPlan& step, std::uint32_t index) {
 
 void Io500Writer::append_point(const PointResult& point, const LatencyHistogram& latency) {
   (void)latency;
-  Io500Phase p = io500_phase_of(step_, point);
+  Io500Phase p = io500_phase_of(io500_step_phase(step_), point);
+  p.repetition = io500_step_repetition(step_);
   p.exe = exe_;
   io500_check_phase(p, r_.stonewall_s, static_cast<double>(300));
   phases_.push_back(std::move(p));
@@ -122,22 +123,36 @@ void Io500Writer::end_run(RunStatus status, const std::string& message) {
   std::string shown;
   for (const std::string& i : r_.run_invalid)
     shown += "ERROR INVALID " + i + "\n";
-  std::fputs(("\n" + shown + summary_text(true) +
+  const std::string more = r_.repetitions > 1 ? "\n" + repetitions_text() : std::string();
+  std::fputs(("\n" + shown + summary_text(true) + more +
               "\nThe result files are stored in the directory: " + r_.resultdir + "\n")
                  .c_str(),
              out_);
   std::fflush(out_);
 }
 
-std::string Io500Writer::summary_text(bool final) const {
-  std::string s = "IO500 version iosweep (standard)\n";
+std::vector<Io500Phase> Io500Writer::of_repetition(int r) const {
+  std::vector<Io500Phase> out;
   for (const Io500Phase& p : phases_)
+    if (p.repetition == r) out.push_back(p);
+  return out;
+}
+
+bool Io500Writer::valid(const std::vector<Io500Phase>& phases) const {
+  bool ok = r_.run_invalid.empty() && end_notes_.empty();
+  for (const Io500Phase& p : phases)
+    ok = ok && p.invalid.empty();
+  return ok;
+}
+
+std::string Io500Writer::summary_text(bool final) const {
+  const std::vector<Io500Phase> first = of_repetition(1);
+  std::string s = "IO500 version iosweep (standard)\n";
+  for (const Io500Phase& p : first)
     s += result_line(p);
   if (!final) return s;
-  bool valid = r_.run_invalid.empty() && end_notes_.empty();
-  for (const Io500Phase& p : phases_)
-    valid = valid && p.invalid.empty();
-  const Io500Score sc = io500_score(phases_);
+  const bool valid = this->valid(first);
+  const Io500Score sc = io500_score(first);
   char line[200];
   std::snprintf(line, sizeof line, "[SCORE ] Bandwidth %f GiB/s : IOPS %f kiops : TOTAL %f%s\n",
                 sc.bw, sc.md, sc.total, valid ? "" : " [INVALID]");
@@ -151,7 +166,8 @@ std::string Io500Writer::result_text(bool final) const {
   for (const std::string& i : r_.run_invalid)
     s += "; ERROR INVALID " + i + "\n";
   s += "\n";
-  for (const Io500Phase& p : phases_) {
+  const std::vector<Io500Phase> first = of_repetition(1);
+  for (const Io500Phase& p : first) {
     s += "\n[" + p.name + "]\n" + pair("t_start", io500_time_text(p.t_start_unix_s));
     if (!p.exe.empty()) s += pair("exe", p.exe);
     if (p.stonewall_rate >= 0)
@@ -169,20 +185,58 @@ std::string Io500Writer::result_text(bool final) const {
   for (const std::string& n : end_notes_)
     s += "; ERROR INVALID " + n + "\n";
   if (!final) return s;
-  const Io500Score sc = io500_score(phases_);
-  bool valid = r_.run_invalid.empty() && end_notes_.empty();
-  for (const Io500Phase& p : phases_)
-    valid = valid && p.invalid.empty();
+  const Io500Score sc = io500_score(first);
   s += "\n[SCORE]\n" + pair("MD", fixed(sc.md)) + pair("BW", fixed(sc.bw)) +
-       pair("SCORE", fixed(sc.total) + (valid ? "" : " [INVALID]"));
+       pair("SCORE", fixed(sc.total) + (valid(first) ? "" : " [INVALID]"));
   const auto now = static_cast<std::int64_t>(std::time(nullptr));
   s += "; END " + io500_time_text(now) + "\n";
+  return s;
+}
+
+// Each repetition's score, then every phase's and the three scores' medians over the
+// repetitions with bootstrap 95% intervals (model/io500_score.hpp).
+std::string Io500Writer::repetitions_text() const {
+  std::string s = "# iosweep io500 --repetitions " + std::to_string(r_.repetitions) +
+                  ": each repetition's score, then the median over the repetitions of every "
+                  "phase and score with a bootstrap 95% interval\n";
+  std::vector<Io500Score> scores;
+  for (int r = 1; r <= r_.repetitions; ++r) {
+    const std::vector<Io500Phase> mine = of_repetition(r);
+    if (mine.empty()) continue;
+    scores.push_back(io500_score(mine));
+    char line[200];
+    std::snprintf(
+        line, sizeof line, "[SCORE ] r%d Bandwidth %f GiB/s : IOPS %f kiops : TOTAL %f%s\n", r,
+        scores.back().bw, scores.back().md, scores.back().total, valid(mine) ? "" : " [INVALID]");
+    s += line;
+  }
+  auto interval_line = [&](const std::string& name, const char* unit,
+                           const std::vector<double>& v) {
+    const Io500Interval i = io500_interval(v);
+    char line[200];
+    std::snprintf(line, sizeof line, "[MEDIAN] %20s %15f %s [%f, %f] over %zu\n", name.c_str(),
+                  i.median, unit, i.low, i.high, v.size());
+    s += line;
+  };
+  for (const Io500Phase& p : of_repetition(1)) {
+    std::vector<double> v;
+    for (const Io500Phase& q : phases_)
+      if (q.name == p.name) v.push_back(q.score);
+    interval_line(p.name, p.name[0] == 'i' ? "GiB/s" : "kIOPS", v);
+  }
+  std::vector<double> bw, md, total;
+  for (const Io500Score& sc : scores)
+    bw.push_back(sc.bw), md.push_back(sc.md), total.push_back(sc.total);
+  interval_line("BW", "GiB/s", bw);
+  interval_line("MD", "kIOPS", md);
+  interval_line("TOTAL", "     ", total);
   return s;
 }
 
 void Io500Writer::write_files(bool final) const {
   write_file(r_.resultdir + "/result_summary.txt", summary_text(final));
   write_file(r_.resultdir + "/result.txt", result_text(final));
+  if (r_.repetitions > 1) write_file(r_.resultdir + "/result_repetitions.txt", repetitions_text());
 }
 
 }  // namespace iosweep

@@ -4,7 +4,10 @@
 // and [SCORE]), with config-orig.ini (the file as given) and config.ini (every key, effective)
 // beside them in the result folder. Both result files are rewritten after every phase, so a
 // run that stops keeps what it measured; the last write adds the score. The same lines go to
-// stdout at the end, as the application prints them. A ResultWriter on rank 0 (output/writer.hpp).
+// stdout at the end, as the application prints them. With --repetitions N the two files hold
+// the first repetition (the application's one run), and result_repetitions.txt each
+// repetition's score and the medians with bootstrap 95% intervals. A ResultWriter on rank 0
+// (output/writer.hpp).
 #pragma once
 
 #include <cstdio>
@@ -23,6 +26,7 @@ struct Io500Report {
   int procs = 1;
   double stonewall_s = 300;
   std::vector<std::string> run_invalid;  // rules the configuration breaks (stonewall-time)
+  int repetitions = 1;                   // of the whole suite (--repetitions)
 };
 
 class Io500Writer final : public ResultWriter {
@@ -37,6 +41,9 @@ class Io500Writer final : public ResultWriter {
   void write_files(bool final) const;
   std::string summary_text(bool final) const;
   std::string result_text(bool final) const;
+  std::string repetitions_text() const;
+  std::vector<Io500Phase> of_repetition(int r) const;
+  bool valid(const std::vector<Io500Phase>& phases) const;
 
   Io500Report r_;
   std::FILE* out_;

@@ -49,8 +49,9 @@ SCORE = re.compile(
 )
 
 
-def small_ini(tmp_path, stonewall=2, extra=""):
-    """A small IO500: the shapes of the application, sizes a test can afford."""
+def small_ini(tmp_path, stonewall=30, extra=""):
+    """A small IO500: the shapes of the application, sizes a test can afford, a stonewall none
+    of them reaches (every item is made: the counts below are exact)."""
     ini = tmp_path / "my.ini"
     ini.write_text(
         f"""[global]
@@ -113,7 +114,7 @@ def test_result_files_in_the_application_formats(io500_run):
     assert (res / "config-orig.ini").read_text() == (tmp / "my.ini").read_text()
     cfg = (res / "config.ini").read_text()
     assert "[ior-easy]\nAPI = \ntransferSize = 1m\nblockSize = 16m\n" in cfg
-    assert "stonewall-time = 2" in cfg and "[mdtest-hard-delete]" in cfg
+    assert "stonewall-time = 30" in cfg and "[mdtest-hard-delete]" in cfg
 
 
 def test_score_recomputed_from_its_own_result_lines(io500_run):
@@ -131,10 +132,10 @@ def test_score_recomputed_from_its_own_result_lines(io500_run):
 def test_invalid_when_stonewall_time_is_not_300(io500_run):
     tmp, _, p = io500_run
     _, score = summary_lines(tmp / "results" / "result_summary.txt")
-    assert score[3], "a run with stonewall-time 2 must be marked INVALID"
+    assert score[3], "a run with stonewall-time 30 must be marked INVALID"
     text = (tmp / "results" / "result.txt").read_text()
-    assert "; ERROR INVALID stonewall-time 2s != 300s" in text
-    assert "ERROR INVALID stonewall-time 2s != 300s" in p.stdout
+    assert "; ERROR INVALID stonewall-time 30s != 300s" in text
+    assert "ERROR INVALID stonewall-time 30s != 300s" in p.stdout
     # Every write phase ran shorter than the 300 s the rules ask for.
     for name in ["ior-easy-write", "mdtest-easy-write", "ior-hard-write", "mdtest-hard-write"]:
         section = text.split(f"[{name}]")[1].split("\n\n")[0]
@@ -216,4 +217,42 @@ def test_dry_run_leaves_nothing(tmp_path):
     before = snapshot(tmp_path)
     p = run_iosweep(2, ["io500", ini, "--dry-run"], check=0)
     assert "ior-hard-write" in p.stdout and "mdtest-hard-delete" in p.stdout
+    assert snapshot(tmp_path) == before
+
+
+def test_repetitions_give_each_score_and_intervals(tmp_path):
+    ini = small_ini(tmp_path, stonewall=1)
+    out = tmp_path / "r.h5"
+    p = run_iosweep(
+        2, ["io500", ini, "--repetitions", "3", "--output", out, "--quiet"], timeout=600, check=0
+    )
+    reps = (tmp_path / "results" / "result_repetitions.txt").read_text().splitlines()
+    scores = [ln for ln in reps if ln.startswith("[SCORE ] r")]
+    assert [ln.split()[2] for ln in scores] == ["r1", "r2", "r3"]
+    totals = [float(re.search(r"TOTAL ([0-9.]+)", ln).group(1)) for ln in scores]
+    medians = {
+        m.group(1): tuple(float(m.group(i)) for i in (2, 3, 4))
+        for ln in reps
+        if (m := re.match(r"^\[MEDIAN\] +(\S+) +([0-9.]+) \S* *\[([0-9.]+), ([0-9.]+)\]", ln))
+    }
+    assert set(medians) == set(ORDER) | {"BW", "MD", "TOTAL"}
+    med, low, high = medians["TOTAL"]
+    assert med == pytest.approx(sorted(totals)[1], abs=2e-6)
+    assert low <= med <= high
+    assert min(totals) - 1e-6 <= low and high <= max(totals) + 1e-6
+    # The application's two files hold the first repetition, as its one run.
+    results, score = summary_lines(tmp_path / "results" / "result_summary.txt")
+    assert list(results) == ORDER and score[2] == pytest.approx(totals[0], abs=2e-6)
+    assert "[MEDIAN]" in p.stdout
+    with h5py.File(out, "r") as f:
+        run = latest_run(f)
+        names = [run["steps"][str(i)].attrs["name"] for i in range(len(run["steps"]))]
+    assert names == [f"r{r}/{n}" for r in (1, 2, 3) for n in ORDER]
+
+
+def test_repetitions_refused_out_of_bounds(tmp_path):
+    ini = small_ini(tmp_path)
+    before = snapshot(tmp_path)
+    p = run_iosweep(1, ["io500", ini, "--repetitions", "0"], check=2)
+    assert "--repetitions: '0' is not a whole number from 1 to 100" in p.stderr
     assert snapshot(tmp_path) == before

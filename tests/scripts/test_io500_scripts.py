@@ -4,6 +4,7 @@ folder (the shared fixture, a real run of it) beside a real `iosweep io500` run;
 names one (skipped, saying so, otherwise), and every script refusing bad arguments in one line
 with nothing made."""
 
+import json
 import os
 import re
 import subprocess
@@ -147,3 +148,53 @@ def test_bench_vs_io500_against_the_application(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr
     for name in ("ior-easy-write", "find", "mdtest-hard-delete", "TOTAL"):
         assert re.search(rf"^{name} +[0-9.]+ +[0-9.]+ +[0-9.]+ ", p.stdout, re.M), name
+
+
+def test_the_report_has_an_io500_section_with_the_application_beside(tmp_path):
+    """The report's IO500 section, rendered in a real Chromium: every figure of the run's own
+    result_summary.txt and of the application's (the fixture) in a cell that carries it, the
+    ratio marked derived."""
+    from chromium import Chromium  # the report tests' headless Chromium (tests/scripts)
+
+    out = small_run(tmp_path)
+    page = tmp_path / "p.html"
+    p = subprocess.run(
+        [str(SOURCE_DIR / "scripts" / "iosweep-report"), str(out), "--baseline", str(FIXTURE)]
+        + ["-o", str(page)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    ours = io500_lines(tmp_path / "results" / "result_summary.txt")
+    app = io500_lines(FIXTURE / "result_summary.txt")
+    with Chromium() as b:
+        b.open(page.resolve().as_uri())
+        assert b.problems() == []
+        cells = json.loads(
+            b.evaluate(
+                "JSON.stringify(Array.from(document.querySelectorAll('#io500 [data-value]'))"
+                ".map(e => ({src: e.dataset.source || null, derived: e.dataset.derived || null,"
+                " value: e.dataset.value})))"
+            )
+        )
+        heading = b.evaluate("document.querySelector('#io500 h2').textContent")
+    assert heading.startswith("IO500")
+    mine = [float(c["value"]) for c in cells if c["src"] == "io500"]
+    theirs = [float(c["value"]) for c in cells if c["src"] == "io500-baseline"]
+    for v in ours:
+        assert any(abs(m - v) <= 1e-9 for m in mine), v
+    for v in app:
+        assert any(abs(t - v) <= 1e-9 for t in theirs), v
+    assert len([c for c in cells if c["derived"]]) == 14 + 3
+
+
+def io500_lines(path):
+    """Every figure of a result_summary.txt: the phases' scores and the three scores."""
+    text = path.read_text()
+    out = [
+        float(m.group(1))
+        for m in re.finditer(r"^\[(?:RESULT|      )\] +\S+ +([0-9.]+) ", text, re.M)
+    ]
+    m = re.search(r"Bandwidth ([0-9.]+) GiB/s : IOPS ([0-9.]+) kiops : TOTAL ([0-9.]+)", text)
+    return out + [float(m.group(i)) for i in (1, 2, 3)]

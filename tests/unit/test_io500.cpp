@@ -159,3 +159,34 @@ TEST(Io500Rules, WritePhasesAndFind) {
   io500_check_phase(t, 300, 300);
   EXPECT_TRUE(t.invalid.empty());
 }
+
+TEST(Io500Score, IntervalOfTheRepetitions) {
+  const Io500Interval one = io500_interval({4.0});
+  EXPECT_DOUBLE_EQ(one.median, 4.0);
+  EXPECT_DOUBLE_EQ(one.low, 4.0);
+  EXPECT_DOUBLE_EQ(one.high, 4.0);
+  const Io500Interval three = io500_interval({1.0, 3.0, 2.0});
+  EXPECT_DOUBLE_EQ(three.median, 2.0);
+  EXPECT_GE(three.low, 1.0);
+  EXPECT_LE(three.low, 2.0);
+  EXPECT_GE(three.high, 2.0);
+  EXPECT_LE(three.high, 3.0);
+  // A fixed seed: the same values, the same interval.
+  const Io500Interval again = io500_interval({1.0, 3.0, 2.0});
+  EXPECT_EQ(three.low, again.low);
+  EXPECT_EQ(three.high, again.high);
+}
+
+TEST(Io500Steps, RepetitionsRepeatTheSuiteWithDatasetsOfTheirOwn) {
+  const Io500Ini ini = parse_io500_ini("", "t.ini");
+  const std::string preset = io500_preset(ini, {"/d", "/r"}, 2, 3);
+  EXPECT_NE(preset.find("name = \"r1/ior-easy-write\"\ndataset = \"ior-easy.r1\""),
+            std::string::npos);
+  EXPECT_NE(preset.find("name = \"r3/ior-rnd4K-easy-read\"\ndataset = \"ior-easy.r3\""),
+            std::string::npos);
+  EXPECT_LT(preset.find("r1/ior-rnd4K-easy-read"), preset.find("r2/ior-easy-write"));
+  EXPECT_EQ(io500_step_phase("r2/mdtest-hard-read"), "mdtest-hard-read");
+  EXPECT_EQ(io500_step_repetition("r12/find"), 12);
+  EXPECT_EQ(io500_step_repetition("find"), 1);
+  EXPECT_EQ(io500_step_phase("find"), "find");
+}

@@ -134,3 +134,24 @@ def csv_text(a, b):
         cells = [name, unit] + ["" if v is None else repr(v) for v in (va, vb, r)] + [note]
         lines.append(",".join(cells))
     return "\n".join(lines) + "\n"
+
+
+REPETITION = re.compile(
+    r"^\[MEDIAN\] +(\S+) +([0-9.eE+-]+) +\S* *\[([0-9.eE+-]+), ([0-9.eE+-]+)\] over (\d+)\s*$"
+)
+
+
+def parse_repetitions(folder):
+    """{name: (median, low, high, n)} of the result_repetitions.txt `iosweep io500
+    --repetitions N` wrote in `folder`; {} when there is none."""
+    path = os.path.join(folder, "result_repetitions.txt")
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES)
+    except OSError:
+        return {}
+    out = {}
+    for line in data.decode("utf-8", "replace").splitlines():
+        if m := REPETITION.match(line):
+            out[m.group(1)] = tuple(float(m.group(i)) for i in (2, 3, 4)) + (int(m.group(5)),)
+    return out

@@ -37,7 +37,8 @@ def parser():
         action="append",
         default=[],
         metavar="FILE",
-        help="an IOzone or IOR output to draw on the sweep curves (repeatable)",
+        help="an IOzone or IOR output to draw on the sweep curves, or the io500 application's"
+        " result folder to set beside an iosweep io500 run (repeatable)",
     )
     ap.add_argument("--loose", action="store_true", help="compare runs whose settings differ")
     ap.add_argument("--resamples", help="bootstrap resamples for run against run (default 2000)")
@@ -69,6 +70,7 @@ def _main(argv):
     args = parser().parse_intermixed_args(argv)
     resamples, seed = check(args)
     baselines = page.read_baselines(args.baseline)
+    io500_baselines = page.read_io500_baselines(args.baseline)
     read = []
     try:
         for rid in args.run_ids or [None]:
@@ -83,7 +85,7 @@ def _main(argv):
             cmps.append(runs.compare(read[0], b, loose=args.loose, resamples=resamples, seed=seed))
     except ResultsError as e:
         raise Stop(str(e)) from None
-    html = page.build(read, baselines, cmps)
+    html = page.build(read, baselines, cmps, io500_baselines)
     files.write_output("--output", args.output, html)
     print(f"written: {args.output} ({len(html)} bytes, {len(read)} run(s))")
     return 0

@@ -9,14 +9,15 @@ run on its own is made by each_run from a function of one run. Adding a section 
 in a module of this package and one row here; the navigation follows the rows.
 """
 import datetime
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 
+from iosweep_tools.compare import io500 as io500_results
 from iosweep_tools.compare import tools
 from iosweep_tools.compare.parsers import parse_any
 from iosweep_tools.compare.record import ParseError
 from iosweep_tools.core.errors import Stop
-from iosweep_tools.report import comparison, drives, final_math, latency, overview, sections
+from iosweep_tools.report import comparison, drives, final_math, io500, latency, overview, sections
 from iosweep_tools.report import sweep
 from iosweep_tools.report import html as h
 
@@ -31,6 +32,7 @@ class Report:
     baselines: list
     comparisons: list
     names: list
+    io500: list = field(default_factory=list)  # the io500 application's result folders
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,12 @@ SECTIONS = [
         each_run(sections.peaks),
         heading="Peak & Sustained: the best point and the largest point",
     ),
+    Section(
+        "io500",
+        "IO500",
+        io500.section,
+        heading="IO500: the phases and the score as the run wrote them",
+    ),
     Section("comparison", "Run against run", lambda r: comparison.comparison(r.comparisons)),
     Section("what-ran", "What ran", lambda r: overview.what_ran(r.runs)),
     Section(
@@ -143,11 +151,20 @@ SECTIONS = [
 ]
 
 
+def read_io500_baselines(paths):
+    """The io500 application's result folders (or result_summary.txt files) among `paths`, read
+    (compare.io500.parse); the other paths are read_baselines'."""
+    return [io500_results.parse(p) for p in paths if io500_results.is_io500(p)]
+
+
 def read_baselines(paths):
     """[(source, [Result])] of IOzone, IOR and mdtest outputs, sources in order of first appearance
-    (compare.tools.sources); Stop naming --baseline for a file that cannot be parsed."""
+    (compare.tools.sources); Stop naming --baseline for a file that cannot be parsed. IO500
+    result folders are left to read_io500_baselines."""
     results = []
     for path in paths:
+        if io500_results.is_io500(path):
+            continue
         try:
             results += [r for r in parse_any(path) if r.kind != "parent"]
         except ParseError as e:
@@ -158,13 +175,13 @@ def read_baselines(paths):
     return out
 
 
-def build(runs, baselines, comparisons):
+def build(runs, baselines, comparisons, io500_baselines=()):
     """The whole page: its title, the navigation, a line naming the file, the runs and when it
     was made, and every section of SECTIONS that has a body."""
     names = []
     for r in runs:
         names += [n for n in r.phase_names.values() if n not in names]
-    report = Report(runs, baselines, comparisons, names)
+    report = Report(runs, baselines, comparisons, names, list(io500_baselines))
     title = "iosweep report: " + ", ".join(overview.run_name(r) for r in runs)
     made = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     head = h.p(

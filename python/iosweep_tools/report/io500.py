@@ -1,0 +1,94 @@
+"""The IO500 section of the report: for each run of `iosweep io500`, its phases and score as its
+result folder holds them (result_summary.txt: the figure, its unit and time, [INVALID]; with
+--repetitions, result_repetitions.txt's medians with their 95% intervals), beside the io500
+application's result folders given with --baseline (the ratio run / application).
+
+Every figure is a cell of the file it was read from (`data-source` io500: the run's own
+result_summary.txt; io500-baseline: the application's), never recomputed; a ratio is marked
+derived. Runs that are not IO500 runs have no part here.
+"""
+from html import escape
+
+from iosweep_tools.compare import io500
+from iosweep_tools.core.errors import Stop
+from iosweep_tools.report import html as h
+from iosweep_tools.report import overview
+
+
+def _cell(value, source, text=None):
+    shown = text if text is not None else f"{value:.4f}"
+    return f'<td data-source="{source}" data-value="{value!r}">{escape(shown)}</td>'
+
+
+def _table(summary, reps, apps):
+    head = ["phase", "unit", "this run", "time s", "valid"]
+    if reps:
+        head += ["median over repetitions", "95% interval"]
+    for i, _ in enumerate(apps):
+        head += [f"application [{i + 1}]", "ratio"]
+    rows = []
+    names = list(summary["phases"]) + ["BW", "MD", "TOTAL"]
+    for name in names:
+        if name in summary["phases"]:
+            score, unit, time_s, _scored, invalid = summary["phases"][name]
+            row = [h.text_td(name), h.text_td(unit), _cell(score, "io500")]
+            row += [
+                _cell(time_s, "io500", f"{time_s:.3f}"),
+                h.text_td("INVALID" if invalid else ""),
+            ]
+        else:
+            i = ("BW", "MD", "TOTAL").index(name)
+            score = summary["score"][i] if summary["score"] else float("nan")
+            unit = ("GiB/s", "kIOPS", "")[i]
+            invalid = bool(summary["score"] and summary["score"][3])
+            row = [h.text_td(name), h.text_td(unit), _cell(score, "io500"), h.text_td("")]
+            row += [h.text_td("INVALID" if invalid else "")]
+        if reps:
+            m = reps.get(name)
+            row += (
+                [_cell(m[0], "io500"), h.text_td(f"[{m[1]:.4f}, {m[2]:.4f}] over {m[3]}")]
+                if m
+                else [h.text_td("")] * 2
+            )
+        for app in apps:
+            figs = {n: p[0] for n, p in app["phases"].items()}
+            if app["score"]:
+                figs.update(zip(("BW", "MD", "TOTAL"), app["score"][:3]))
+            a = figs.get(name)
+            if a is None:
+                row += [h.text_td("-"), h.text_td("")]
+                continue
+            ratio = score / a if a > 0 else float("nan")
+            row += [_cell(a, "io500-baseline")]
+            row += [h.derived(ratio, f"this run's {name} / the application's", 3)]
+        rows.append(row)
+    return h.table(head, rows)
+
+
+def section(report):
+    """The section's body: one part per IO500 run; '' when no run is one."""
+    apps = report.io500
+    out = ""
+    for r in report.runs:
+        try:
+            folder = io500.folder_of_run(r)
+            summary = io500.parse(folder)
+        except Stop:
+            continue
+        reps = io500.parse_repetitions(folder)
+        if len(report.runs) > 1:
+            out += f"<h3>{escape(overview.run_name(r))}</h3>"
+        out += h.p(
+            f"From {escape(summary['source'])}, as the run wrote it: GiB/s (2^30 bytes/s) for"
+            " the ior phases and BW, kIOPS (1000 operations/s) for mdtest, find and MD, each over"
+            " the phase's whole time, wear-out included; TOTAL = sqrt(BW x MD)."
+            + (
+                " The application's folders: "
+                + ", ".join(f"[{i + 1}] {escape(a['source'])}" for i, a in enumerate(apps))
+                + "."
+                if apps
+                else ""
+            )
+        )
+        out += _table(summary, reps, apps)
+    return out
