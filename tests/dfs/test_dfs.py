@@ -312,8 +312,13 @@ def test_the_sweep_over_all_phases(bed, voldir, tmp_path, n):
     assert all(s["wire_fraction"] >= 0.9), s["wire_fraction"]
     points = [1, 2] if n == 2 else [1, 2, 4]
     ran = {name for name, v in phases.items() if len(s[s["phase"] == v])}
-    # Every default phase, scan-only included; the metadata phases run only when asked.
-    assert ran == {p for p in phases if not p.startswith("md_")} - {"ship_count"}
+    # Every default phase, scan-only included; the metadata phases (IO500's timestamp and find
+    # among them) run only when asked.
+    assert ran == {p for p in phases if not p.startswith("md_")} - {
+        "ship_count",
+        "timestamp",
+        "find",
+    }
     for name in ran:
         rows = rows_of(s, phases, name)
         assert list(rows["ranks"]) == points, name

@@ -89,8 +89,8 @@ def test_every_command_is_a_cli_module_its_launcher_and_its_entry_point_run():
     assert set(LAYERS) == {layer(m) for m in MODULES} - {""}
     clis = {m for m in MODULES if is_cli(m)}
     text = (SOURCE_DIR / "pyproject.toml").read_text()
-    entry = dict(re.findall(r'^([a-z-]+) = "(iosweep_tools[\w.]*):main"$', text, re.M))
-    assert len(entry) == 13 and set(entry.values()) == clis
+    entry = dict(re.findall(r'^([a-z0-9-]+) = "(iosweep_tools[\w.]*):main"$', text, re.M))
+    assert len(entry) == 14 and set(entry.values()) == clis
     for launcher, module in entry.items():
         shim = (SOURCE_DIR / "scripts" / launcher).read_text()
         pkg, _, leaf = module.rpartition(".")

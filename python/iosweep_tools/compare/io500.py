@@ -27,6 +27,8 @@ def is_io500(path):
     """True for a folder holding result_summary.txt, or a file whose text has IO500 lines."""
     if os.path.isdir(path):
         return os.path.isfile(os.path.join(path, SUMMARY))
+    if not os.path.isfile(path):  # a FIFO or a device is never read (it may never end)
+        return False
     try:
         with open(path, "rb") as f:
             head = f.read(4096).decode("utf-8", "replace")
@@ -44,6 +46,8 @@ def parse(path):
     """{"phases": {name: (score, unit, time_s, scored, invalid)}, "score": (bw, md, total,
     invalid) or None, "source": path}; Stop in one line when the file holds no IO500 line."""
     p = summary_path(path)
+    if not os.path.isfile(p):
+        raise Stop(f"'{p}': not a regular file (an IO500 result_summary.txt)")
     try:
         with open(p, "rb") as f:
             data = f.read(MAX_BYTES + 1)
@@ -145,6 +149,8 @@ def parse_repetitions(folder):
     """{name: (median, low, high, n)} of the result_repetitions.txt `iosweep io500
     --repetitions N` wrote in `folder`; {} when there is none."""
     path = os.path.join(folder, "result_repetitions.txt")
+    if not os.path.isfile(path):
+        return {}
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_BYTES)
