@@ -114,11 +114,14 @@ def test_scale_check_refuses_bad_io500_arguments(args, said, tmp_path):
 @pytest.mark.parametrize(
     "args, said",
     [
-        ([], "--io500: give the io500 application"),
-        (["--io500", "{tmp}/plain.txt"], "is not an executable"),
-        (["--io500", "/bin/true", "--target", "tmpfs"], "--target tmpfs needs a tmpfs"),
-        (["--io500", "/bin/true", "--easy-block", "3m"], "--easy-block"),
-        (["--io500", "/bin/true", "--pairs", "0"], "--pairs"),
+        (["--dir", "{tmp}"], "--io500: give the io500 application"),
+        (["--io500", "{tmp}/plain.txt", "--dir", "{tmp}"], "is not an executable"),
+        (["--io500", "/bin/true", "--target", "tmpfs", "--dir", "{tmp}"], "needs a tmpfs"),
+        (["--io500", "/bin/true", "--easy-block", "3m", "--dir", "{tmp}"], "--easy-block"),
+        (["--io500", "/bin/true", "--pairs", "0", "--dir", "{tmp}"], "--pairs"),
+        (["--io500", "/bin/true", "--bed", "--dir", "{tmp}"], "--dir: not with --target bed"),
+        (["--io500", "/bin/true", "--bed", "--ranks", "3"], "spread evenly over the bed's 2"),
+        (["--io500", "/bin/true", "--name", "x", "--dir", "{tmp}"], "--name: only with"),
     ],
 )
 def test_bench_vs_io500_refuses_bad_arguments(args, said, tmp_path):
@@ -127,9 +130,7 @@ def test_bench_vs_io500_refuses_bad_arguments(args, said, tmp_path):
     (tmp_path / "plain.txt").chmod(0o644)
     args = [a.format(tmp=tmp_path) for a in args]
     before = snapshot(tmp_path)
-    p = subprocess.run(
-        [BENCH, "--dir", str(tmp_path)] + args, capture_output=True, text=True, timeout=60, env=env
-    )
+    p = subprocess.run([BENCH] + args, capture_output=True, text=True, timeout=60, env=env)
     assert p.returncode == 2 and said in p.stderr, p.stderr
     assert "Traceback" not in p.stderr
     assert snapshot(tmp_path) == before

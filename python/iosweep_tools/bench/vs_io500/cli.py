@@ -4,15 +4,18 @@ the figures each printed, with a bootstrap 95% interval over the pairs, and a ve
 
     scripts/bench-vs-io500 --io500 PATH                          # a local disk (/var/tmp)
     scripts/bench-vs-io500 --io500 PATH --target tmpfs --pairs 5 # /dev/shm: the tools' own cost
+    scripts/bench-vs-io500 --io500 PATH --bed --ranks 4          # the GlusterFS bed, 2 nodes
 
 The io500 application is built outside this repository from its public sources (IO500/io500
 with IOR 5fcf0ba and pfind; --io500, or $IOSWEEP_IO500). Each pair runs the application once and
 `iosweep io500` once (odd pairs the application first, even pairs iosweep first), each as its
 own launch of --ranks ranks (mpirun -np RANKS), each in a new folder of its own made in --dir
-and removed after it, with the same INI file: the application's shapes at sizes this machine
-affords (--stonewall seconds, 2 by default: a debug run, INVALID by the rules, as the shared
-fixture's; --easy-block, --hard-segments, --md-items per rank), datadir and resultdir in the
-pair's folder, no timestamp folders.
+(on the bed: on its volume, the ranks round-robin over its 2 emulated nodes; the INI file and
+the result folder in a folder of /tmp, which the nodes see) and removed after it, with the
+same INI file: the application's shapes at sizes this machine affords (--stonewall seconds, 2
+by default: a debug run, INVALID by the rules, as the shared fixture's; --easy-block,
+--hard-segments, --md-items per rank), datadir in the run's folder (the application removes
+it at its end), no timestamp folders.
 
 What is measured: both tools' result_summary.txt as written (`[RESULT]` lines, the `[SCORE ]`
 line), read by iosweep-compare's IO500 reader; nothing is recomputed. ratio = iosweep /
@@ -28,21 +31,26 @@ import os
 import shutil
 import tempfile
 
+from iosweep_tools.bench.beds import bed_for, dfs_bed
 from iosweep_tools.bench.harness import machine_text, ratio_stats, verdict
+from iosweep_tools.bench.vs_mdtest import runs
 from iosweep_tools.compare import io500
 from iosweep_tools.core import children, cmdline, command, files, install, launch, units
 from iosweep_tools.core.devices import fs_type
 from iosweep_tools.core.errors import Stop
 from iosweep_tools.core.text import shown
+from iosweep_tools.dfsbed.base import can_run
 
-TARGETS = ("local", "tmpfs")
+TARGETS = ("local", "tmpfs", "bed")
 DEFAULT_DIR = {"local": "/var/tmp", "tmpfs": "/dev/shm"}
 MEMORY_FS = {"tmpfs", "ramfs"}
+PREFIX = "bench-vs-io500."  # the runs' folder in --dir or on the volume
+NOTES_DIR = "/tmp"  # the INI files and result folders: seen by this machine and the bed's nodes
 SCORES = ("BW", "MD", "TOTAL")
 
 INI = """[global]
-datadir = {folder}/data
-resultdir = {folder}/results
+datadir = {data}/data
+resultdir = {results}
 timestamp-datadir = FALSE
 timestamp-resultdir = FALSE
 [debug]
@@ -67,8 +75,20 @@ def parse_args(argv):
         help="the io500 application, built outside this repository (default: $IOSWEEP_IO500)",
     )
     ap.add_argument("--bin", metavar="PATH", default=install.find_binary(), help=cmdline.BIN_HELP)
-    ap.add_argument("--target", choices=TARGETS, default="local", help="local or tmpfs")
-    ap.add_argument("--dir", metavar="DIR", help="where the pairs' folders are made")
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--target", choices=TARGETS, help="local (default), tmpfs or bed")
+    where.add_argument(
+        "--bed", dest="target", action="store_const", const="bed", help="--target bed"
+    )
+    ap.add_argument(
+        "--name",
+        metavar="NAME",
+        type=cmdline.text_value("a bed's name"),
+        help="the bed to use (--target bed; default: iosweep-dfs when up, else one of its own)",
+    )
+    ap.add_argument(
+        "--dir", metavar="DIR", help="where the pairs' folders are made (not with --target bed)"
+    )
     ap.add_argument("--ranks", type=cmdline.count(1, 64), default=2, help="ranks of each launch")
     ap.add_argument("--pairs", type=cmdline.count(1, 100), default=3, help="pairs of runs")
     ap.add_argument(
@@ -97,6 +117,18 @@ def _checked(a):
         raise Stop("--io500: give the io500 application (or set $IOSWEEP_IO500)")
     if not (os.path.isfile(a.io500) and os.access(a.io500, os.X_OK)):
         raise Stop(f"--io500: {shown(a.io500)} is not an executable")
+    a.target = a.target or "local"
+    if a.target == "bed":
+        if a.dir:
+            raise Stop("--dir: not with --target bed (the runs go to the bed's volume)")
+        if a.ranks % 2:
+            raise Stop(f"--ranks: {a.ranks} does not spread evenly over the bed's 2 nodes")
+        a.bin = cmdline.binary("--bin", a.bin)
+        units.sizes(a.bin, ("--easy-block", a.easy_block, {"multiple": 2 << 20}))
+        _check_outputs(a)
+        return a
+    if a.name:
+        raise Stop("--name: only with --target bed")
     a.dir = a.dir or DEFAULT_DIR[a.target]
     if not os.path.isdir(a.dir):
         raise Stop(f"--dir: {shown(a.dir)} is not a folder")
@@ -106,11 +138,15 @@ def _checked(a):
         raise Stop(f"--dir: {shown(a.dir)} is on {kind}; --target {a.target} needs {want}")
     a.bin = cmdline.binary("--bin", a.bin)
     units.sizes(a.bin, ("--easy-block", a.easy_block, {"multiple": 2 << 20}))
+    _check_outputs(a)
+    return a
+
+
+def _check_outputs(a):
     if a.csv:
         files.output_file("--csv", a.csv, suffixes={"csv"})
     if a.save and os.path.exists(a.save):
         raise Stop(f"--save: {shown(a.save)} exists; expected a new folder")
-    return a
 
 
 def _timeout(a):
@@ -119,42 +155,59 @@ def _timeout(a):
     return children.job_timeout(0, 16 * 2 * a.stonewall, a.ranks) + 600
 
 
-def _one(a, tool, folder):
-    """One tool's run of the INI file in `folder`; its parsed result_summary.txt."""
-    ini = os.path.join(folder, "io500.ini")
+def _launch(a, place, argv, what):
+    """One tool's job: mpirun of core.launch here, or on the bed's head over its nodes."""
+    if isinstance(place, runs.OnBed):
+        cmd = ["mpirun", "--bind-to", "none", "-np", str(a.ranks), "--hostfile"]
+        cmd += [place.info["hostfile"], "--map-by", "node", "--oversubscribe"]
+        env = place.bed.mpi_env()
+        return children.job(place.bed.head_cmd(cmd + argv), _timeout(a), what, env, "mpirun")
+    cmd, env = launch.mpirun(a.ranks)
+    return children.job(cmd + argv, _timeout(a), what, env=env)
+
+
+def _one(a, place, tool, notes):
+    """One tool's run of the INI file: its data in a new folder of `place`, its INI file and
+    result folder in `notes` (a folder of this machine the nodes see); its parsed
+    result_summary.txt."""
+    data = place.fresh(tool)
+    results = os.path.join(notes, f"{tool}.results")
+    ini = os.path.join(notes, f"{tool}.ini")
     with open(ini, "w") as f:
         f.write(
             INI.format(
-                folder=folder,
+                data=data,
+                results=results,
                 stonewall=a.stonewall,
                 easy_block=a.easy_block,
                 segments=a.hard_segments,
                 items=a.md_items,
             )
         )
-    cmd, env = launch.mpirun(a.ranks)
     if tool == "io500":
-        argv = cmd + [a.io500, ini]
+        argv = [a.io500, ini]
     else:
-        argv = cmd + [a.bin, "io500", ini, "--output", os.path.join(folder, "r.h5"), "--quiet"]
-    # The application runs its phases from its own folder (it writes files beside it).
-    children.job(argv, _timeout(a), f"{tool} in {folder}", env=env)
-    return io500.parse(os.path.join(folder, "results"))
+        argv = [a.bin, "io500", ini, "--output", os.path.join(notes, "r.h5"), "--quiet"]
+    try:
+        _launch(a, place, argv, f"{tool} in {data}")
+        return io500.parse(results)
+    finally:
+        place.remove(data, tool)
 
 
-def _pair(a, k):
+def _pair(a, place, k):
     """Both tools once, the order alternating; {tool: parsed summary}."""
     out = {}
     for tool in ("io500", "iosweep") if k % 2 else ("iosweep", "io500"):
-        folder = tempfile.mkdtemp(prefix=f"vs-io500.{tool}.", dir=a.dir)
+        notes = tempfile.mkdtemp(prefix=f"vs-io500.{tool}.", dir=NOTES_DIR)
         try:
-            out[tool] = _one(a, tool, folder)
+            out[tool] = _one(a, place, tool, notes)
             if a.save:
                 shutil.copytree(
-                    os.path.join(folder, "results"), os.path.join(a.save, f"{tool}.{k}")
+                    os.path.join(notes, f"{tool}.results"), os.path.join(a.save, f"{tool}.{k}")
                 )
         finally:
-            shutil.rmtree(folder, ignore_errors=True)
+            shutil.rmtree(notes, ignore_errors=True)
     return out
 
 
@@ -186,9 +239,10 @@ def _median(values):
     return v[len(v) // 2] if v else float("nan")
 
 
-def _text(a, rows):
+def _text(a, rows, place):
     out = [
-        f"bench-vs-io500: {a.pairs} pair(s), {a.ranks} rank(s), --target {a.target} in {a.dir}",
+        f"bench-vs-io500: {a.pairs} pair(s), {a.ranks} rank(s), --target {a.target} in"
+        f" {place.work}",
         f"machine: {machine_text()}",
         f"stonewall {a.stonewall} s, ior-easy blockSize {a.easy_block}, ior-hard segmentCount"
         f" {a.hard_segments}, mdtest n {a.md_items} per rank",
@@ -224,11 +278,29 @@ def main(argv=None):
 
 def _main(argv):
     a = _checked(parse_args(argv))
+    if a.target != "bed":
+        return _measure(a, runs.Local(a, PREFIX))
+    why = can_run()
+    if why:
+        raise Stop(f"--target bed: no GlusterFS bed here: {why}", 1)
+    bed, own = bed_for(a.name, "vs-io500", a.ranks // 2)
+    try:
+        return _measure(a, runs.OnBed(a, bed, PREFIX))
+    finally:
+        if own:
+            dfs_bed("--name", own, "down")
+
+
+def _measure(a, place):
     if a.save:
         os.makedirs(a.save)
-    pairs = [_pair(a, k) for k in range(1, a.pairs + 1)]
+    place.start()
+    try:
+        pairs = [_pair(a, place, k) for k in range(1, a.pairs + 1)]
+    finally:
+        place.finish()
     rows = _rows(a, pairs)
-    print(_text(a, rows), end="")
+    print(_text(a, rows, place), end="")
     if a.csv:
         files.write_output("--csv", a.csv, _csv(rows))
         print(f"written: {a.csv}")

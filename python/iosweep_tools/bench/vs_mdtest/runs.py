@@ -61,14 +61,15 @@ class Local:
     or put something else (a symbolic link, another folder) at its name, is a failure said in
     one line, and what is there is left as it is."""
 
-    def __init__(self, args):
+    def __init__(self, args, prefix=PREFIX):
         self.args = args
+        self.prefix = prefix
         self.work = None
         self.count = 0
         self.made = {}  # folder -> (device, inode) when made
 
     def start(self):
-        self.work = tempfile.mkdtemp(prefix=PREFIX, dir=self.args.dir)
+        self.work = tempfile.mkdtemp(prefix=self.prefix, dir=self.args.dir)
         self.made[self.work] = _identity(self.work)
 
     def fresh(self, tool):
@@ -143,9 +144,10 @@ class OnBed:
     host file, ranks round-robin over its nodes (--map-by node), in a folder made by mktemp -d
     on the volume from the first node, every run in a new folder of its own inside it."""
 
-    def __init__(self, args, bed):
+    def __init__(self, args, bed, prefix=PREFIX):
         self.args = args
         self.bed = bed
+        self.prefix = prefix
         self.info = bed.info()
         self.nodes = sorted(self.info["nodes"])
         self.work = None
@@ -157,7 +159,8 @@ class OnBed:
 
     def start(self):
         made = self.on_node(
-            ["mktemp", "-d", f"{self.bed.mount}/{PREFIX}XXXXXXXX"], "the runs' folder on the volume"
+            ["mktemp", "-d", f"{self.bed.mount}/{self.prefix}XXXXXXXX"],
+            "the runs' folder on the volume",
         )
         self.work = made.stdout.strip()
 
