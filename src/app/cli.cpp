@@ -82,6 +82,27 @@ void configure(const std::vector<CLI::Option*>& declared, int argc, char** argv,
   res.cfg = res.steps.front().cfg;
 }
 
+constexpr const char* kIo500Help =
+    "Usage: iosweep io500 FILE.ini [--output FILE] [--label TEXT] [--repetitions N] [--quiet]\n"
+    "         [--dry-run] [--stall-limit S] [--stall-wait] [--timeseries-bin S]\n"
+    "         [--wire-interface IF] [--rated-bw RATE] [--rated-iops N] [--show-controls]\n"
+    "\n"
+    "Runs the IO500 as the io500 application runs it, under mpirun or srun (every rank of the\n"
+    "job): FILE.ini is the application's configuration file ([global] datadir, resultdir, ...;\n"
+    "[debug] stonewall-time; [ior-easy], [ior-hard], [mdtest-easy], [mdtest-hard], [find] and\n"
+    "each phase's run key), read as the application reads it. The twelve scored phases and\n"
+    "ior-rnd4K-easy-read run in its order, with its shapes; the score is its calc_score, the\n"
+    "rules its rules (a stonewall-time other than 300 makes the run INVALID). The result folder\n"
+    "gets result_summary.txt, result.txt, config-orig.ini and config.ini in its formats; the\n"
+    "run is appended to --output as one run whose every row names its IO500 phase.\n"
+    "\n"
+    "  --repetitions N  the whole suite N times (1 to 100): result_repetitions.txt has each\n"
+    "                   repetition's score and the medians with bootstrap 95% intervals\n"
+    "  the others       as for iosweep run (see iosweep --help)\n"
+    "\n"
+    "README: The IO500. scripts/iosweep-compare and scripts/iosweep-report read its results\n"
+    "beside the application's result folder; scripts/bench-vs-io500 runs both side by side.\n";
+
 // The options `iosweep io500` takes from the command line: where results go and how the run
 // is shown and watched; everything the IO500 measures comes from the INI file.
 void configure_io500(const std::vector<CLI::Option*>& declared, const std::string& path,
@@ -230,12 +251,16 @@ CliResult parse_cli(int argc, char** argv, const RunLoader& load) {
     }
     if (!c.run->parsed()) {
       res.action = CliResult::Action::usage_error;
-      res.text = "a command is required: iosweep run --dir DIR [options] (see iosweep --help)";
+      res.text =
+          "a command is required: iosweep run --dir DIR [options], or iosweep io500 "
+          "FILE.ini (see iosweep --help)";
       return res;
     }
     configure(c.declared, argc, argv, *c.preset_opt, c.preset, *c.rerun_opt, c.rerun_arg, load,
               res);
   } catch (const CLI::CallForAllHelp&) {
+    if (c.io500->parsed() || (argc > 1 && std::string_view(argv[1]) == "io500"))
+      return print(kIo500Help);
     app.clear();  // otherwise CLI11 prints the help of the selected subcommand only
     return print(app.help("", CLI::AppFormatMode::All));
   } catch (const CLI::ParseError& e) {

@@ -256,3 +256,11 @@ def test_repetitions_refused_out_of_bounds(tmp_path):
     p = run_iosweep(1, ["io500", ini, "--repetitions", "0"], check=2)
     assert "--repetitions: '0' is not a whole number from 1 to 100" in p.stderr
     assert snapshot(tmp_path) == before
+
+
+def test_help_of_io500_says_what_it_takes(tmp_path):
+    before = snapshot(tmp_path)
+    p = run_iosweep(1, ["io500", "--help"], check=0)
+    assert p.stdout.startswith("Usage: iosweep io500 FILE.ini")
+    assert "--repetitions N" in p.stdout and "stonewall-time" in p.stdout
+    assert snapshot(tmp_path) == before
