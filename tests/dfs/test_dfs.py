@@ -1023,3 +1023,35 @@ def test_bench_vs_mdtest_on_the_bed(bed, tmp_path):
     with h5py.File(save / "iosweep.h5", "r") as f:
         s = latest_run(f)["summary"][()]
         assert set(s["nodes"]) == {2} and set(s["ranks"]) == {4}
+
+
+# ----------------------------------------------------------------- iosweep io500 on the volume
+
+
+def test_io500_on_the_volume_over_both_nodes(bed, voldir, tmp_path):
+    """`iosweep io500` with its data on the volume, 4 ranks round-robin over the 2 nodes: the
+    result files written, the score there, every row spanning both nodes, find's walk over the
+    FUSE mount counting every file both mdtest tests made, and nothing of the run left."""
+    listing = "import os, sys; print(sorted(os.listdir(sys.argv[1])))"
+    ini, out, res = tmp_path / "io500.ini", tmp_path / "r.h5", tmp_path / "results"
+    ini.write_text(
+        f"[global]\ndatadir = {voldir}/data\nresultdir = {res}\ntimestamp-datadir = FALSE\n"
+        "timestamp-resultdir = FALSE\n[debug]\nstonewall-time = 60\n[ior-easy]\n"
+        "transferSize = 1m\nblockSize = 4m\n[ior-hard]\nsegmentCount = 40\n"
+        "[mdtest-easy]\nn = 50\n[mdtest-hard]\nn = 50\n"
+    )
+    p = bed.mpirun(4, ["io500", ini, "--output", out, "--quiet"], timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    summary_text = (res / "result_summary.txt").read_text()
+    assert re.search(r"^\[SCORE \] Bandwidth [0-9.]+ GiB/s", summary_text, re.M), summary_text
+    text = (res / "result.txt").read_text()
+    assert re.search(r"^total-files += 405$", text, re.M), text  # 4 x 50 x 2, 4 + 1 ior files
+    with h5py.File(out, "r") as f:
+        s = latest_run(f)["summary"][()]
+    assert set(s["nodes"]) == {2} and set(s["ranks"]) == {4} and len(s) == 14
+    # The application's four test folders are left, empty; nothing else of the run.
+    assert bed.py("node1", listing, f"{voldir}/data").strip() == str(
+        ["ior-easy", "ior-hard", "mdtest-easy", "mdtest-hard"]
+    )
+    for t in ("ior-easy", "ior-hard", "mdtest-easy", "mdtest-hard"):
+        assert bed.py("node1", listing, f"{voldir}/data/{t}").strip() == "[]"
