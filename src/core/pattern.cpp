@@ -163,7 +163,10 @@ std::uint64_t verify_blocks(const DataSpec& spec, std::uint64_t file, std::uint6
 
 std::uint64_t verify_bytes(const DataSpec& spec, std::uint64_t file, std::uint64_t file_offset,
                            std::span<const std::byte> src, Mismatch* first) {
-  if (whole_blocks(file_offset, src.size()))
+  // The block path reads whole words in place: only from an 8-byte aligned buffer (a block of a
+  // record at any offset, checked again by PatternImage, may sit anywhere in its buffer).
+  if (whole_blocks(file_offset, src.size()) &&
+      reinterpret_cast<std::uintptr_t>(src.data()) % alignof(std::uint64_t) == 0)
     return verify_blocks(spec, file, file_offset, src, first);
   const std::uint64_t end = file_offset + src.size();
   std::uint64_t bad = 0, last_bad_block = ~0ull;
