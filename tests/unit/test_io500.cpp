@@ -84,6 +84,8 @@ TEST(Io500Ini, RefusesWhatIosweepCannotHonour) {
             std::string::npos);
   EXPECT_NE(refusal("[ior-easy]\ntransferSize = 3m\nblockSize = 10m\n").find("multiple"),
             std::string::npos);
+  EXPECT_NE(refusal("[ior-hard]\nsegmentCount = 999999999999999999\n").find("2^64 bytes"),
+            std::string::npos);
 }
 
 TEST(Io500Steps, OneStepPerPhaseInTheApplicationsOrder) {
