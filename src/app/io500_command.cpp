@@ -108,6 +108,7 @@ int run_io500(CliResult& cli, int argc, char** argv, const MpiSession& mpi) {
   report.config_ini = io500_config_ini(cli.io500);
   report.procs = mpi.size();
   report.stonewall_s = static_cast<double>(cli.io500.stonewall_s);
+  report.min_write_s = static_cast<double>(kIo500RuleStonewallS);
   report.repetitions = cli.io500_repetitions;
   if (cli.io500.stonewall_s != kIo500RuleStonewallS)
     report.run_invalid.push_back("stonewall-time " + std::to_string(cli.io500.stonewall_s) +

@@ -294,10 +294,10 @@ Io500Ini parse_io500_ini(const std::string& text, const std::string& whose) {
                      "[debug] stonewall-time = 0 turns the stonewall off: ior-easy would "
                      "write its whole blockSize per rank; give the seconds (300 by the rules)");
   if (ini.hard_segments == 0) throw UsageError(at + "[ior-hard] segmentCount must be above 0");
-  // ior-hard's blocks are 47008 bytes: a rank's region is segmentCount of them.
-  if (ini.hard_segments > ~std::uint64_t{0} / 47008)
+  if (ini.hard_segments > ~std::uint64_t{0} / kIo500HardBytes)
     throw UsageError(at + "[ior-hard] segmentCount " + std::to_string(ini.hard_segments) +
-                     " blocks of 47008 bytes are more than 2^64 bytes per rank");
+                     " blocks of " + std::to_string(kIo500HardBytes) +
+                     " bytes are more than 2^64 bytes per rank");
   if (ini.md_easy_items == 0 || ini.md_hard_items == 0)
     throw UsageError(at + "[mdtest-easy] and [mdtest-hard] n must be above 0");
   if (ini.easy_block_bytes % ini.easy_transfer_bytes != 0)

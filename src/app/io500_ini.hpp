@@ -48,6 +48,9 @@ struct Io500Ini {
 
 // The minimum time of a write phase and the stonewall the rules ask for (IO500's minwrite).
 inline constexpr std::uint64_t kIo500RuleStonewallS = 300;
+// ior-hard's transfer and block, bytes (IOR -t 47008 -b 47008): a rank's region is
+// segmentCount of them.
+inline constexpr std::uint64_t kIo500HardBytes = 47008;
 // `iosweep io500 --repetitions N`: the suite at most this many times in one launch.
 inline constexpr std::uint64_t kMaxIo500Repetitions = 100;
 

@@ -56,9 +56,8 @@ void ior_easy(Step& s, const Io500Ini& ini) {
 }
 
 void ior_hard(Step& s, const Io500Ini& ini) {
-  constexpr std::uint64_t kHardBytes = 47008;
-  s.key("file-size", std::to_string(kHardBytes * ini.hard_segments));
-  s.key("seq-record", std::to_string(kHardBytes));
+  s.key("file-size", std::to_string(kIo500HardBytes * ini.hard_segments));
+  s.key("seq-record", std::to_string(kIo500HardBytes));
   s.key("file-layout", "shared");
   s.key("shared-pattern", "strided");
 }

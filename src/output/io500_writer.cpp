@@ -110,7 +110,7 @@ void Io500Writer::append_point(const PointResult& point, const LatencyHistogram&
   Io500Phase p = io500_phase_of(io500_step_phase(step_), point);
   p.repetition = io500_step_repetition(step_);
   p.exe = exe_;
-  io500_check_phase(p, r_.stonewall_s, static_cast<double>(300));
+  io500_check_phase(p, r_.stonewall_s, r_.min_write_s);
   phases_.push_back(std::move(p));
   write_files(false);
 }

@@ -25,6 +25,7 @@ struct Io500Report {
   std::string config_ini;   // every section and key, effective
   int procs = 1;
   double stonewall_s = 300;
+  double min_write_s = 300;  // the rules' minimum time of a write phase (IO500's minwrite)
   std::vector<std::string> run_invalid;  // rules the configuration breaks (stonewall-time)
   int repetitions = 1;                   // of the whole suite (--repetitions)
 };
