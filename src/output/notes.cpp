@@ -290,7 +290,9 @@ std::string cpu_note(const SummaryRow& s) {
   const double queued = std::isnan(s.queued_fraction_mean) ? 0.0 : s.queued_fraction_mean;
   if (std::isnan(busy) || busy + queued < kCpuBoundFraction) return {};
   const double cpu_ns = s.cpu_user_ns_per_op + s.cpu_sys_ns_per_op;
+  // Each share from its own time: busy - user can round below zero when sys is 0 ("-0%").
   const double user = cpu_ns > 0 ? busy * s.cpu_user_ns_per_op / cpu_ns : kNaN;
+  const double sys = cpu_ns > 0 ? busy * s.cpu_sys_ns_per_op / cpu_ns : kNaN;
   char b[128];
   if (std::isnan(user))
     std::snprintf(b, sizeof b, "CPU-bound: busy %.0f%%, queued %.0f%% of the window (>= %.0f%%)",
@@ -298,7 +300,7 @@ std::string cpu_note(const SummaryRow& s) {
   else
     std::snprintf(b, sizeof b,
                   "CPU-bound: usr %.0f%%, sys %.0f%%, queued %.0f%% of the window (>= %.0f%%)",
-                  100 * user, 100 * (busy - user), 100 * queued, 100 * kCpuBoundFraction);
+                  100 * user, 100 * sys, 100 * queued, 100 * kCpuBoundFraction);
   return b;
 }
 

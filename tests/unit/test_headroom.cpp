@@ -100,6 +100,19 @@ TEST(Headroom, CpuBoundFromNinetyPercentOnOrQueuedForACpu) {
   EXPECT_EQ(headroom_notes(reduce_point(in)), "");
 }
 
+// A rank that spent no system time says "sys 0%", never "-0%": each share is taken from its own
+// time, not the system share as what is left of busy after user (which rounds below zero).
+TEST(Headroom, NoSystemTimeIsZeroPercentNeverNegative) {
+  PointInput in;
+  in.phase = kMdStat;
+  for (int i = 1; i < 200; ++i) {
+    const double elapsed_s = 1.4e-3;
+    in.samples = {rank(0, 1000, elapsed_s, elapsed_s * (0.9 + i / 2000.0), 0.0, 0.0)};
+    const std::string note = headroom_notes(reduce_point(in));
+    EXPECT_TRUE(contains(note, ", sys 0%, ")) << note;
+  }
+}
+
 // A counted drive's device bytes in the phase's direction over the drive's slowest window,
 // against its link; NaN and the words for a drive whose link is unknown.
 TEST(Headroom, DriveBytesAgainstTheirLinks) {
