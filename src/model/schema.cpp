@@ -261,7 +261,8 @@ const FieldDesc kSummary[] = {
                   "operation completed"},
     {FIELD(SummaryRow, busy_fraction_mean), .type = FieldType::f64, .unit = "1",
      .reduction = "mean over ranks of the rank's CPU time (user + system) / its elapsed: the "
-                  "share of its window it was on a CPU (above 1 when several of its threads ran)"},
+                  "share of its window it was on a CPU (above 1 when several of its threads ran); "
+                  "ranks with a window under 1 ms left out"},
     {FIELD(SummaryRow, busy_fraction_max), .type = FieldType::f64, .unit = "1",
      .reduction = "max over ranks of CPU time / elapsed"},
     {FIELD(SummaryRow, queued_fraction_mean), .type = FieldType::f64, .unit = "1",
@@ -416,7 +417,7 @@ const FieldDesc kRanks[] = {
      .reduction = "time the rank's threads were runnable but waiting for a CPU in the window "
                   "(/proc/self/task/*/schedstat run_delay); NaN where the kernel keeps none"},
     {FIELD(RankRow, busy_fraction), .type = FieldType::f64, .unit = "1",
-     .reduction = "(cpu_user_s + cpu_sys_s) / elapsed_s"},
+     .reduction = "(cpu_user_s + cpu_sys_s) / elapsed_s; NaN for a window under 1 ms"},
 };
 
 const FieldDesc kRankUsage[] = {

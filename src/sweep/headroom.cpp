@@ -24,11 +24,11 @@ void extremes(double x, double& lo, double& hi) {
 }  // namespace
 
 double busy_of(const RankSample& r) {
-  return r.elapsed_s > 0 ? (r.cpu_user_s + r.cpu_sys_s) / r.elapsed_s : kNaN;
+  return r.elapsed_s >= kMinCpuWindowS ? (r.cpu_user_s + r.cpu_sys_s) / r.elapsed_s : kNaN;
 }
 
 double queued_of(const RankSample& r) {
-  return r.elapsed_s > 0 ? r.cpu_queued_s / r.elapsed_s : kNaN;
+  return r.elapsed_s >= kMinCpuWindowS ? r.cpu_queued_s / r.elapsed_s : kNaN;
 }
 
 void reduce_cpu(const PointInput& in, SummaryRow& s) {
@@ -43,6 +43,7 @@ void reduce_cpu(const PointInput& in, SummaryRow& s) {
       ++busy_n;
       extremes(b, unused, busy_max);
     }
+    if (r.elapsed_s < kMinCpuWindowS) continue;  // no fraction to tell (busy_of)
     const double q = queued_of(r);
     queued_known = queued_known && !std::isnan(q);
     if (!std::isnan(q)) {

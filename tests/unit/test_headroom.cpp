@@ -113,6 +113,26 @@ TEST(Headroom, NoSystemTimeIsZeroPercentNeverNegative) {
   }
 }
 
+// A window under 1 ms tells no CPU share: the clock's microseconds and its own reading outweigh
+// it (IO500's timestamp: the rank that makes nothing, 3 us of CPU in 0.16 us). Such a rank is
+// left out of the means, and a row of only such ranks says nothing about the CPU.
+TEST(Headroom, NoCpuShareOfAWindowUnderAMillisecond) {
+  PointInput in;
+  in.phase = kTimestamp;
+  in.samples = {rank(0, 1, 6.1e-5, 0.0, 6.4e-5, 0.0), rank(1, 0, 1.6e-7, 0.0, 3e-6, 0.0)};
+  PointResult r = reduce_point(in);
+  EXPECT_TRUE(std::isnan(r.summary.busy_fraction_mean));
+  EXPECT_TRUE(std::isnan(r.summary.queued_fraction_mean));
+  EXPECT_TRUE(std::isnan(r.ranks[1].busy_fraction));
+  EXPECT_EQ(headroom_notes(r), "");
+  in.phase = kRandRead;  // one long rank: its share alone, the short one left out
+  in.samples = {rank(0, 1000, 1.0, 0.25, 0.70, 0.0), rank(1, 1, 1.6e-7, 0.0, 3e-6, 0.0)};
+  r = reduce_point(in);
+  EXPECT_DOUBLE_EQ(r.summary.busy_fraction_mean, 0.95);
+  EXPECT_DOUBLE_EQ(r.summary.queued_fraction_mean, 0.0);
+  EXPECT_TRUE(contains(headroom_notes(r), "CPU-bound"));
+}
+
 // A counted drive's device bytes in the phase's direction over the drive's slowest window,
 // against its link; NaN and the words for a drive whose link is unknown.
 TEST(Headroom, DriveBytesAgainstTheirLinks) {
