@@ -18,6 +18,22 @@ namespace iosweep {
 
 enum class Io500Group : std::uint8_t { none, md, bw };
 
+// iosweep's own record of a phase, beyond the application's figures (result_phases.txt):
+// where its time went and how long its operations took, from its row.
+struct Io500Detail {
+  double window_s = 0;       // the timed window: to the last rank's close (max over ranks)
+  double first_done_s = 0;   // to the first rank's close
+  bool stonewalled = false;  // a rank stopped issuing at the stonewall
+  // The straggler tail: how long the window ran on after the stonewall (requests in flight at
+  // the deadline, the close and its fsync), or after the first rank's close when no rank was
+  // stonewalled (the wait for the slowest rank). Never the wear-out, which comes after it.
+  double tail_s = 0;
+  double wearout_s = 0;      // the untimed wear-out after the window (its slowest rank)
+  double wearout_share = 0;  // of the phase's operations (metadata, find) or bytes (data)
+  double lat_p50_ns = 0, lat_p99_ns = 0, lat_p999_ns = 0, lat_max_ns = 0;
+  std::string notes;  // the row's notes: where the bytes came from, a cache that served them
+};
+
 // One phase as it ran: the figures the result files print and the rules check.
 struct Io500Phase {
   std::string name;  // "ior-easy-write"
@@ -33,6 +49,7 @@ struct Io500Phase {
   std::int64_t t_start_unix_s = 0, t_end_unix_s = 0;
   std::vector<std::string> invalid;  // the rules it broke, in the application's words
   int repetition = 1;                // of the suite (iosweep io500 --repetitions)
+  Io500Detail detail;
 };
 
 // A step's IO500 phase and repetition: "ior-easy-write" (1), "r2/ior-easy-write" (2).

@@ -3,8 +3,10 @@
 // its result.txt as found in a real run (tests/fixtures/io500/ext4-2ranks).
 #include "output/io500_writer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 
@@ -62,7 +64,7 @@ std::string io500_time_text(std::int64_t unix_s) {
   return s;
 }
 
-Io500Phase io500_phase_of(const std::string& name, const PointResult& pr) {
+Io500Phase io500_phase_of(const std::string& name, const PointResult& pr, double stonewall_s) {
   Io500Phase p;
   p.name = name;
   (void)io500_phase_kind(name, p.group, p.write, p.dummy);
@@ -81,6 +83,20 @@ Io500Phase io500_phase_of(const std::string& name, const PointResult& pr) {
     p.score = p.time_s > 0 ? static_cast<double>(s.bytes + s.wearout_bytes) / p.time_s / kGiB : 0;
     if (p.write && s.wall_s > 0) p.stonewall_rate = static_cast<double>(s.bytes) / s.wall_s / kGiB;
   }
+  Io500Detail& d = p.detail;
+  d.window_s = s.wall_s;
+  d.first_done_s = s.rank_time_min_s;
+  d.stonewalled = s.stonewalled != 0 && stonewall_s > 0;
+  d.tail_s = std::max(0.0, s.wall_s - (d.stonewalled ? stonewall_s : s.rank_time_min_s));
+  d.wearout_s = s.wearout_max_s;
+  const double done = md ? static_cast<double>(s.ops) : static_cast<double>(s.bytes);
+  const double worn = md ? static_cast<double>(wearout_ops) : static_cast<double>(s.wearout_bytes);
+  d.wearout_share = done + worn > 0 ? worn / (done + worn) : 0;
+  d.lat_p50_ns = s.lat_p50_ns;
+  d.lat_p99_ns = s.lat_p99_ns;
+  d.lat_p999_ns = s.lat_p999_ns;
+  d.lat_max_ns = s.lat_max_ns;
+  d.notes = std::string(s.notes, strnlen(s.notes, sizeof s.notes));
   p.found = s.matches;
   p.examined = s.ops;
   p.errors = s.bad_blocks;
@@ -107,7 +123,7 @@ void Io500Writer::begin_step(const StepPlan& step, std::uint32_t index) {
 
 void Io500Writer::append_point(const PointResult& point, const LatencyHistogram& latency) {
   (void)latency;
-  Io500Phase p = io500_phase_of(io500_step_phase(step_), point);
+  Io500Phase p = io500_phase_of(io500_step_phase(step_), point, r_.stonewall_s);
   p.repetition = io500_step_repetition(step_);
   p.exe = exe_;
   io500_check_phase(p, r_.stonewall_s, r_.min_write_s);
@@ -233,9 +249,40 @@ std::string Io500Writer::repetitions_text() const {
   return s;
 }
 
+// One line per phase and repetition, tab-separated under a header of column names with their
+// units; microseconds with three decimals, NaN ("nan") where no operation completed.
+std::string Io500Writer::phases_text() const {
+  std::string s =
+      "# iosweep io500: where each phase's time went and how long its operations took, from its "
+      "row (iosweep's own file; the application has none)\n"
+      "# window_s: the timed window, to the last rank's close; first_done_s: to the first "
+      "rank's; tail_s: the straggler tail, how long the window ran on after tail_from (the "
+      "stonewall, or the first rank's close when no rank was stonewalled); wearout_s: the "
+      "untimed wear-out after the window, wearout_share its part of the phase's operations "
+      "(metadata, find) or bytes (data); lat_*_us: percentiles of the operations' latency "
+      "(find: per file examined), merged over ranks; notes: the row's notes (where the bytes "
+      "came from, a cache that served them)\n"
+      "phase\trepetition\twindow_s\tfirst_done_s\ttail_from\ttail_s\twearout_s\t"
+      "wearout_share\tlat_p50_us\tlat_p99_us\tlat_p999_us\tlat_max_us\tnotes\n";
+  for (const Io500Phase& p : phases_) {
+    const Io500Detail& d = p.detail;
+    char line[320];
+    std::snprintf(
+        line, sizeof line, "%s\t%d\t%.6f\t%.6f\t%s\t%.6f\t%.6f\t%.6f\t%.3f\t%.3f\t%.3f\t%.3f\t",
+        p.name.c_str(), p.repetition, d.window_s, d.first_done_s,
+        d.stonewalled ? "stonewall" : "first-rank", d.tail_s, d.wearout_s, d.wearout_share,
+        d.lat_p50_ns / 1e3, d.lat_p99_ns / 1e3, d.lat_p999_ns / 1e3, d.lat_max_ns / 1e3);
+    std::string notes = d.notes;
+    std::replace(notes.begin(), notes.end(), '\t', ' ');
+    s += line + notes + "\n";
+  }
+  return s;
+}
+
 void Io500Writer::write_files(bool final) const {
   write_file(r_.resultdir + "/result_summary.txt", summary_text(final));
   write_file(r_.resultdir + "/result.txt", result_text(final));
+  write_file(r_.resultdir + "/result_phases.txt", phases_text());
   if (r_.repetitions > 1) write_file(r_.resultdir + "/result_repetitions.txt", repetitions_text());
 }
 

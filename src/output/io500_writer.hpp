@@ -6,7 +6,9 @@
 // run that stops keeps what it measured; the last write adds the score. The same lines go to
 // stdout at the end, as the application prints them. With --repetitions N the two files hold
 // the first repetition (the application's one run), and result_repetitions.txt each
-// repetition's score and the medians with bootstrap 95% intervals. A ResultWriter on rank 0
+// repetition's score and the medians with bootstrap 95% intervals. result_phases.txt is
+// iosweep's own: each phase's window, straggler tail, wear-out, latency percentiles and notes
+// (model/io500_score.hpp's Io500Detail). A ResultWriter on rank 0
 // (output/writer.hpp).
 #pragma once
 
@@ -43,6 +45,7 @@ class Io500Writer final : public ResultWriter {
   std::string summary_text(bool final) const;
   std::string result_text(bool final) const;
   std::string repetitions_text() const;
+  std::string phases_text() const;
   std::vector<Io500Phase> of_repetition(int r) const;
   bool valid(const std::vector<Io500Phase>& phases) const;
 
@@ -55,8 +58,8 @@ class Io500Writer final : public ResultWriter {
 };
 
 // A phase's figures from its row (the IO500 definitions: model/io500_score.hpp); `name` is the
-// step's, the IO500 phase's name.
-Io500Phase io500_phase_of(const std::string& name, const PointResult& p);
+// step's, the IO500 phase's name; `stonewall_s` the run's stonewall (the tail is after it).
+Io500Phase io500_phase_of(const std::string& name, const PointResult& p, double stonewall_s);
 
 // Formats a UNIX time as the application's result.txt does ("2026-12-02 00:47:45", local).
 std::string io500_time_text(std::int64_t unix_s);

@@ -81,6 +81,14 @@ void TreePhase::list_one(PhaseContext& ctx, const std::string& folder, std::stri
   const FindSpec& f = ctx.work.find;
   const bool needs_stat = !f.newer.empty() || f.size_given;
   std::string current;  // the entry being examined, for an error's message
+  // A file's latency: from the folder's open or the previous file's end to its own end (see
+  // find_phase.hpp).
+  std::uint64_t last_ns = now_ns();
+  const auto done = [&] {
+    const std::uint64_t t = now_ns();
+    ctx.latency.record(t - last_ns);
+    last_ns = t;
+  };
   try {
     fsops::list_folder(folder, [&](int dirfd, const char* name, fsops::EntryKind kind) {
       fsops::EntryStat st;
@@ -96,11 +104,15 @@ void TreePhase::list_one(PhaseContext& ctx, const std::string& folder, std::stri
         return;
       }
       ++w.examined;
-      if (::fnmatch(f.name.c_str(), name, 0) != 0) return;
+      if (::fnmatch(f.name.c_str(), name, 0) != 0) {
+        done();
+        return;
+      }
       if (needs_stat && !stated) {
         current = folder + "/" + name;
         if (!fsops::stat_at(dirfd, name, st)) throw IoError::of_file("stat", current, errno);
       }
+      done();
       if (!f.newer.empty() && st.ctime_s < newer_ctime_s_) return;
       if (f.size_given && st.size_bytes != f.size) return;
       ++w.found;
@@ -140,6 +152,7 @@ void TreePhase::run(PhaseContext& ctx, RankSample& s) {
   if (desc().id == kTimestamp) {
     if (ctx.self.position == 0) {
       fsops::make_timestamp(ctx.work.find.newer);
+      ctx.latency.record(now_ns() - t0);
       w.examined = 1;
     }
   } else {
@@ -152,6 +165,7 @@ void TreePhase::run(PhaseContext& ctx, RankSample& s) {
   s.ops = w.examined;
   s.matches = w.found;
   s.elapsed_s = s.io_s = ns_to_s(t1 - t0);
+  s.latency_max_ns = ctx.latency.max_ns();
   s.rss_peak_bytes = self_usage().rss_peak_bytes;
   s.private_bytes = private_bytes();
 }

@@ -14,6 +14,13 @@
 // files examined (pfind's total-files, its rate's numerator), its matches the files counted
 // (pfind's found). A failing list or stat stops that rank's walk, the others end the level
 // walk together, and the point fails naming the path and errno.
+//
+// Latency (the row's percentiles): one per file examined, from the open of its folder or the
+// end of the previous file examined in it to the end of its own checks. A folder is read a
+// batch of entries per getdents call, so the call's time falls on the first file of its batch
+// and the files after it cost what the name match (and an lstat, for a matching name) cost;
+// the entries that are folders add their time to the next file. timestamp: its one operation,
+// the create and close of the file.
 #pragma once
 
 #include <cstdint>

@@ -177,6 +177,96 @@ def test_rows_name_their_io500_phase(io500_run):
     assert not any((tmp / "data").rglob("*.*"))
 
 
+def phase_lines(path):
+    """result_phases.txt: {(phase, repetition): {column: value}}, numbers as floats."""
+    lines = [ln for ln in path.read_text().splitlines() if not ln.startswith("#")]
+    head = lines[0].split("\t")
+    rows = {}
+    for ln in lines[1:]:
+        cells = dict(zip(head, ln.split("\t")))
+        for k, v in cells.items():
+            if k.endswith(("_s", "_us", "_share")):
+                cells[k] = float(v)
+        rows[(cells["phase"], int(cells["repetition"]))] = cells
+    return head, rows
+
+
+def test_result_phases_give_every_phase_its_latency(io500_run):
+    """iosweep's own file: a line per phase, the window and latency percentiles of every phase
+    (find's per file examined, timestamp's one create) as its row in the HDF5 file has them; no
+    phase reached the stonewall of 30 s, so each tail is the wait for the slowest rank."""
+    tmp, out, _ = io500_run
+    head, rows = phase_lines(tmp / "results" / "result_phases.txt")
+    assert head[:6] == ["phase", "repetition", "window_s", "first_done_s", "tail_from", "tail_s"]
+    assert head[-1] == "notes"
+    assert [name for name, _ in rows] == ORDER
+    results, _ = summary_lines(tmp / "results" / "result_summary.txt")
+    with h5py.File(out, "r") as f:
+        summary = latest_run(f)["summary"][:]
+    for i, name in enumerate(ORDER):
+        r = rows[(name, 1)]
+        row = summary[summary["step"] == i][0]
+        assert r["tail_from"] == "first-rank", name
+        assert r["window_s"] == pytest.approx(row["wall_s"], abs=1e-6)
+        assert r["tail_s"] == pytest.approx(r["window_s"] - r["first_done_s"], abs=2e-6)
+        assert r["wearout_s"] == 0 and r["wearout_share"] == 0, name
+        assert results[name][1] == pytest.approx(r["window_s"], abs=1e-3)
+        assert 0 < r["lat_p50_us"] <= r["lat_p99_us"] <= r["lat_max_us"], name
+        assert r["lat_p99_us"] == pytest.approx(row["lat_p99_ns"] / 1e3, abs=1e-3)
+    # find and timestamp: one latency per file examined, per file made: each histogram holds
+    # as many as the row has operations.
+    with h5py.File(out, "r") as f:
+        counts = latest_run(f)["latency"]["counts"][:]
+    for name in ["find", "timestamp"]:
+        row = summary[summary["step"] == ORDER.index(name)][0]
+        assert int(counts[row["point"]].sum()) == row["ops"] > 0, name
+
+
+@pytest.fixture(scope="module")
+def stonewalled_run(tmp_path_factory):
+    """Writes larger than a 1 s stonewall lets them finish: every write phase is stopped there
+    and then worn out to its slowest rank's count."""
+    tmp = tmp_path_factory.mktemp("io500sw")
+    ini = small_ini(tmp, stonewall=1)
+    text = ini.read_text()
+    for old, new in [("16m", "2g"), ("400", "100000"), ("1500", "60000"), ("800", "60000")]:
+        text = text.replace(f"= {old}\n", f"= {new}\n")
+    ini.write_text(text)
+    out = tmp / "r.h5"
+    p = run_iosweep(2, ["io500", ini, "--output", out, "--quiet"], timeout=600, check=0)
+    return tmp, out, p
+
+
+def test_straggler_tail_reported_apart_from_the_wearout(stonewalled_run):
+    """A stonewalled write phase: its window runs on after the stonewall (requests in flight,
+    the close and its fsync) for tail_s, then the wear-out; the application's time is their
+    sum, and the wear-out's share is what it added to the phase's operations or bytes."""
+    tmp, out, _ = stonewalled_run
+    _, rows = phase_lines(tmp / "results" / "result_phases.txt")
+    results, _ = summary_lines(tmp / "results" / "result_summary.txt")
+    with h5py.File(out, "r") as f:
+        run = latest_run(f)
+        summary, ranks = run["summary"][:], run["ranks"][:]
+    stopped = 0
+    for name in ["ior-easy-write", "mdtest-easy-write", "ior-hard-write", "mdtest-hard-write"]:
+        r = rows[(name, 1)]
+        row = summary[summary["step"] == ORDER.index(name)][0]
+        if not row["stonewalled"]:
+            assert r["tail_from"] == "first-rank", name
+            continue
+        stopped += 1
+        assert r["tail_from"] == "stonewall", name
+        assert r["tail_s"] == pytest.approx(max(0.0, row["wall_s"] - 1.0), abs=2e-6)
+        assert r["wearout_s"] == pytest.approx(row["wearout_max_s"], abs=1e-6)
+        # The application's time: window and wear-out, never the tail twice.
+        assert results[name][1] == pytest.approx(r["window_s"] + r["wearout_s"], abs=1e-3)
+        mine = ranks[ranks["point"] == row["point"]]
+        done = row["ops"] if name.startswith("mdtest") else row["bytes"]
+        worn = mine["wearout_ops"].sum() if name.startswith("mdtest") else row["wearout_bytes"]
+        assert r["wearout_share"] == pytest.approx(worn / (done + worn), abs=1e-6)
+    assert stopped >= 2, "the writes were meant to reach the 1 s stonewall"
+
+
 def test_unknown_key_refused_as_the_application_refuses_it(tmp_path):
     ini = small_ini(tmp_path, extra="[find]\nbogus = 1\n")
     before = snapshot(tmp_path)

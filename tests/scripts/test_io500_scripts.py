@@ -188,6 +188,18 @@ def test_the_report_has_an_io500_section_with_the_application_beside(tmp_path):
     for v in app:
         assert any(abs(t - v) <= 1e-9 for t in theirs), v
     assert len([c for c in cells if c["derived"]]) == 14 + 3
+    # result_phases.txt: each phase's window, tail, wear-out and latency, in cells of their own.
+    phases = [
+        ln.split("\t")
+        for ln in (tmp_path / "results" / "result_phases.txt").read_text().splitlines()
+        if not ln.startswith(("#", "phase\t"))
+    ]
+    assert len(phases) == 14
+    shown = [float(c["value"]) for c in cells if c["src"] == "io500-phases"]
+    assert len(shown) == 14 * 8
+    for cols in phases:
+        for v in (cols[2], cols[5], cols[6], cols[9], cols[11]):  # window, tail, wear-out, p99, max
+            assert any(abs(m - float(v)) <= 1e-9 for m in shown), (cols[0], v)
 
 
 def io500_lines(path):

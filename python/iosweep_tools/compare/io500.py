@@ -161,3 +161,49 @@ def parse_repetitions(folder):
         if m := REPETITION.match(line):
             out[m.group(1)] = tuple(float(m.group(i)) for i in (2, 3, 4)) + (int(m.group(5)),)
     return out
+
+
+PHASE_FIGURES = (
+    "window_s",
+    "first_done_s",
+    "tail_s",
+    "wearout_s",
+    "wearout_share",
+    "lat_p50_us",
+    "lat_p99_us",
+    "lat_p999_us",
+    "lat_max_us",
+)
+
+
+def _phase_row(head, line):
+    """One line of result_phases.txt as a dict, or None when it is not one."""
+    cells = dict(zip(head, line.split("\t")))
+    if len(cells) != len(head) or not cells.get("phase"):
+        return None
+    try:
+        for k in PHASE_FIGURES:
+            cells[k] = float(cells[k])
+        cells["repetition"] = int(cells["repetition"])
+    except (KeyError, ValueError):
+        return None
+    return cells
+
+
+def parse_phases(folder):
+    """[row, ...] of the result_phases.txt `iosweep io500` wrote in `folder` (each phase's
+    window, straggler tail, wear-out, latency percentiles and notes, as the binary wrote them),
+    in its order; [] when there is none or it is not one."""
+    path = os.path.join(folder, "result_phases.txt")
+    if not os.path.isfile(path):
+        return []
+    try:
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES)
+    except OSError:
+        return []
+    lines = [ln for ln in data.decode("utf-8", "replace").splitlines() if not ln.startswith("#")]
+    if not lines or not lines[0].startswith("phase\t"):
+        return []
+    head = lines[0].split("\t")
+    return [r for ln in lines[1:] if (r := _phase_row(head, ln)) is not None]

@@ -1,11 +1,12 @@
 """The IO500 section of the report: for each run of `iosweep io500`, its phases and score as its
 result folder holds them (result_summary.txt: the figure, its unit and time, [INVALID]; with
---repetitions, result_repetitions.txt's medians with their 95% intervals), beside the io500
+--repetitions, result_repetitions.txt's medians with their 95% intervals; result_phases.txt's
+window, straggler tail, wear-out, latency and notes of each phase), beside the io500
 application's result folders given with --baseline (the ratio run / application).
 
 Every figure is a cell of the file it was read from (`data-source` io500: the run's own
-result_summary.txt; io500-baseline: the application's), never recomputed; a ratio is marked
-derived. Runs that are not IO500 runs have no part here.
+result_summary.txt; io500-phases: its result_phases.txt; io500-baseline: the application's),
+never recomputed; a ratio is marked derived. Runs that are not IO500 runs have no part here.
 """
 from html import escape
 
@@ -65,6 +66,29 @@ def _table(summary, reps, apps):
     return h.table(head, rows)
 
 
+def _phases_table(rows):
+    """Where each phase's time went and its operations' latency, as result_phases.txt holds
+    them (the first repetition: the one the application's files hold)."""
+    head = ["phase", "window s", "tail s", "tail after", "wear-out s", "wear-out share"]
+    head += ["p50 µs", "p99 µs", "p99.9 µs", "max µs", "notes"]
+    out = []
+    for r in rows:
+        if r["repetition"] != 1:
+            continue
+        row = [h.text_td(r["phase"])]
+        row += [_cell(r[k], "io500-phases", f"{r[k]:.3f}") for k in ("window_s", "tail_s")]
+        row += [h.text_td(r["tail_from"])]
+        row += [_cell(r["wearout_s"], "io500-phases", f"{r['wearout_s']:.3f}")]
+        row += [_cell(r["wearout_share"], "io500-phases", f"{100 * r['wearout_share']:.1f}%")]
+        row += [
+            _cell(r[k], "io500-phases", f"{r[k]:.1f}")
+            for k in ("lat_p50_us", "lat_p99_us", "lat_p999_us", "lat_max_us")
+        ]
+        row += [h.text_td(r.get("notes", ""))]
+        out.append(row)
+    return h.table(head, out)
+
+
 def section(report):
     """The section's body: one part per IO500 run; '' when no run is one."""
     apps = report.io500
@@ -91,4 +115,16 @@ def section(report):
             )
         )
         out += _table(summary, reps, apps)
+        phases = io500.parse_phases(folder)
+        if phases:
+            out += h.p(
+                "Where each phase's time went, from result_phases.txt (iosweep's own file): the"
+                " window to the last rank's close; its straggler tail, how long it ran on after"
+                " the stonewall (or after the first rank's close when none was stonewalled); the"
+                " untimed wear-out after it and its share of the phase's operations or bytes;"
+                " latency percentiles of the operations merged over ranks (find: per file"
+                " examined); the row's notes, which say where the bytes came from and mark a"
+                " phase a cache served."
+            )
+            out += _phases_table(phases)
     return out
