@@ -31,7 +31,11 @@ struct Io500Detail {
   double wearout_s = 0;      // the untimed wear-out after the window (its slowest rank)
   double wearout_share = 0;  // of the phase's operations (metadata, find) or bytes (data)
   double lat_p50_ns = 0, lat_p99_ns = 0, lat_p999_ns = 0, lat_max_ns = 0;
-  std::string notes;  // the row's notes: where the bytes came from, a cache that served them
+  // Where the bytes came from: the row's provenance notes, and its cache verdict alone (the
+  // marks that say a cache served or held back the phase: "cached 100%", "device 0 B/op
+  // (cached)"; empty when the storage's counters saw the phase's work).
+  std::string provenance, cache;
+  std::string notes;  // the row's notes, everything it says (the HDF5 field: 255 bytes at most)
 };
 
 // One phase as it ran: the figures the result files print and the rules check.

@@ -12,6 +12,7 @@
 
 #include "core/errors.hpp"
 #include "model/phase_desc.hpp"
+#include "output/notes.hpp"
 
 namespace iosweep {
 namespace {
@@ -42,6 +43,14 @@ void write_file(const std::string& path, const std::string& text) {
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     throw std::runtime_error("renaming " + tmp + " to " + path +
                              " failed: " + describe_errno(errno));
+}
+
+// A text cell of result_phases.txt: no tab or line end inside, "-" for nothing.
+std::string cell(std::string text) {
+  if (text.empty()) return "-";
+  for (char& c : text)
+    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+  return text;
 }
 
 std::string result_line(const Io500Phase& p) {
@@ -96,6 +105,8 @@ Io500Phase io500_phase_of(const std::string& name, const PointResult& pr, double
   d.lat_p99_ns = s.lat_p99_ns;
   d.lat_p999_ns = s.lat_p999_ns;
   d.lat_max_ns = s.lat_max_ns;
+  d.provenance = provenance_notes(pr);
+  d.cache = cache_verdict(s);
   d.notes = std::string(s.notes, strnlen(s.notes, sizeof s.notes));
   p.found = s.matches;
   p.examined = s.ops;
@@ -260,10 +271,12 @@ std::string Io500Writer::phases_text() const {
       "stonewall, or the first rank's close when no rank was stonewalled); wearout_s: the "
       "untimed wear-out after the window, wearout_share its part of the phase's operations "
       "(metadata, find) or bytes (data); lat_*_us: percentiles of the operations' latency "
-      "(find: per file examined), merged over ranks; notes: the row's notes (where the bytes "
-      "came from, a cache that served them)\n"
+      "(find: per file examined), merged over ranks; cache: the marks that say a cache served "
+      "(or held back) the phase, - when none; provenance: where its bytes came from (device, "
+      "page cache, wire); notes: everything the row says\n"
       "phase\trepetition\twindow_s\tfirst_done_s\ttail_from\ttail_s\twearout_s\t"
-      "wearout_share\tlat_p50_us\tlat_p99_us\tlat_p999_us\tlat_max_us\tnotes\n";
+      "wearout_share\tlat_p50_us\tlat_p99_us\tlat_p999_us\tlat_max_us\tcache\tprovenance\t"
+      "notes\n";
   for (const Io500Phase& p : phases_) {
     const Io500Detail& d = p.detail;
     char line[320];
@@ -272,9 +285,7 @@ std::string Io500Writer::phases_text() const {
         p.name.c_str(), p.repetition, d.window_s, d.first_done_s,
         d.stonewalled ? "stonewall" : "first-rank", d.tail_s, d.wearout_s, d.wearout_share,
         d.lat_p50_ns / 1e3, d.lat_p99_ns / 1e3, d.lat_p999_ns / 1e3, d.lat_max_ns / 1e3);
-    std::string notes = d.notes;
-    std::replace(notes.begin(), notes.end(), '\t', ' ');
-    s += line + notes + "\n";
+    s += line + cell(d.cache) + "\t" + cell(d.provenance) + "\t" + cell(d.notes) + "\n";
   }
   return s;
 }

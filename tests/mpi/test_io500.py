@@ -198,7 +198,7 @@ def test_result_phases_give_every_phase_its_latency(io500_run):
     tmp, out, _ = io500_run
     head, rows = phase_lines(tmp / "results" / "result_phases.txt")
     assert head[:6] == ["phase", "repetition", "window_s", "first_done_s", "tail_from", "tail_s"]
-    assert head[-1] == "notes"
+    assert head[-3:] == ["cache", "provenance", "notes"]
     assert [name for name, _ in rows] == ORDER
     results, _ = summary_lines(tmp / "results" / "result_summary.txt")
     with h5py.File(out, "r") as f:
@@ -213,6 +213,11 @@ def test_result_phases_give_every_phase_its_latency(io500_run):
         assert results[name][1] == pytest.approx(r["window_s"], abs=1e-3)
         assert 0 < r["lat_p50_us"] <= r["lat_p99_us"] <= r["lat_max_us"], name
         assert r["lat_p99_us"] == pytest.approx(row["lat_p99_ns"] / 1e3, abs=1e-3)
+        # The cache verdict is a part of where the bytes came from, said whole (never cut).
+        assert r["cache"] == "-" or all(m in r["provenance"] for m in r["cache"].split(", "))
+    # The caches are kept (the application's default): the easy read right after its write
+    # is served by the page cache, and says so.
+    assert "cached" in rows[("ior-easy-read", 1)]["cache"]
     # find and timestamp: one latency per file examined, per file made: each histogram holds
     # as many as the row has operations.
     with h5py.File(out, "r") as f:

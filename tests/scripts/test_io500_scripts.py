@@ -200,6 +200,16 @@ def test_the_report_has_an_io500_section_with_the_application_beside(tmp_path):
     for cols in phases:
         for v in (cols[2], cols[5], cols[6], cols[9], cols[11]):  # window, tail, wear-out, p99, max
             assert any(abs(m - float(v)) <= 1e-9 for m in shown), (cols[0], v)
+    with Chromium() as b:
+        b.open(page.resolve().as_uri())
+        texts = json.loads(
+            b.evaluate(
+                "JSON.stringify(Array.from(document.querySelectorAll('#io500 td'))"
+                ".map(e => e.textContent))"
+            )
+        )
+    for cols in phases:  # the cache marks and where the bytes came from, as the file says them
+        assert cols[12] in texts and cols[13] in texts, cols[0]
 
 
 def io500_lines(path):

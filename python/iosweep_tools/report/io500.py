@@ -70,7 +70,7 @@ def _phases_table(rows):
     """Where each phase's time went and its operations' latency, as result_phases.txt holds
     them (the first repetition: the one the application's files hold)."""
     head = ["phase", "window s", "tail s", "tail after", "wear-out s", "wear-out share"]
-    head += ["p50 µs", "p99 µs", "p99.9 µs", "max µs", "notes"]
+    head += ["p50 µs", "p99 µs", "p99.9 µs", "max µs", "served by a cache", "where from", "notes"]
     out = []
     for r in rows:
         if r["repetition"] != 1:
@@ -84,7 +84,7 @@ def _phases_table(rows):
             _cell(r[k], "io500-phases", f"{r[k]:.1f}")
             for k in ("lat_p50_us", "lat_p99_us", "lat_p999_us", "lat_max_us")
         ]
-        row += [h.text_td(r.get("notes", ""))]
+        row += [h.text_td(r.get(k, "")) for k in ("cache", "provenance", "notes")]
         out.append(row)
     return h.table(head, out)
 
@@ -123,8 +123,8 @@ def section(report):
                 " the stonewall (or after the first rank's close when none was stonewalled); the"
                 " untimed wear-out after it and its share of the phase's operations or bytes;"
                 " latency percentiles of the operations merged over ranks (find: per file"
-                " examined); the row's notes, which say where the bytes came from and mark a"
-                " phase a cache served."
+                " examined); the marks that say a cache served the phase (- when the storage's"
+                " counters saw its work), where its bytes came from, and the row's notes."
             )
             out += _phases_table(phases)
     return out
