@@ -244,8 +244,9 @@ const FieldDesc kSummary[] = {
     {FIELD(SummaryRow, notes), .type = FieldType::str256, .unit = "text",
      .reduction = "what the row's figures carry, as the console's notes column prints it (counts, "
                   "efficiency, where the bytes came from, what could not be measured and why, "
-                  "what ran when it differs from what was asked, a window too short; cut at 255 "
-                  "bytes)"},
+                  "what ran when it differs from what was asked, a window too short; fitted to "
+                  "255 bytes by cutting before where the bytes came from, which stays whole, the "
+                  "cut marked '...; ')"},
     {FIELD(SummaryRow, step), .type = FieldType::u32, .unit = "1",
      .reduction = "the step of the run this row belongs to, from 0 (the run's steps group names "
                   "it); 0 in a run without steps"},

@@ -387,8 +387,20 @@ std::string row_notes(const PointResult& p) {
   return n;
 }
 
+std::string fit_notes(const std::string& full, const std::string& tail, std::size_t cap) {
+  if (full.size() <= cap) return full;
+  constexpr std::string_view kCut = "...; ";
+  if (tail.empty() || tail.size() + kCut.size() > cap || !full.ends_with(tail))
+    return full.substr(0, cap);
+  std::size_t keep = cap - tail.size() - kCut.size();
+  while (keep > 0 && (static_cast<unsigned char>(full[keep]) & 0xC0) == 0x80)
+    --keep;  // not in the middle of a UTF-8 character
+  return full.substr(0, keep) + std::string(kCut) + tail;
+}
+
 void store_notes(PointResult& p) {
-  put_text(p.summary.notes, row_notes(p));
+  put_text(p.summary.notes,
+           fit_notes(row_notes(p), provenance_notes(p), sizeof p.summary.notes - 1));
   for (auto& d : p.devices)
     put_text(d.lag_note, "");
   for (std::size_t i : lagging_drives(p))

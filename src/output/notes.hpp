@@ -89,9 +89,14 @@ std::string headroom_notes(const PointResult& p);
 // counter that could not be measured and why, a depth the phase could not keep, files that held
 // less than a whole file, nothing moved, a short window), the headroom notes, then the
 // provenance notes (a lagging drive's last, as before them). The console
-// prints it; the results file stores it (summary `notes`, cut at 255 bytes).
+// prints it; the results file stores it (summary `notes`, fitted to 255 bytes by fit_notes).
 std::string row_notes(const PointResult& p);
-// Sets the summary's `notes` to row_notes(p), cut at a character boundary to fit, and the
+// `full` as a field of `cap` bytes holds it: a longer text is cut before its `tail` (the
+// provenance, last in row_notes), which stays whole, the cut marked "...; ": the cache verdict
+// a reader takes back from the stored notes is never lost to the cut. A tail that does not fit
+// with the mark, or is not the text's end, cuts the text at `cap`.
+std::string fit_notes(const std::string& full, const std::string& tail, std::size_t cap);
+// Sets the summary's `notes` to row_notes(p), fitted (fit_notes, its provenance whole), and the
 // `lag_note` of every device row: a lagging drive's note (`drive nvme3n1 (node 2) 41%`) on its
 // counted row, empty on every other row. The results file stores both: a reader shows them and
 // never decides which drive lagged again.

@@ -168,3 +168,34 @@ TEST(Notes, APointsVerdictMergesItsRepetitionsMarksByKind) {
   EXPECT_EQ(merged_verdict({"wire 4 B/op (cached)", "device 2 B/op (cached)"}),
             "wire 4 B/op (cached), device 2 B/op (cached)");
 }
+
+// Notes longer than the stored field keep their provenance whole at the end (the cache verdict a
+// reader takes back from it), the text before it cut and marked; short notes are stored as
+// they are. A read whose notes ran past 255 bytes lost its "cached 100%" before.
+TEST(Notes, AStoredNoteTooLongKeepsItsProvenanceWhole) {
+  const std::string tail = "cached 100%; device 0%";
+  const std::string head(300, 'x');
+  const std::string fitted = fit_notes(head + "; " + tail, tail, 255);
+  EXPECT_EQ(fitted.size(), 255u);
+  EXPECT_TRUE(fitted.ends_with("...; " + tail)) << fitted;
+  EXPECT_EQ(fit_notes("stonewalled; " + tail, tail, 255), "stonewalled; " + tail);
+  // A head of two-byte characters is cut between them, never inside one.
+  std::string wide;
+  for (int i = 0; i < 200; ++i)
+    wide += "\xc3\xa9";
+  const std::string cut = fit_notes(wide + "; " + tail, tail, 255);
+  EXPECT_LE(cut.size(), 255u);
+  EXPECT_TRUE(cut.ends_with("...; " + tail));
+  EXPECT_EQ(cut.find("...") % 2, 0u);
+  // Without a provenance at its end, the text is cut at the field's size.
+  EXPECT_EQ(fit_notes(head, "", 255), head.substr(0, 255));
+  // And a stored row's verdict reads back whole from such notes.
+  PointResult p;
+  p.summary = on_disk(1.0, kNaN);
+  p.summary.phase = kSeqRead;
+  p.notes = {std::string(300, 'n')};
+  store_notes(p);
+  const std::string stored(text_of(p.summary.notes));
+  EXPECT_TRUE(stored.ends_with(provenance_notes(p))) << stored;
+  EXPECT_NE(stored.find("cached 100%"), std::string::npos);
+}
