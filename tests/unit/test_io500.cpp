@@ -11,6 +11,8 @@
 #include "app/io500_steps.hpp"
 #include "core/errors.hpp"
 #include "model/io500_score.hpp"
+#include "model/phase_desc.hpp"
+#include "output/io500_writer.hpp"
 
 using namespace iosweep;
 
@@ -191,4 +193,44 @@ TEST(Io500Steps, RepetitionsRepeatTheSuiteWithDatasetsOfTheirOwn) {
   EXPECT_EQ(io500_step_repetition("r12/find"), 12);
   EXPECT_EQ(io500_step_repetition("find"), 1);
   EXPECT_EQ(io500_step_phase("find"), "find");
+}
+
+// A phase's time split as result_phases.txt gives it: a stonewalled window's straggler tail is
+// what it ran on after the stonewall, the wear-out comes after it and is the application's time
+// beside the window; without a stonewall the tail is the wait for the slowest rank.
+TEST(Io500Detail, StragglerTailApartFromTheWearOut) {
+  PointResult pr;
+  SummaryRow& s = pr.summary;
+  s.phase = kSeqWrite;
+  s.stonewalled = 1;
+  s.wall_s = 3.5;
+  s.rank_time_min_s = 3.1;
+  s.wearout_max_s = 0.75;
+  s.bytes = 3u << 30;
+  s.wearout_bytes = 1u << 30;
+  s.lat_p50_ns = 2e6;
+  pr.ranks.resize(2);
+  Io500Phase p = io500_phase_of("ior-easy-write", pr, 3.0);
+  EXPECT_TRUE(p.detail.stonewalled);
+  EXPECT_DOUBLE_EQ(p.detail.tail_s, 0.5);
+  EXPECT_DOUBLE_EQ(p.detail.wearout_s, 0.75);
+  EXPECT_DOUBLE_EQ(p.detail.wearout_share, 0.25);
+  EXPECT_DOUBLE_EQ(p.time_s, 3.5 + 0.75);  // the application's time: window and wear-out
+  EXPECT_DOUBLE_EQ(p.detail.lat_p50_ns, 2e6);
+  s.stonewalled = 0;  // every rank did all it had: the tail is the wait for the slowest
+  s.wearout_max_s = 0;
+  s.wearout_bytes = 0;
+  p = io500_phase_of("ior-easy-write", pr, 3.0);
+  EXPECT_FALSE(p.detail.stonewalled);
+  EXPECT_NEAR(p.detail.tail_s, 0.4, 1e-12);
+  EXPECT_DOUBLE_EQ(p.detail.wearout_share, 0.0);
+  // Metadata: the wear-out's share is of the operations, the ranks' wear-out counts summed.
+  s.phase = kMdCreate;
+  s.stonewalled = 1;
+  s.ops = 900;
+  pr.ranks[0].wearout_ops = 60;
+  pr.ranks[1].wearout_ops = 40;
+  p = io500_phase_of("mdtest-easy-write", pr, 3.0);
+  EXPECT_DOUBLE_EQ(p.detail.wearout_share, 0.1);
+  EXPECT_DOUBLE_EQ(p.score, 1000 / p.time_s / 1000);
 }
