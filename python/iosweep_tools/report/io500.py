@@ -86,7 +86,7 @@ def _phases_table(rows):
         ]
         row += [h.text_td(r.get(k, "")) for k in ("cache", "provenance", "notes")]
         out.append(row)
-    return h.table(head, out)
+    return h.table(head, out[: h.MAX_ROWS], total=len(out))
 
 
 def section(report):
