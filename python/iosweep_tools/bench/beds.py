@@ -8,12 +8,13 @@ is up, or one of the harness's own, brought up with 2 nodes and taken down by th
 """
 import os
 
-from iosweep_tools.core import install
+from iosweep_tools.core import cmdline, install
 from iosweep_tools.core.children import ChildError, run_child
 from iosweep_tools.core.errors import Stop
 from iosweep_tools.dfsbed.bed import Bed
 
 DEFAULT_BED = "iosweep-dfs"
+TARGETS = ("local", "tmpfs", "bed")  # where a side-by-side harness runs its pairs
 BED_TIMEOUT_S = 600  # scripts/dfs-bed up or down, each of its steps bounded on its own
 
 
@@ -44,3 +45,15 @@ def bed_for(name, command, slots, brick_size="4g"):
     if up.returncode != 0:
         raise Stop(f"could not bring a bed up: {up.stderr.strip()}", 1)
     return Bed(own), own
+
+
+def add_target_options(ap, name_help):
+    """A harness's --target (one of TARGETS) or --bed, and --name, the bed to use."""
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--target", choices=TARGETS, help="local (default), tmpfs or bed")
+    where.add_argument(
+        "--bed", dest="target", action="store_const", const="bed", help="--target bed"
+    )
+    ap.add_argument(
+        "--name", metavar="NAME", type=cmdline.text_value("a bed's name"), help=name_help
+    )

@@ -31,7 +31,7 @@ import os
 import shutil
 import tempfile
 
-from iosweep_tools.bench.beds import bed_for, dfs_bed
+from iosweep_tools.bench.beds import add_target_options, bed_for, dfs_bed
 from iosweep_tools.bench.harness import machine_text, ratio_stats, verdict
 from iosweep_tools.bench.vs_mdtest import runs
 from iosweep_tools.compare import io500
@@ -41,7 +41,6 @@ from iosweep_tools.core.errors import Stop
 from iosweep_tools.core.text import shown
 from iosweep_tools.dfsbed.base import can_run
 
-TARGETS = ("local", "tmpfs", "bed")
 DEFAULT_DIR = {"local": "/var/tmp", "tmpfs": "/dev/shm"}
 MEMORY_FS = {"tmpfs", "ramfs"}
 PREFIX = "bench-vs-io500."  # the runs' folder in --dir or on the volume
@@ -75,16 +74,8 @@ def parse_args(argv):
         help="the io500 application, built outside this repository (default: $IOSWEEP_IO500)",
     )
     ap.add_argument("--bin", metavar="PATH", default=install.find_binary(), help=cmdline.BIN_HELP)
-    where = ap.add_mutually_exclusive_group()
-    where.add_argument("--target", choices=TARGETS, help="local (default), tmpfs or bed")
-    where.add_argument(
-        "--bed", dest="target", action="store_const", const="bed", help="--target bed"
-    )
-    ap.add_argument(
-        "--name",
-        metavar="NAME",
-        type=cmdline.text_value("a bed's name"),
-        help="the bed to use (--target bed; default: iosweep-dfs when up, else one of its own)",
+    add_target_options(
+        ap, "the bed to use (--target bed; default: iosweep-dfs when up, else one of its own)"
     )
     ap.add_argument(
         "--dir", metavar="DIR", help="where the pairs' folders are made (not with --target bed)"

@@ -71,7 +71,7 @@ import shutil
 import sys
 import tempfile
 
-from iosweep_tools.bench.beds import bed_for, dfs_bed
+from iosweep_tools.bench.beds import add_target_options, bed_for, dfs_bed
 from iosweep_tools.bench.harness import machine_text
 from iosweep_tools.bench.vs_mdtest import runs, table
 from iosweep_tools.core import cmdline, command, files, install, units
@@ -80,7 +80,6 @@ from iosweep_tools.core.errors import Stop
 from iosweep_tools.core.text import shown, size_text
 from iosweep_tools.dfsbed.base import NAME_RE, can_run
 
-TARGETS = ("local", "tmpfs", "bed")
 DEFAULT_DIR = {"local": "/var/tmp", "tmpfs": "/dev/shm"}
 DEFAULT_RANKS = {"local": 2, "tmpfs": 2, "bed": 4}
 MEMORY_FS = {"tmpfs", "ramfs"}
@@ -102,17 +101,7 @@ def parse_args(argv):
         " (default: $IOSWEEP_MDTEST)",
     )
     ap.add_argument("--bin", metavar="PATH", default=install.find_binary(), help=cmdline.BIN_HELP)
-    where = ap.add_mutually_exclusive_group()
-    where.add_argument("--target", choices=TARGETS, help="local (default), tmpfs or bed")
-    where.add_argument(
-        "--bed", dest="target", action="store_const", const="bed", help="--target bed"
-    )
-    ap.add_argument(
-        "--name",
-        metavar="NAME",
-        type=cmdline.text_value("a bed's name"),
-        help="the bed to use (--target bed)",
-    )
+    add_target_options(ap, "the bed to use (--target bed)")
     ap.add_argument(
         "--dir",
         metavar="DIR",
