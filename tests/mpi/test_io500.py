@@ -358,4 +358,5 @@ def test_help_of_io500_says_what_it_takes(tmp_path):
     p = run_iosweep(1, ["io500", "--help"], check=0)
     assert p.stdout.startswith("Usage: iosweep io500 FILE.ini")
     assert "--repetitions N" in p.stdout and "stonewall-time" in p.stdout
+    assert "result_phases.txt" in p.stdout
     assert snapshot(tmp_path) == before
