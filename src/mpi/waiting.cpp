@@ -67,8 +67,10 @@ constexpr int value_of(std::uint32_t b) {
   return std::bit_cast<int>(b);
 }
 
-// Room words, then one signal slot per rank of the machine (a page holds 1024 words).
-constexpr int kRoomGeneration = 0, kRoomVerdict = 1, kRoomSignals = 64, kRoomSlots = 1024 - 64;
+// Room words, then per rank of the machine a signal slot, then per rank its sender's pid (pids
+// fit in 32 bits: pid_max is at most 2^22).
+constexpr int kRoomGeneration = 0, kRoomVerdict = 1, kRoomSignals = 64, kRoomSlots = 4096,
+              kRoomSenders = kRoomSignals + kRoomSlots, kRoomWords = kRoomSenders + kRoomSlots;
 // Gate words
 constexpr int kGateGeneration = 0, kGateArrivals = 1, kGateValue = 2, kGateResult = 3;
 
@@ -77,16 +79,17 @@ constexpr int kGateGeneration = 0, kGateArrivals = 1, kGateValue = 2, kGateResul
 static_assert(sizeof(std::atomic<std::uint32_t>) == 4 &&
               std::atomic<std::uint32_t>::is_always_lock_free);
 
-SharedPage::SharedPage(MPI_Comm machine) {
+SharedPage::SharedPage(MPI_Comm machine, int words) {
   int rank = 0;
   MPI_Comm_rank(machine, &rank);
   void* base = nullptr;
-  MPI_Win_allocate_shared(rank == 0 ? 4096 : 0, 1, MPI_INFO_NULL, machine, &base, &win_);
+  const auto bytes = static_cast<MPI_Aint>(words) * 4;
+  MPI_Win_allocate_shared(rank == 0 ? bytes : 0, 1, MPI_INFO_NULL, machine, &base, &win_);
   MPI_Aint size = 0;
   int disp = 1;
   MPI_Win_shared_query(win_, 0, &size, &disp, &base);
   words_ = static_cast<std::atomic<std::uint32_t>*>(base);
-  if (rank == 0) std::memset(base, 0, 4096);
+  if (rank == 0) std::memset(base, 0, static_cast<std::size_t>(bytes));
   MPI_Barrier(machine);
 }
 
@@ -96,7 +99,7 @@ SharedPage::~SharedPage() {
 
 Room::Room(MPI_Comm world) {
   MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &machine_);
-  page_ = new SharedPage(machine_);
+  page_ = new SharedPage(machine_, kRoomWords);
   MPI_Comm_rank(machine_, &machine_rank_);
   int n = 0;
   MPI_Comm_size(machine_, &n);
@@ -112,15 +115,20 @@ Room::Room(MPI_Comm world) {
   MPI_Group_free(&world_group);
 }
 
-void Room::note_signal(int sig) {
-  if (machine_rank_ < kRoomSlots) page_->word(kRoomSignals + machine_rank_).store(bits(sig));
+void Room::note_signal(NotedSignal s) {
+  if (machine_rank_ >= kRoomSlots) return;
+  page_->word(kRoomSenders + machine_rank_).store(static_cast<std::uint32_t>(s.sender_pid));
+  page_->word(kRoomSignals + machine_rank_).store(bits(s.number));
 }
 
-int Room::signal_of(int world_rank) const {
+NotedSignal Room::signal_of(int world_rank) const {
   for (std::size_t i = 0; i < world_of_.size() && i < static_cast<std::size_t>(kRoomSlots); ++i)
-    if (world_of_[i] == world_rank)
-      return value_of(page_->word(kRoomSignals + static_cast<int>(i)).load());
-  return 0;
+    if (world_of_[i] == world_rank) {
+      const int slot = static_cast<int>(i);
+      const int number = value_of(page_->word(kRoomSignals + slot).load());
+      return {number, page_->word(kRoomSenders + slot).load()};
+    }
+  return {};
 }
 
 Room::~Room() {

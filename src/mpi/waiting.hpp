@@ -10,9 +10,10 @@
 //   Room  the ranks outside a point (idle) wait in it for the point's end; the machine's keeper
 //         (its lowest active rank, or its lowest rank when none is active) opens it with the
 //         verdict the point ended with.
-//         Its page also holds, per rank of the machine, the signal that stopped the rank (a
-//         plain store by the rank's signal watcher, no MPI call), so rank 0 can tell a rank of
-//         its machine that ended through iosweep's cleanup from one that was lost.
+//         Its page also holds, per rank of the machine, the signal that stopped the rank and
+//         who sent it (plain stores by the rank's signal watcher, no MPI call), so rank 0 can
+//         tell a rank of its machine that ended through iosweep's cleanup from one that was
+//         lost, and a rank stopped by the signal that stops rank 0 from one stopped before.
 //   Gate  an agreement (a max over ints) among the active ranks of a point: the ranks of one
 //         machine meet in the shared page, the last to arrive wakes the machine's leader, the
 //         leaders agree over MPI, and the leader wakes the others with the result.
@@ -26,10 +27,10 @@
 
 namespace iosweep {
 
-// One page of memory shared by the ranks of `comm` that run on one machine.
+// Memory shared by the ranks of `comm` that run on one machine: `words` words, zeroed.
 class SharedPage {
  public:
-  explicit SharedPage(MPI_Comm machine);  // collective over `machine`
+  explicit SharedPage(MPI_Comm machine, int words = 1024);  // collective over `machine`
   ~SharedPage();
   SharedPage(const SharedPage&) = delete;
   SharedPage& operator=(const SharedPage&) = delete;
@@ -38,6 +39,12 @@ class SharedPage {
  private:
   MPI_Win win_ = MPI_WIN_NULL;
   std::atomic<std::uint32_t>* words_ = nullptr;
+};
+
+// A signal a rank noted: its number (0: none) and its sender's pid (si_pid).
+struct NotedSignal {
+  int number = 0;
+  std::int64_t sender_pid = 0;
 };
 
 class Room {
@@ -55,11 +62,12 @@ class Room {
   int wait();
   // The keeper: publishes the verdict and wakes the room.
   void open(int verdict);
-  // From the signal watcher of this rank: the signal that stops it (async-signal-safe store).
-  void note_signal(int sig);
-  // The signal a rank of this machine noted before it ended; 0 when none was noted or the rank
-  // runs on another machine.
-  int signal_of(int world_rank) const;
+  // From the signal watcher of this rank: the signal that stops it and its sender (plain
+  // stores, the sender first: a reader that sees the number sees the sender).
+  void note_signal(NotedSignal s);
+  // The signal a rank of this machine noted before it ended; number 0 when none was noted or
+  // the rank runs on another machine.
+  NotedSignal signal_of(int world_rank) const;
 
  private:
   MPI_Comm machine_ = MPI_COMM_NULL;

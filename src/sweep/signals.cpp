@@ -46,17 +46,18 @@ void SignalWatcher::block_signals() {
   pthread_sigmask(SIG_BLOCK, &s, nullptr);
 }
 
-SignalWatcher::SignalWatcher(std::function<void(int)> on_signal)
+SignalWatcher::SignalWatcher(std::function<void(const Signal&)> on_signal)
     : on_signal_(std::move(on_signal)) {
   thread_ = std::thread([this] {
     const sigset_t s = handled_set();
     for (;;) {
-      int sig = 0;
-      if (sigwait(&s, &sig) != 0) continue;
+      siginfo_t info{};
+      const int sig = sigwaitinfo(&s, &info);
+      if (sig < 0) continue;  // EINTR
       if (quitting_.load()) return;
       if (sig == SIGUSR2) continue;
       stop_.store(true);
-      on_signal_(sig);
+      on_signal_(Signal{sig, info.si_pid});
       _exit(128 + sig);
     }
   });

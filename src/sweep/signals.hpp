@@ -9,10 +9,12 @@
 // before a job's time limit. Nothing of this runs in a signal handler, so it may take locks and
 // call HDF5. A write to a closed pipe raises SIGPIPE in the writing thread, where it stays blocked
 // (the write fails with EPIPE): whoever sees that sends the process a SIGPIPE of its own, for the
-// watcher.
+// watcher. The watcher also takes the signal's sender (the launcher's process on this node, a
+// user's shell, the kernel as 0): ranks stopped by one delivery share it (sweep/liveness.hpp).
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <thread>
@@ -22,12 +24,18 @@ namespace iosweep {
 // "SIGTERM", "SIGPIPE (the standard output was closed)", ... for the handled signals.
 std::string signal_name(int sig);
 
+// A signal as the watcher took it.
+struct Signal {
+  int number = 0;
+  std::int64_t sender_pid = 0;  // si_pid: 0 when the kernel raised it (a terminal's Ctrl-C)
+};
+
 class SignalWatcher {
  public:
   // Blocks the handled signals in the calling thread; threads created later inherit the mask.
   static void block_signals();
 
-  explicit SignalWatcher(std::function<void(int)> on_signal);
+  explicit SignalWatcher(std::function<void(const Signal&)> on_signal);
   ~SignalWatcher();
   SignalWatcher(const SignalWatcher&) = delete;
   SignalWatcher& operator=(const SignalWatcher&) = delete;
@@ -37,7 +45,7 @@ class SignalWatcher {
  private:
   std::atomic<bool> stop_{false};
   std::atomic<bool> quitting_{false};
-  std::function<void(int)> on_signal_;
+  std::function<void(const Signal&)> on_signal_;
   std::thread thread_;
 };
 

@@ -273,10 +273,10 @@ void SweepRunner::carry_md_sets() {
 // (mpirun sends SIGKILL about a second after SIGTERM unless odls_base_sigkill_timeout says
 // otherwise, and removing large files can take that long), then every rank closes its file sets
 // (nothing is created after this), removes what it made, and says after the fact what it left.
-void SweepRunner::clean_up_on_signal(int sig) {
-  if (room_) room_->note_signal(sig);
+void SweepRunner::clean_up_on_signal(const Signal& received) {
+  if (room_) room_->note_signal({received.number, received.sender_pid});
   if (rank0_ && !stall_->ending()) {
-    const std::string msg = liveness_->why_stopped(sig, room_.get());
+    const std::string msg = liveness_->why_stopped(received, room_.get());
     bool marked = false;
     try {
       marked = writers_.abort_from_signal(msg);
@@ -329,7 +329,7 @@ StallHooks SweepRunner::stall_hooks() {
 }
 
 void SweepRunner::watch_signals() {
-  watcher_ = std::make_unique<SignalWatcher>([this](int sig) { clean_up_on_signal(sig); });
+  watcher_ = std::make_unique<SignalWatcher>([this](const Signal& s) { clean_up_on_signal(s); });
   for (auto& md : md_sets_)
     md->stop_on(watcher_->stop_flag());
 }

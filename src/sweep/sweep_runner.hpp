@@ -70,7 +70,7 @@ class SweepRunner {
   bool start_writers();
   void watch_signals();
   StallHooks stall_hooks();
-  void clean_up_on_signal(int sig);
+  void clean_up_on_signal(const Signal& received);
   int run_steps();
   int run_step(Step& step);
   int finish();

@@ -4,6 +4,7 @@ is marked aborted."""
 import os
 import re
 import signal
+import socket
 import subprocess
 import time
 
@@ -376,6 +377,38 @@ def test_a_rank_killed_mid_phase_ends_the_job_and_keeps_earlier_runs(diskdir, tm
         assert f"pid {killed})" in why and "SIGTERM" in why, why
     # The killed rank could not clean up: its leftover is a file of that run only.
     assert all(n.startswith("iosweep.") for n in os.listdir(diskdir))
+
+
+# Who stops rank 0 after rank 1 ended on SIGTERM through its cleanup: mpirun, which ends the job
+# once a rank has ended (SIGTERM odls_base_sigkill_timeout seconds later), or the sender that
+# stopped rank 1 (the test), as a launcher that signals every rank at once does when one rank
+# is quicker than rank 0. Only in the first is rank 1's signal a cause of its own.
+@pytest.mark.parametrize(
+    "rank0_by,grace_s,named",
+    [("mpirun", "1", True), ("the same sender", "20", False)],
+)
+def test_a_rank_stopped_first_is_named_and_one_stopped_with_rank_0_is_not(
+    diskdir, tmp_path, rank0_by, grace_s, named
+):
+    out = tmp_path / "r.h5"
+    p = start(long_run_args(diskdir, out), env={"OMPI_MCA_odls_base_sigkill_timeout": grace_s})
+    pids = wait_for(lambda: in_timed_phase(diskdir, 2) and rank_pids(diskdir), what="the ranks")
+    rank0, rank1 = min(pids), max(pids)  # rank 0, started first, has the lower pid
+    os.kill(rank1, signal.SIGTERM)
+    # Gone and reaped: nothing of it is left for rank 0 to see alive.
+    wait_for(lambda: not os.path.exists(f"/proc/{rank1}"), what="rank 1 to end")
+    if rank0_by != "mpirun":
+        os.kill(rank0, signal.SIGTERM)
+    _, err = p.communicate(timeout=60)
+    with h5py.File(out, "r") as f:
+        why = latest_run(f).attrs["status_message"]
+        assert latest_run(f).attrs["status"] == 2, why
+    first = f"interrupted: rank 1 (host {socket.gethostname()}, pid {rank1}) on SIGTERM ended "
+    if named:
+        assert why.startswith(first) and why.endswith("stopped the job with SIGTERM"), why
+    else:
+        assert why == "interrupted by SIGTERM", why
+    assert why in err
 
 
 def test_writer_killed_between_points_leaves_a_readable_file(tmp_path, workdir):
