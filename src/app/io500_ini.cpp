@@ -163,9 +163,13 @@ std::vector<Given> read_lines(const std::string& text, const std::string& whose)
     const std::string raw = text.substr(from, end - from);
     from = end + 1;
     ++line;
+    const std::string at = whose + ": line " + std::to_string(line) + ": ";
+    // The application reads the file as a C string and so stops at a NUL; a path or a name
+    // with one in it would stop iosweep only once the run had begun: refused here.
+    if (raw.find('\0') != std::string::npos)
+      throw UsageError(at + "holds a NUL character: \"" + printable(raw) + "\"");
     const std::string l = trimmed(without_comment(raw));
     if (l.empty()) continue;
-    const std::string at = whose + ": line " + std::to_string(line) + ": ";
     if (l.front() == '[') {
       if (l.back() != ']') throw UsageError(at + "unexpected content: \"" + printable(l) + "\"");
       const std::string name = trimmed(std::string_view(l).substr(1, l.size() - 2));

@@ -289,6 +289,8 @@ def test_unknown_key_refused_as_the_application_refuses_it(tmp_path):
         ("[ior-easy]\nuniqueDir = TRUE\n", "uniqueDir"),
         ("[global]\napi = HDF5\n", "POSIX"),
         ("[debug]\nstonewall-time = 0\n", "stonewall-time = 0"),
+        ("[global]\ndatadir = ./da\0ta\n", "holds a NUL character"),
+        ("[find]\nnproc = 1\x00\n", "holds a NUL character"),
     ],
 )
 def test_bad_ini_refused_with_nothing_made(tmp_path, extra, words):
