@@ -195,6 +195,19 @@ PartitionName=test Nodes=n[1-{len(self.nodes)}] Default=YES MaxTime=INFINITE Sta
         fields = dict(kv.split("=", 1) for kv in info.split() if "=" in kv)
         return fields.get("JobState"), fields.get("ExitCode")
 
+    def daemon_logs(self, lines=20):
+        """The last lines of every slurmd's log, for a failing job's message: what the nodes'
+        daemons (and their PMIx servers) said, which the job's own output does not hold."""
+        out = []
+        for n in self.nodes:
+            try:
+                text = (self.root / f"slurmd-{n}.log").read_text(errors="replace")
+            except OSError:
+                continue
+            out.append(f"--- slurmd-{n}.log (last {lines} lines)")
+            out.extend(text.splitlines()[-lines:])
+        return "\n".join(out)
+
     def stop(self):
         """Stops every daemon this object started, by pid, daemons first, munge last."""
         pids = []

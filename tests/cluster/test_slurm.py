@@ -62,7 +62,7 @@ def test_batch_script_runs_across_four_nodes(slurm, tmp_path, launcher):
     )
     state, code = slurm.wait_job(job)
     log = (tmp_path / f"job-{job}.out").read_text()
-    assert state == "COMPLETED" and code == "0:0", log
+    assert state == "COMPLETED" and code == "0:0", log + slurm.daemon_logs()
     assert f"job {job} on n[1-4]" in log
     with h5py.File(out, "r") as f:
         g = latest_run(f)
@@ -153,7 +153,7 @@ def test_the_batch_script_passes_what_the_user_gives(slurm, tmp_path, case):
     job, log = submit(slurm, tmp_path, nodes, per_node, args + size + ["--quiet"], env, chdir)
     state, code = slurm.wait_job(job)
     text = log.read_text()
-    assert state == "COMPLETED" and code == "0:0", text
+    assert state == "COMPLETED" and code == "0:0", text + slurm.daemon_logs()
     with h5py.File(out, "r") as f:
         g = latest_run(f)
         s = g["summary"][()]
