@@ -4,6 +4,7 @@ folder (the shared fixture, a real run of it) beside a real `iosweep io500` run;
 names one (skipped, saying so, otherwise), and every script refusing bad arguments in one line
 with nothing made."""
 
+import csv
 import json
 import os
 import re
@@ -73,6 +74,54 @@ def test_compare_refuses_bad_io500_arguments(args, said):
         [COMPARE] + [a.format(app=app) for a in args], capture_output=True, text=True, timeout=60
     )
     assert p.returncode == 2 and said in p.stderr and "Traceback" not in p.stderr
+
+
+# The io500 script's summary before the 2020 application: names with underscores, bandwidth
+# printed as GB/s, `[SCORE]` without the space.
+OLD_SUMMARY = (
+    "[RESULT] BW   phase 1            ior_easy_write                2.500 GB/s : time 310.00 s"
+    "econds\n"
+    "[RESULT] IOPS phase 1         mdtest_easy_write               10.000 kiops : time 320.00 s"
+    "econds\n"
+    "[RESULT] IOPS phase 3                      find               50.000 kiops : time  20.00 s"
+    "econds\n"
+    "[SCORE] Bandwidth 2.500 GB/s : IOPS 20.000 kiops : TOTAL 7.071\n"
+)
+
+
+def compare_csv(a, b, tmp_path):
+    out = tmp_path / "cmp.csv"
+    p = subprocess.run(
+        [COMPARE, str(a), str(b), "--csv", str(out)], capture_output=True, text=True, timeout=60
+    )
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    with open(out, newline="") as f:
+        return {row[0]: row for row in list(csv.reader(f))[1:]}
+
+
+def test_compare_reads_the_summary_of_the_io500_script_before_2020(tmp_path):
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "result_summary.txt").write_text(OLD_SUMMARY)
+    rows = compare_csv(old, fixture_folder(), tmp_path)
+    # Its names as today's, its figures as printed; a ratio where the units agree.
+    assert rows["mdtest-easy-write"][2] == "10.0" and rows["find"][2] == "50.0"
+    assert float(rows["mdtest-easy-write"][4]) == pytest.approx(4.263571 / 10.0, rel=1e-6)
+    assert float(rows["MD"][4]) == pytest.approx(12.912694 / 20.0, rel=1e-6)
+    # GB/s is not GiB/s: no ratio, said so, for the phase, BW and the TOTAL made from it.
+    for name in ("ior-easy-write", "BW", "TOTAL"):
+        assert rows[name][4] == "" and "units differ" in rows[name][5], rows[name]
+
+
+def test_compare_gives_no_ratio_to_a_figure_that_is_not_finite(tmp_path):
+    odd = tmp_path / "odd"
+    odd.mkdir()
+    (odd / "result_summary.txt").write_text(
+        "[RESULT]       ior-easy-write        1e400 GiB/s : time 1.0 seconds\n"
+        "[RESULT]    mdtest-easy-write          nan kIOPS : time 1.0 seconds\n"
+    )
+    rows = compare_csv(odd, fixture_folder(), tmp_path)
+    assert rows["ior-easy-write"][4] == "" and rows["mdtest-easy-write"][4] == ""
 
 
 def test_scale_check_runs_the_io500_over_emulated_nodes(tmp_path):

@@ -5,11 +5,18 @@ result_summary.txt alone) and an iosweep IO500 run (its result folder, or the re
 Both sides are read as they were written: the `[RESULT]` and `[      ]` lines (phase, score,
 unit, time, [INVALID]) and the `[SCORE ]` line (Bandwidth GiB/s, IOPS kiops, TOTAL). Nothing is
 recomputed: B / A is the ratio of the two printed figures. A phase one side lacks is listed
-with no ratio."""
+with no ratio. The summaries of the io500 script before 2020 (`[RESULT] BW   phase 1
+ior_easy_write  8.581 GB/s : time 58.27 seconds`, `[SCORE] Bandwidth ... GB/s`) are read too,
+their names with hyphens as today's and their bandwidth in the unit they print (GB/s): a figure
+whose unit differs from the other side's gets no ratio."""
+import csv
+import io
+import math
 import os
 import re
 
 from iosweep_tools.core.errors import Stop
+from iosweep_tools.core.text import csv_text_cell
 
 SUMMARY = "result_summary.txt"
 MAX_BYTES = 1 << 20
@@ -21,6 +28,17 @@ SCORE = re.compile(
     r"^\[SCORE \] Bandwidth ([0-9.eE+-]+) GiB/s : IOPS ([0-9.eE+-]+) kiops : TOTAL "
     r"([0-9.eE+-]+)( \[INVALID\])?\s*$"
 )
+# The io500 script's summary before the 2020 application (ISC19, SC19).
+OLD_RESULT = re.compile(
+    r"^\[RESULT\] +(?:BW|IOPS) +phase +\d+ +(\w+) +([0-9.eE+-]+|nan|inf|-nan) (GB/s|GiB/s|kiops) : "
+    r"time +([0-9.]+) seconds\s*$"
+)
+OLD_SCORE = re.compile(
+    r"^\[SCORE\] Bandwidth ([0-9.eE+-]+) (GB/s|GiB/s) : IOPS ([0-9.eE+-]+) kiops : TOTAL "
+    r"([0-9.eE+-]+)\s*$"
+)
+OLD_UNIT = {"GB/s": "GB/s", "GiB/s": "GiB/s", "kiops": "kIOPS"}
+SCORE_UNITS = {"BW": "GiB/s", "MD": "kIOPS", "TOTAL": "TOTAL GiB/s"}  # as figures() names them
 
 
 def is_io500(path):
@@ -34,7 +52,9 @@ def is_io500(path):
             head = f.read(4096).decode("utf-8", "replace")
     except OSError:
         return False
-    return head.startswith("IO500 version") or any(RESULT.match(ln) for ln in head.splitlines())
+    return head.startswith("IO500 version") or any(
+        RESULT.match(ln) or OLD_RESULT.match(ln) for ln in head.splitlines()
+    )
 
 
 def summary_path(path):
@@ -65,8 +85,14 @@ def parse(path):
                 m.group(1) == "RESULT",
                 bool(m.group(6)),
             )
+        elif m := OLD_RESULT.match(line):
+            name, unit = m.group(1).replace("_", "-"), OLD_UNIT[m.group(3)]
+            phases[name] = (float(m.group(2)), unit, float(m.group(4)), True, False)
         elif m := SCORE.match(line):
             score = (float(m.group(1)), float(m.group(2)), float(m.group(3)), bool(m.group(4)))
+        elif m := OLD_SCORE.match(line):
+            bw, unit, md, total = m.groups()
+            score = (float(bw), float(md), float(total), False, unit)
     if not phases:
         raise Stop(f"'{p}': no IO500 [RESULT] line in it (not an IO500 result_summary.txt)")
     return {"phases": phases, "score": score, "source": p}
@@ -85,7 +111,10 @@ def folder_of_run(run):
 
 
 def ratio(a, b):
-    return b / a if a and a > 0 and b == b else None
+    """B / A of two printed figures; none when either is not a finite figure or A is not above 0."""
+    if a is None or b is None or not (math.isfinite(a) and math.isfinite(b)) or a <= 0:
+        return None
+    return b / a
 
 
 def table(a, b):
@@ -98,18 +127,43 @@ def table(a, b):
         unit = (pa or pb)[1]
         va = pa[0] if pa else None
         vb = pb[0] if pb else None
-        note = ", ".join(
-            f"{side} INVALID" for side, p in (("A", pa), ("B", pb)) if p is not None and p[4]
-        )
+        notes = [f"{side} INVALID" for side, p in (("A", pa), ("B", pb)) if p is not None and p[4]]
+        r = ratio(va, vb) if pa and pb else None
+        if pa and pb and pa[1] != pb[1]:
+            unit, r = f"{pa[1]}|{pb[1]}", None
+            notes.append(f"units differ: A in {pa[1]}, B in {pb[1]}")
         if pa is None or pb is None:
-            note = "only in " + ("B" if pa is None else "A")
-        rows.append((name, unit, va, vb, ratio(va, vb) if pa and pb else None, note))
+            notes = ["only in " + ("B" if pa is None else "A")]
+        rows.append((name, unit, va, vb, r, ", ".join(notes)))
+    return rows + score_rows(a["score"], b["score"])
+
+
+def figures(summary):
+    """{name: (figure, unit)} of a parsed summary: its phases, then BW, MD and TOTAL (TOTAL's
+    unit is its bandwidth's: a TOTAL from GB/s is not one from GiB/s)."""
+    out = {n: (p[0], p[1]) for n, p in summary["phases"].items()}
+    sc = summary["score"]
+    if sc:
+        bw = sc[4] if len(sc) > 4 else "GiB/s"
+        out.update({"BW": (sc[0], bw), "MD": (sc[1], "kIOPS"), "TOTAL": (sc[2], "TOTAL " + bw)})
+    return out
+
+
+def score_rows(sa, sb):
+    """BW, MD and TOTAL; a bandwidth printed as GB/s (the io500 script before 2020) is no
+    ratio to one in GiB/s, nor the TOTAL made from it."""
+    bw_a = sa[4] if sa and len(sa) > 4 else "GiB/s"
+    bw_b = sb[4] if sb and len(sb) > 4 else "GiB/s"
+    rows = []
     for i, (name, unit) in enumerate((("BW", "GiB/s"), ("MD", "kIOPS"), ("TOTAL", ""))):
-        sa = a["score"][i] if a["score"] else None
-        sb = b["score"][i] if b["score"] else None
-        rows.append(
-            (name, unit, sa, sb, ratio(sa, sb) if sa is not None and sb is not None else None, "")
-        )
+        va = sa[i] if sa else None
+        vb = sb[i] if sb else None
+        r, note = ratio(va, vb), ""
+        if i != 1 and bw_a != bw_b:
+            r, note = None, f"bandwidth units differ: A in {bw_a}, B in {bw_b}"
+        if i == 0 and bw_a == bw_b:
+            unit = bw_a
+        rows.append((name, unit, va, vb, r, note))
     return rows
 
 
@@ -133,11 +187,15 @@ def text(a, b):
 
 
 def csv_text(a, b):
-    lines = ["phase,unit,A,B,ratio,note"]
+    """The table as CSV: figures exact (repr), text cells quoted where they hold a comma and kept
+    text for a spreadsheet (a phase name from a file is the file's, whatever it begins with)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["phase", "unit", "A", "B", "ratio", "note"])
     for name, unit, va, vb, r, note in table(a, b):
-        cells = [name, unit] + ["" if v is None else repr(v) for v in (va, vb, r)] + [note]
-        lines.append(",".join(cells))
-    return "\n".join(lines) + "\n"
+        figures = ["" if v is None else repr(v) for v in (va, vb, r)]
+        w.writerow([csv_text_cell(name), csv_text_cell(unit)] + figures + [csv_text_cell(note)])
+    return buf.getvalue()
 
 
 REPETITION = re.compile(

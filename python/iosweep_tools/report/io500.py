@@ -51,16 +51,18 @@ def _table(summary, reps, apps):
                 if m
                 else [h.text_td("")] * 2
             )
+        mine = io500.figures(summary).get(name, (None, io500.SCORE_UNITS.get(name, unit)))[1]
         for app in apps:
-            figs = {n: p[0] for n, p in app["phases"].items()}
-            if app["score"]:
-                figs.update(zip(("BW", "MD", "TOTAL"), app["score"][:3]))
-            a = figs.get(name)
+            a, theirs = io500.figures(app).get(name, (None, None))
             if a is None:
                 row += [h.text_td("-"), h.text_td("")]
                 continue
-            ratio = score / a if a > 0 else float("nan")
             row += [_cell(a, "io500-baseline")]
+            if theirs != mine:  # the io500 script before 2020 printed GB/s
+                row += [h.text_td(f"units differ: {theirs}")]
+                continue
+            ratio = io500.ratio(a, score)
+            ratio = float("nan") if ratio is None else ratio
             row += [h.derived(ratio, f"this run's {name} / the application's", 3)]
         rows.append(row)
     return h.table(head, rows)
