@@ -317,6 +317,13 @@ def test_dry_run_leaves_nothing(tmp_path):
     assert snapshot(tmp_path) == before
 
 
+@pytest.mark.parametrize("cmd", [True, False])
+def test_a_drop_caches_cmd_is_said_not_to_run(tmp_path, cmd):
+    extra = "[global]\ndrop-caches = TRUE\n" + ("drop-caches-cmd = /sbin/my-drop\n" if cmd else "")
+    p = run_iosweep(1, ["io500", small_ini(tmp_path, extra=extra), "--dry-run"], check=0)
+    assert ("drop-caches-cmd is not run" in p.stderr) == cmd, p.stderr
+
+
 def test_repetitions_give_each_score_and_intervals(tmp_path):
     ini = small_ini(tmp_path, stonewall=1)
     out = tmp_path / "r.h5"
