@@ -9,6 +9,7 @@
 #include "core/errors.hpp"
 #include "core/toml.hpp"
 #include "mpi/messages.hpp"
+#include "os/file_ops.hpp"
 #include "os/tree_walk.hpp"
 #include "output/io500_writer.hpp"
 
@@ -37,11 +38,24 @@ Io500Dirs dirs_of(const Io500Ini& ini, const std::string& stamp) {
   return d;
 }
 
+// The files a run writes into its result folder. The application writes over an earlier
+// run's; iosweep never replaces results, so a folder that holds one is refused.
+void refuse_earlier_results(const std::string& resultdir) {
+  for (const char* name :
+       {"result_summary.txt", "result.txt", "result_phases.txt", "result_repetitions.txt",
+        "config-orig.ini", "config.ini", "timestampfile"})
+    if (fsops::exists(resultdir + "/" + name))
+      throw UsageError("resultdir '" + printable(resultdir) + "' holds an earlier run's " + name +
+                       ": iosweep never writes over results; give another resultdir, or "
+                       "timestamp-resultdir = TRUE");
+}
+
 // Rank 0 makes the folders the application makes; every rank learns whether it could.
 std::string make_dirs(const Io500Dirs& d, const MpiSession& mpi, std::vector<std::string>& made) {
   std::string why;
   if (mpi.rank() == 0) {
     try {
+      refuse_earlier_results(d.resultdir);
       for (const std::string& f : {d.resultdir, d.datadir})
         for (auto& m : fsops::make_folders(f))
           made.push_back(std::move(m));

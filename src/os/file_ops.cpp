@@ -65,6 +65,25 @@ int device_of(const std::string& dir, dev_t& dev) {
   return 0;
 }
 
+void replace_file(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".part." + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error("creating " + tmp + " failed: " + describe_errno(errno));
+  std::size_t done = 0;
+  int err = 0;
+  while (done < text.size() && err == 0) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno != EINTR) err = errno;
+    if (n > 0) done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err == 0 && ::rename(tmp.c_str(), path.c_str()) == 0) return;
+  const std::string what = err != 0 ? "writing " + tmp : "renaming " + tmp + " to " + path;
+  if (err == 0) err = errno;
+  ::unlink(tmp.c_str());  // ours: made exclusively above
+  throw std::runtime_error(what + " failed: " + describe_errno(err));
+}
+
 bool exists(const std::string& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;

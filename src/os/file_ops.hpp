@@ -66,6 +66,10 @@ void read_head(const std::string& path, std::span<std::byte> dst, std::uint64_t 
 void drop_cache(const std::string& path);
 // sync(2): every file system's dirty data and metadata to its device (mdtest -Y).
 void sync_all();
+// Puts `text` at `path` whole: written to a new file beside it (created exclusively, never
+// through a link) and renamed over `path`, so a reader sees the old text or the new, and a link
+// planted at either name is replaced, never written through. Throws std::runtime_error.
+void replace_file(const std::string& path, const std::string& text);
 // Creates `path` exclusively (never following links) and reserves `bytes` with fallocate, so
 // O_DIRECT writes do not extend the file inside a timed window. Returns its identity.
 FileIdentity create_preallocated(const std::string& path, std::uint64_t bytes);

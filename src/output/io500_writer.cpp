@@ -8,10 +8,10 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 
 #include "core/errors.hpp"
 #include "model/phase_desc.hpp"
+#include "os/file_ops.hpp"
 #include "output/notes.hpp"
 
 namespace iosweep {
@@ -33,16 +33,7 @@ std::string fixed(double v, const char* fmt = "%f") {
 
 // Written whole, then renamed over the old: a reader never sees half a file.
 void write_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".part";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.flush();
-    if (!f) throw std::runtime_error("writing " + tmp + " failed");
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error("renaming " + tmp + " to " + path +
-                             " failed: " + describe_errno(errno));
+  fsops::replace_file(path, text);
 }
 
 // A text cell of result_phases.txt: no tab or line end inside, "-" for nothing.

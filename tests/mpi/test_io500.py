@@ -317,6 +317,17 @@ def test_dry_run_leaves_nothing(tmp_path):
     assert snapshot(tmp_path) == before
 
 
+def test_a_result_folder_holding_an_earlier_run_is_refused(tmp_path):
+    ini = small_ini(tmp_path, stonewall=1)
+    run_iosweep(1, ["io500", ini, "--quiet"], timeout=300, check=0)
+    summary = (tmp_path / "results" / "result_summary.txt").read_bytes()
+    before = snapshot(tmp_path)
+    p = run_iosweep(1, ["io500", ini, "--quiet"], check=2)
+    assert "holds an earlier run's result_summary.txt" in p.stderr, p.stderr
+    assert snapshot(tmp_path) == before
+    assert (tmp_path / "results" / "result_summary.txt").read_bytes() == summary
+
+
 @pytest.mark.parametrize("cmd", [True, False])
 def test_a_drop_caches_cmd_is_said_not_to_run(tmp_path, cmd):
     extra = "[global]\ndrop-caches = TRUE\n" + ("drop-caches-cmd = /sbin/my-drop\n" if cmd else "")
