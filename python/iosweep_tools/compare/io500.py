@@ -138,13 +138,18 @@ def table(a, b):
     return rows + score_rows(a["score"], b["score"])
 
 
+def bandwidth_unit(score):
+    """The unit a parsed [SCORE] line printed its bandwidth in (GB/s only before 2020)."""
+    return score[4] if score and len(score) > 4 else "GiB/s"
+
+
 def figures(summary):
     """{name: (figure, unit)} of a parsed summary: its phases, then BW, MD and TOTAL (TOTAL's
     unit is its bandwidth's: a TOTAL from GB/s is not one from GiB/s)."""
     out = {n: (p[0], p[1]) for n, p in summary["phases"].items()}
     sc = summary["score"]
     if sc:
-        bw = sc[4] if len(sc) > 4 else "GiB/s"
+        bw = bandwidth_unit(sc)
         out.update({"BW": (sc[0], bw), "MD": (sc[1], "kIOPS"), "TOTAL": (sc[2], "TOTAL " + bw)})
     return out
 
@@ -152,8 +157,7 @@ def figures(summary):
 def score_rows(sa, sb):
     """BW, MD and TOTAL; a bandwidth printed as GB/s (the io500 script before 2020) is no
     ratio to one in GiB/s, nor the TOTAL made from it."""
-    bw_a = sa[4] if sa and len(sa) > 4 else "GiB/s"
-    bw_b = sb[4] if sb and len(sb) > 4 else "GiB/s"
+    bw_a, bw_b = bandwidth_unit(sa), bandwidth_unit(sb)
     rows = []
     for i, (name, unit) in enumerate((("BW", "GiB/s"), ("MD", "kIOPS"), ("TOTAL", ""))):
         va = sa[i] if sa else None
